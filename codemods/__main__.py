@@ -1,0 +1,5 @@
+import sys
+
+from codemods.cli import main
+
+sys.exit(main())

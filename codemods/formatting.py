@@ -1,0 +1,159 @@
+"""Stage 3, format: upstream's own formatters at upstream's versions, and scope checks.
+
+The touched files are run through isort 5.12.0 and black 23.1.0 (dynamo's pre-commit
+pins and settings) in an isolated virtual environment under ``vendor/tools/``. Then
+two checks guard the reviewability of the result: every changed line lies inside a
+target function, and flake8 7.3.0 with upstream's arguments is clean on changed lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import venv
+from collections.abc import Mapping
+from pathlib import Path
+
+from codemods import gitio
+from codemods.errors import ToolkitError
+
+TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0")
+ISORT_ARGS = ("--profile", "black", "--line-length", "88", "--project", "dynamo")
+BLACK_ARGS = ("--line-length", "88", "--quiet")
+FLAKE8_ARGS = (
+    "--max-line-length=88",
+    "--select=C,E,F,W,B,B950",
+    "--extend-ignore=E203,E501",
+)
+
+
+def tools_python(vendor: Path) -> Path:
+    """Python of the isolated formatter env (created once, atomically)."""
+    key = hashlib.sha256(" ".join(TOOLS).encode() + sys.version.encode()).hexdigest()[:12]
+    env_dir = vendor / "tools" / f"upstream-fmt-{key}"
+    python = env_dir / "bin" / "python"
+    if python.exists():
+        return python
+    with gitio.staging_dir(env_dir) as tmp:
+        venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
+        proc = subprocess.run(
+            [str(tmp / "bin" / "python"), "-m", "pip", "install", "--quiet",
+             "--disable-pip-version-check", *TOOLS],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            raise ToolkitError(f"cannot install {', '.join(TOOLS)}: {tail}")
+    # `python -m` keeps working after the rename; console-script shebangs would not.
+    return python
+
+
+def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
+    """Return ``files`` (repo path -> source) after isort and black, upstream style."""
+    with tempfile.TemporaryDirectory(prefix="dynpatch-fmt-") as tmp:
+        paths = _write_tree(Path(tmp), files)
+        for module, args in (("isort", (*ISORT_ARGS, "--quiet")), ("black", BLACK_ARGS)):
+            _run_tool(python, module, *args, *map(str, paths), cwd=Path(tmp))
+        return {rel: (Path(tmp) / rel).read_text() for rel in files}
+
+
+def flake8_on_changed_lines(
+    old: Mapping[str, str], new: Mapping[str, str], python: Path
+) -> list[str]:
+    """flake8 reports (upstream arguments) that fall on lines the change added."""
+    with tempfile.TemporaryDirectory(prefix="dynpatch-flake8-") as tmp:
+        paths = _write_tree(Path(tmp), new)
+        proc = subprocess.run(
+            [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
+            capture_output=True, text=True, cwd=tmp,
+        )  # fmt: skip
+        if proc.returncode not in (0, 1):
+            raise ToolkitError(f"flake8 failed to run: {proc.stderr.strip()[-200:]}")
+        reports = []
+        for line in proc.stdout.splitlines():
+            file, lineno, *_ = line.split(":", 3)
+            rel = os.path.relpath(file, tmp)
+            if int(lineno) in added_lines(old.get(rel, ""), new[rel]):
+                reports.append(f"{rel}:{line.split(':', 1)[1]}")
+        return reports
+
+
+def _write_tree(root: Path, files: Mapping[str, str]) -> list[Path]:
+    paths = []
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+def _run_tool(python: Path, module: str, *args: str, cwd: Path) -> None:
+    proc = subprocess.run([str(python), "-m", module, *args], capture_output=True, text=True, cwd=cwd)
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise ToolkitError(f"{module} failed on the patched files: {tail}")
+
+
+# --- scope ---------------------------------------------------------------------------
+
+
+def added_lines(old: str, new: str) -> set[int]:
+    """1-based line numbers of ``new`` that the diff old -> new adds or changes."""
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.update(range(j1 + 1, j2 + 1))
+    return lines
+
+
+def removed_lines(old: str, new: str) -> set[int]:
+    """1-based line numbers of ``old`` that the diff old -> new removes or changes."""
+    return added_lines(new, old)
+
+
+def function_span(source: str, qualname: str) -> tuple[int, int] | None:
+    """First (decorators included) and last line of ``qualname`` in ``source``."""
+    *outer, name = qualname.split(".")
+    body: list[ast.stmt] = ast.parse(source).body
+    for cls in outer:
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+        if node is None:
+            return None
+        body = node.body
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            return first, node.end_lineno or node.lineno
+    return None
+
+
+def lines_changed_in(old: str, new: str, qualnames: list[str]) -> dict[str, tuple[int, int]]:
+    """Per target function: (lines added, lines removed).
+
+    Raises when any changed line lies outside every target function: formatting or a
+    codemod touched code the series has no business touching.
+    """
+    added, removed = added_lines(old, new), removed_lines(old, new)
+    counts: dict[str, tuple[int, int]] = {}
+    for qualname in qualnames:
+        new_span, old_span = function_span(new, qualname), function_span(old, qualname)
+        inside_new = {n for n in added if new_span and new_span[0] <= n <= new_span[1]}
+        inside_old = {n for n in removed if old_span and old_span[0] <= n <= old_span[1]}
+        counts[qualname] = (len(inside_new), len(inside_old))
+        added -= inside_new
+        removed -= inside_old
+    if added or removed:
+        where = sorted(added)[:1] or sorted(removed)[:1]
+        side = "new" if added else "old"
+        raise ToolkitError(
+            f"{len(added) + len(removed)} changed line(s) outside {', '.join(qualnames)} "
+            f"(first at {side} line {where[0]}): refusing unrelated churn"
+        )
+    return counts

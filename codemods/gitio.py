@@ -1,0 +1,342 @@
+"""All git and network I/O of the toolkit lives here.
+
+Everything else works on paths and strings. Every git call pins the settings that
+would otherwise make output depend on the caller's configuration (signing, hooks,
+diff prefixes, abbreviation lengths), so results are reproducible byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from codemods.errors import ToolkitError
+
+# Settings passed to every git command: no user hooks, no implicit signing, stable diffs.
+_GIT_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "commit.gpgsign=false",
+    "tag.gpgsign=false",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.algorithm=myers",
+    "diff.renames=false",
+    "format.signature=",
+    "init.defaultBranch=main",
+    "advice.detachedHead=false",
+    "am.threeWay=false",
+    "core.autocrlf=false",
+)
+# Never ask a terminal for credentials: an unreachable remote must fail, not hang.
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+_IDENTITY = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
+UPSTREAM_IDENTITY = "upstream release <upstream-release@dynpatch.invalid>"
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    email: str
+
+    def __str__(self) -> str:
+        return f"{self.name} <{self.email}>"
+
+
+def parse_identity(text: str) -> Identity:
+    match = _IDENTITY.match(text or "")
+    if not match or not match["name"]:
+        raise ToolkitError(f"not an identity of the form 'Name <email>': {text!r}")
+    return Identity(match["name"], match["email"])
+
+
+def configured_identity(repo_dir: Path | None = None) -> Identity | None:
+    """``user.name`` / ``user.email`` from git config (repository, then global)."""
+    cfg = git.Repo(repo_dir).config_reader() if repo_dir else git.GitConfigParser(
+        [os.path.expanduser("~/.gitconfig")], read_only=True
+    )
+    try:
+        name = cfg.get_value("user", "name", "")
+        email = cfg.get_value("user", "email", "")
+    except Exception:
+        return None
+    return Identity(str(name), str(email)) if name and email else None
+
+
+def _git_env(author: Identity | None = None, date: str | None = None) -> dict[str, str]:
+    env = dict(_ENV)
+    if author is not None:
+        env |= {
+            "GIT_AUTHOR_NAME": author.name,
+            "GIT_AUTHOR_EMAIL": author.email,
+            "GIT_COMMITTER_NAME": author.name,
+            "GIT_COMMITTER_EMAIL": author.email,
+        }
+    if date is not None:
+        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    return env
+
+
+def git_cmd(
+    repo_dir: Path,
+    *args: str,
+    author: Identity | None = None,
+    date: str | None = None,
+    timeout: float | None = None,
+    extra_config: Iterable[str] = (),
+) -> str:
+    """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout."""
+    config: list[str] = []
+    for item in (*_GIT_CONFIG, *extra_config):
+        config += ["-c", item]
+    g = git.Git(str(repo_dir))
+    try:
+        return g.execute(  # type: ignore[call-overload,no-any-return]
+            ["git", *config, *args],
+            env=_git_env(author, date),
+            kill_after_timeout=timeout,
+            strip_newline_in_stdout=False,
+        )
+    except git.GitCommandError as exc:
+        detail = _last_line(exc.stderr) or _last_line(str(exc))
+        raise ToolkitError(f"git {args[0]} failed in {repo_dir}: {detail}") from None
+
+
+def _last_line(text: str | bytes | None) -> str:
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    lines = [
+        ln.strip().removeprefix("stderr: ").strip("'").strip()
+        for ln in (text or "").splitlines()
+    ]
+    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
+    return lines[-1] if lines else ""
+
+
+# --- network: PyPI ---------------------------------------------------------------
+
+
+def download_wheel(
+    package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
+) -> Path:
+    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI."""
+    cached = cache_dir / wheel
+    if cached.is_file():
+        return cached
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download-") as tmp:
+        cmd = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--quiet", "-d", tmp, f"{package}=={version}",
+        ]  # fmt: skip
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ToolkitError(
+                f"pip download {package}=={version} did not finish in {timeout:.0f}s"
+            ) from None
+        if proc.returncode != 0:
+            raise ToolkitError(
+                f"pip could not download {package}=={version}: "
+                f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
+            )
+        got = Path(tmp) / wheel
+        if not got.is_file():
+            names = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+            raise ToolkitError(f"pip download gave {names}, not the pinned {wheel}")
+        os.replace(got, cached)
+    return cached
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- materialising and verifying checkouts ----------------------------------------
+
+
+def lay_out_wheel(
+    wheel: Path, dest: Path, wheel_prefix: str, repo_prefix: str, exclude: Iterable[str]
+) -> int:
+    """Extract the files under ``wheel_prefix`` into ``dest/repo_prefix``; count them."""
+    skip = set(exclude)
+    count = 0
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            name = info.filename
+            if info.is_dir() or not name.startswith(wheel_prefix):
+                continue
+            if Path(name).name in skip or ".." in Path(name).parts:
+                continue
+            target = dest / (repo_prefix + name[len(wheel_prefix) :])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(info))
+            executable = (info.external_attr >> 16) & 0o111
+            target.chmod(0o755 if executable else 0o644)
+            count += 1
+    return count
+
+
+def init_repo_with_commit(
+    work_dir: Path, message: str, author: Identity, date: str, tag: str
+) -> str:
+    """``git init`` ``work_dir``, commit everything in it, tag it; return the commit id."""
+    git_cmd(work_dir, "init", "-q")
+    git_cmd(work_dir, "add", "-A")
+    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, date=date)
+    git_cmd(work_dir, "tag", tag)
+    return rev_parse(work_dir, "HEAD") or ""
+
+
+def clone(url: str, ref: str, dest: Path, timeout: float) -> str:
+    """Clone ``url`` at ``ref`` (tag, branch or commit) into ``dest``; return the commit.
+
+    Fails within ``timeout`` seconds with one line when the remote is unreachable.
+    """
+    dest.mkdir(parents=True)
+    git_cmd(dest, "init", "-q", timeout=timeout)
+    git_cmd(dest, "remote", "add", "origin", url)
+    try:
+        git_cmd(
+            dest, "fetch", "-q", "--depth=1", "--no-tags", "origin", ref,
+            timeout=timeout,
+            extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
+        )  # fmt: skip
+    except ToolkitError as exc:
+        raise ToolkitError(f"cannot fetch {ref} from {url}: {str(exc).split(': ', 2)[-1]}") from None
+    git_cmd(dest, "checkout", "-q", "--detach", "FETCH_HEAD")
+    return rev_parse(dest, "HEAD") or ""
+
+
+def rev_parse(repo_dir: Path, rev: str) -> str | None:
+    try:
+        return git_cmd(repo_dir, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}").strip()
+    except ToolkitError:
+        return None
+
+
+def tree_of(repo_dir: Path, rev: str) -> str:
+    return git_cmd(repo_dir, "rev-parse", f"{rev}^{{tree}}").strip()
+
+
+def commit_message(repo_dir: Path, rev: str) -> str:
+    return git_cmd(repo_dir, "log", "-1", "--format=%B", rev)
+
+
+def local_changes(repo_dir: Path) -> list[str]:
+    """``git status --porcelain`` lines (untracked files included)."""
+    out = git_cmd(repo_dir, "status", "--porcelain", "--untracked-files=normal")
+    return [ln for ln in out.splitlines() if ln.strip()]
+
+
+def is_git_repo(path: Path) -> bool:
+    try:
+        git.Repo(path)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return False
+    return True
+
+
+def commit_files(
+    repo_dir: Path,
+    branch: str,
+    base: str,
+    files: Mapping[str, str],
+    message: str,
+    author: Identity,
+    date: str,
+) -> str:
+    """Point ``branch`` at ``base``, write ``files``, commit with DCO sign-off; commit id."""
+    git_cmd(repo_dir, "checkout", "-q", "-B", branch, base)
+    for rel, text in files.items():
+        path = repo_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    git_cmd(repo_dir, "add", "--", *files)
+    git_cmd(
+        repo_dir, "commit", "-q", "--no-verify", "--signoff", "-m", message,
+        author=author, date=date,
+    )  # fmt: skip
+    return rev_parse(repo_dir, "HEAD") or ""
+
+
+def format_patch(repo_dir: Path, base: str, head: str, out_dir: Path) -> list[Path]:
+    """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
+    out = git_cmd(
+        repo_dir, "format-patch", "--full-index", "--no-signature", "--no-renames",
+        f"--base={base}", "-o", str(out_dir), f"{base}..{head}",
+    )  # fmt: skip
+    return [Path(line) for line in out.splitlines() if line.strip()]
+
+
+def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
+    """A throwaway clone of a local repository, checked out (detached) at ``rev``."""
+    git_cmd(src_repo.parent, "clone", "-q", "--no-checkout", str(src_repo), str(dest))
+    git_cmd(dest, "checkout", "-q", "--detach", rev)
+
+
+def am(repo_dir: Path, patches: Iterable[Path]) -> None:
+    """``git am`` the patches (strict: no three-way fallback)."""
+    try:
+        git_cmd(
+            repo_dir, "am", "-q", *map(str, patches),
+            author=parse_identity(UPSTREAM_IDENTITY),  # committer of the applied commits
+        )  # fmt: skip
+    except ToolkitError as exc:
+        git_cmd(repo_dir, "am", "--abort")
+        raise ToolkitError(f"patch series does not apply with git am: {exc}") from None
+
+
+def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
+    """Check the patches reverse cleanly on ``repo_dir``'s work tree (last first)."""
+    for patch in reversed(list(patches)):
+        git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
+
+
+# --- files --------------------------------------------------------------------------
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` via a temp file and rename (never half-written)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def staging_dir(final: Path):  # type: ignore[no-untyped-def]
+    """Build a directory next to ``final``; move it into place only on success."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}."))
+    try:
+        yield tmp
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,91 @@
+"""The pinned upstream release and the known releases, read from ``vendor/dynamo.toml``."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codemods.errors import ToolkitError
+
+ROOT = Path(__file__).resolve().parent.parent
+PIN_FILE = ROOT / "vendor" / "dynamo.toml"
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    tag: str
+    wheel: str
+    sha256: str
+    # git tree id of the laid-out wheel; empty when not recorded yet.
+    tree: str = ""
+
+    @property
+    def base_tag(self) -> str:
+        """Tag of the pristine upstream commit inside a materialised checkout."""
+        return f"upstream/{self.version}"
+
+
+@dataclass(frozen=True)
+class Pin:
+    url: str
+    version: str
+    package: str
+    wheel_prefix: str
+    repo_prefix: str
+    exclude: tuple[str, ...]
+    author: str
+    date: str
+    branch: str
+    releases: dict[str, Release] = field(default_factory=dict)
+    path: Path = PIN_FILE
+
+    @property
+    def pinned(self) -> Release:
+        return self.release(self.version)
+
+    def release(self, version: str) -> Release:
+        try:
+            return self.releases[version]
+        except KeyError:
+            known = ", ".join(sorted(self.releases)) or "none"
+            raise ToolkitError(
+                f"unknown version {version}: {self.path.name} has no [releases.\"{version}\"] "
+                f"entry with its wheel sha256 (known: {known})"
+            ) from None
+
+
+def load_pin(path: Path = PIN_FILE) -> Pin:
+    try:
+        data = tomllib.loads(path.read_text())
+        up, layout, series = data["upstream"], data["layout"], data["series"]
+        releases = {
+            v: Release(
+                version=v,
+                tag=r["tag"],
+                wheel=r["wheel"],
+                sha256=r["sha256"].lower(),
+                tree=r.get("tree", ""),
+            )
+            for v, r in data.get("releases", {}).items()
+        }
+        pin = Pin(
+            url=up["url"],
+            version=up["version"],
+            package=data["pypi"]["package"],
+            wheel_prefix=layout["wheel_prefix"],
+            repo_prefix=layout["repo_prefix"],
+            exclude=tuple(layout.get("exclude", ())),
+            author=series["author"],
+            date=series["date"],
+            branch=series["branch"],
+            releases=releases,
+            path=path,
+        )
+    except FileNotFoundError:
+        raise ToolkitError(f"pin file not found: {path}") from None
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise ToolkitError(f"pin file {path} is malformed: {exc!r}") from None
+    pin.release(pin.version)  # the pinned version must be a known release
+    return pin

@@ -1,0 +1,170 @@
+"""Small, pure helpers for describing and locating the code shapes the codemods expect.
+
+Statements are compared by their Python AST (``ast.dump``), so formatting and comments
+never decide a match; names, literals and structure do.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import libcst as cst
+import libcst.matchers as m
+
+_EMPTY = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of ``node`` (dedented, without leading blank/comment lines)."""
+    if isinstance(node, cst.SimpleStatementLine | cst.BaseCompoundStatement):
+        node = node.with_changes(leading_lines=())
+    return textwrap.dedent(_EMPTY.code_for_node(node)).strip()
+
+
+def one_line(node: cst.CSTNode, limit: int = 120) -> str:
+    """``code(node)`` squeezed onto one line, for error messages."""
+    text = " ".join(code(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _dump(source: str) -> str:
+    return ast.dump(ast.parse(textwrap.dedent(source).strip()))
+
+
+def same_code(node: cst.CSTNode, template: str) -> bool:
+    """True when ``node`` and ``template`` parse to the same Python AST."""
+    try:
+        return _dump(code(node)) == _dump(template)
+    except SyntaxError:
+        return False
+
+
+def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
+    """The module-level function or ``Class.method`` named ``qualname``, if present."""
+    *outer, name = qualname.split(".")
+    body: tuple[cst.CSTNode, ...] = tuple(module.body)
+    for class_name in outer:
+        cls = next(
+            (n for n in body if isinstance(n, cst.ClassDef) and n.name.value == class_name),
+            None,
+        )
+        if cls is None or not isinstance(cls.body, cst.IndentedBlock):
+            return None
+        body = tuple(cls.body.body)
+    return next(
+        (n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == name),
+        None,
+    )
+
+
+def replace_function(
+    module: cst.Module, qualname: str, new_fn: cst.FunctionDef
+) -> cst.Module:
+    """``module`` with the function ``qualname`` swapped for ``new_fn``.
+
+    Rebuilds only the path from the module to the function (``deep_replace`` would
+    walk the whole module, which is slow on large files).
+    """
+    *outer, name = qualname.split(".")
+
+    def swap(body: tuple[cst.CSTNode, ...], names: list[str]) -> list[cst.CSTNode]:
+        nodes = list(body)
+        for i, node in enumerate(nodes):
+            if names and isinstance(node, cst.ClassDef) and node.name.value == names[0]:
+                block = node.body
+                assert isinstance(block, cst.IndentedBlock)
+                inner = swap(tuple(block.body), names[1:])
+                nodes[i] = node.with_changes(body=block.with_changes(body=inner))
+                return nodes
+            if not names and isinstance(node, cst.FunctionDef) and node.name.value == name:
+                nodes[i] = new_fn
+                return nodes
+        raise LookupError(qualname)
+
+    return module.with_changes(body=swap(tuple(module.body), outer))
+
+
+def references(node: cst.CSTNode, name: str) -> bool:
+    """True when ``node`` mentions ``name`` as a bare name or an attribute."""
+    return bool(m.findall(node, m.Name(name) | m.Attribute(attr=m.Name(name))))
+
+
+def param_names(fn: cst.FunctionDef) -> tuple[list[str], list[str]]:
+    """(positional-or-keyword parameter names, keyword-only parameter names)."""
+    p = fn.params
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    return positional, [x.name.value for x in p.kwonly_params]
+
+
+def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
+    """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed.
+
+    The new parameter takes the last parameter's trailing comma/whitespace, so an
+    exploded (one-per-line) signature stays exploded and a one-line one stays short.
+    """
+    p = fn.params
+    everything = [*p.posonly_params, *p.params, *p.kwonly_params]
+    last = everything[-1] if everything else None
+    comma_between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if last is not None and isinstance(last.comma, cst.Comma):
+        # Reuse the separator style of the signature (newline+indent when exploded).
+        sample = everything[-2].comma if len(everything) > 1 else last.comma
+        if isinstance(sample, cst.Comma):
+            comma_between = sample
+        param = param.with_changes(comma=last.comma)
+    elif last is not None:
+        # No trailing comma: the whitespace before ")" hangs on the last parameter.
+        param = param.with_changes(whitespace_after_param=last.whitespace_after_param)
+
+    def with_comma(x: cst.Param) -> cst.Param:
+        return x.with_changes(comma=comma_between, whitespace_after_param=cst.SimpleWhitespace(""))
+
+    if p.kwonly_params:
+        kwonly = [*p.kwonly_params[:-1], with_comma(p.kwonly_params[-1]), param]
+        return fn.with_changes(params=p.with_changes(kwonly_params=kwonly))
+
+    star = cst.ParamStar(comma=comma_between)
+    if p.params:
+        params = [*p.params[:-1], with_comma(p.params[-1])]
+        new = p.with_changes(params=params, star_arg=star, kwonly_params=[param])
+    else:
+        posonly = [*p.posonly_params[:-1], with_comma(p.posonly_params[-1])]
+        new = p.with_changes(posonly_params=posonly, star_arg=star, kwonly_params=[param])
+    return fn.with_changes(params=new)
+
+
+def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """Append ``keyword=value`` to ``call``, keeping its trailing-comma style."""
+    args = list(call.args)
+    new_arg = cst.Arg(
+        keyword=cst.Name(keyword),
+        value=value,
+        equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""),
+            whitespace_after=cst.SimpleWhitespace(""),
+        ),
+    )
+    if not args:
+        return call.with_changes(args=[new_arg])
+    last = args[-1]
+    between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(last.comma, cst.Comma):
+        sample = args[-2].comma if len(args) > 1 else last.comma
+        if isinstance(sample, cst.Comma):
+            between = sample
+        new_arg = new_arg.with_changes(comma=last.comma)
+    else:
+        # No trailing comma: the whitespace before ")" hangs on the last argument.
+        new_arg = new_arg.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+    return call.with_changes(args=[*args, new_arg])
+
+
+def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    if body and m.matches(
+        body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])
+    ):
+        return body[0].body[0].value  # type: ignore[attr-defined,no-any-return]
+    return None
