@@ -7,6 +7,7 @@ status 2; nothing is left half-written.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import time
@@ -154,7 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author", help="'Name <email>' of the series commit (default: the pin's)")
     p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_apply)
+
+    for module in STAGE_MODULES:
+        importlib.import_module(module).register(sub)
     return parser
+
+
+# Later pipeline stages register their own verbs: each module has
+# ``register(subparsers)``, which adds a parser whose ``func`` takes the parsed args.
+STAGE_MODULES: tuple[str, ...] = ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
