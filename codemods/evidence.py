@@ -3,6 +3,11 @@
 Each stage writes ``out/evidence/<stage>.json`` holding the digest of the exact
 ``patches/`` series it checked. ``nox -s pr`` reads them back and refuses (or flags)
 results that belong to another version of the series.
+
+Record contract (every stage): ``stage``, ``series_sha256``, ``created``, ``host``,
+``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
+``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
+lines exactly as the stage printed them) and ``details`` (stage-specific data).
 """
 
 from __future__ import annotations
@@ -37,16 +42,30 @@ def series_digest(patches_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def save(stage: str, patches_dir: Path, payload: dict[str, Any], out: Path = EVIDENCE) -> Path:
+def save(
+    stage: str,
+    patches_dir: Path,
+    *,
+    command: str,
+    verdict: str,
+    summary_md: str,
+    details: dict[str, Any],
+    out: Path = EVIDENCE,
+) -> Path:
     """Write ``out/<stage>.json`` for the series in ``patches_dir``; return its path."""
     if stage not in STAGES:
-        raise ValueError(stage)
+        raise ValueError(f"unknown stage {stage!r}")
+    if verdict not in ("pass", "fail"):
+        raise ValueError(f"verdict must be 'pass' or 'fail', not {verdict!r}")
     record = {
         "stage": stage,
         "series_sha256": series_digest(patches_dir),
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
-        **payload,
+        "command": command,
+        "verdict": verdict,
+        "summary_md": summary_md,
+        "details": details,
     }
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stage}.json"
