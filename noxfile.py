@@ -7,11 +7,19 @@ verify -> bench -> pr. Each session is a thin call into ``python -m codemods``.
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
+
+
+PINNED_VERSION = tomllib.loads(Path("vendor/dynamo.toml").read_text())["upstream"]["version"]
+# What dynamo's own CPU tests import (UPSTREAM.md): the runtime wheel at the pinned version.
+UPSTREAM_TEST_DEPS = (f"ai-dynamo-runtime=={PINNED_VERSION}", "typing-extensions", "pytest")
 
 
 def _toolkit(session: nox.Session, *extras: str) -> None:
@@ -36,12 +44,15 @@ def apply(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """This toolkit's tests: codemod units, bad inputs, integration on the real pin."""
     _toolkit(session, "test")
-    session.run("pytest", *session.posargs)
+    session.install(*UPSTREAM_TEST_DEPS)
+    # The integration test running dynamo's own tests must run here, never skip.
+    session.run("pytest", *session.posargs, env={"DYNPATCH_REQUIRE_UPSTREAM_RUNTIME": "1"})
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """pre-commit on every file (ruff, ruff-format, the patch freshness check)."""
+    _toolkit(session)
     session.install("pre-commit")
     session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure")
 

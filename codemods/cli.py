@@ -71,7 +71,9 @@ def checkout_from(args: argparse.Namespace) -> tuple[Pin, Checkout]:
 def cmd_fetch(args: argparse.Namespace) -> int:
     _pin, checkout = checkout_from(args)
     out.print(f"checkout: {_rel(checkout.path)}")
-    out.print(f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})")
+    out.print(
+        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})"
+    )
     for line in checkout.provenance:
         out.print(f"          {line.strip()}")
     return 0
@@ -79,21 +81,19 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_apply(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    pin, checkout = checkout_from(args)
+    pin = load_pin(args.pin)
     author = gitio.parse_identity(args.author or os.environ.get("DYNPATCH_AUTHOR") or pin.author)
+    pin, checkout = checkout_from(args)
     fetched = time.perf_counter()
-    try:
-        report = apply_series(
-            checkout,
-            author=author,
-            date=pin.date,
-            branch=pin.branch,
-            vendor=args.vendor,
-            patches_dir=args.patches,
-            check=args.check,
-        )
-    except ToolkitError:
-        raise
+    report = apply_series(
+        checkout,
+        author=author,
+        date=pin.date,
+        branch=pin.branch,
+        vendor=args.vendor,
+        patches_dir=args.patches,
+        check=args.check,
+    )
     print_outcomes(report, f"ai-dynamo {checkout.release.version} ({checkout.source})")
     if report.result.not_applicable:
         raise ToolkitError(report.result.problems()[0])

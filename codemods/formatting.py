@@ -94,7 +94,9 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> list[Path]:
 
 
 def _run_tool(python: Path, module: str, *args: str, cwd: Path) -> None:
-    proc = subprocess.run([str(python), "-m", module, *args], capture_output=True, text=True, cwd=cwd)
+    proc = subprocess.run(
+        [str(python), "-m", module, *args], capture_output=True, text=True, cwd=cwd
+    )
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
         raise ToolkitError(f"{module} failed on the patched files: {tail}")

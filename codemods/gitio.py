@@ -63,8 +63,10 @@ def parse_identity(text: str) -> Identity:
 
 def configured_identity(repo_dir: Path | None = None) -> Identity | None:
     """``user.name`` / ``user.email`` from git config (repository, then global)."""
-    cfg = git.Repo(repo_dir).config_reader() if repo_dir else git.GitConfigParser(
-        [os.path.expanduser("~/.gitconfig")], read_only=True
+    cfg = (
+        git.Repo(repo_dir).config_reader()
+        if repo_dir
+        else git.GitConfigParser([os.path.expanduser("~/.gitconfig")], read_only=True)
     )
     try:
         name = cfg.get_value("user", "name", "")
@@ -117,8 +119,7 @@ def _last_line(text: str | bytes | None) -> str:
     if isinstance(text, bytes):
         text = text.decode(errors="replace")
     lines = [
-        ln.strip().removeprefix("stderr: ").strip("'").strip()
-        for ln in (text or "").splitlines()
+        ln.strip().removeprefix("stderr: ").strip("'").strip() for ln in (text or "").splitlines()
     ]
     lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
     return lines[-1] if lines else ""
@@ -218,7 +219,9 @@ def clone(url: str, ref: str, dest: Path, timeout: float) -> str:
             extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
         )  # fmt: skip
     except ToolkitError as exc:
-        raise ToolkitError(f"cannot fetch {ref} from {url}: {str(exc).split(': ', 2)[-1]}") from None
+        raise ToolkitError(
+            f"cannot fetch {ref} from {url}: {str(exc).split(': ', 2)[-1]}"
+        ) from None
     git_cmd(dest, "checkout", "-q", "--detach", "FETCH_HEAD")
     return rev_parse(dest, "HEAD") or ""
 

@@ -84,9 +84,7 @@ def apply_series(
         if check:  # never touch the checkout: regenerate in a throwaway clone
             repo = tmp / "clone"
             gitio.clone_at(checkout.path, checkout.base, repo)
-        report.commit = gitio.commit_files(
-            repo, branch, checkout.base, new, message, author, date
-        )
+        report.commit = gitio.commit_files(repo, branch, checkout.base, new, message, author, date)
         exported = _export(repo, checkout, report.commit, tmp / "export")
         clock.lap("commit+export")
         verify_series(checkout, [exported / n for n in _series_names(exported)], tmp / "am")

@@ -51,7 +51,7 @@ class Pin:
         except KeyError:
             known = ", ".join(sorted(self.releases)) or "none"
             raise ToolkitError(
-                f"unknown version {version}: {self.path.name} has no [releases.\"{version}\"] "
+                f'unknown version {version}: {self.path.name} has no [releases."{version}"] '
                 f"entry with its wheel sha256 (known: {known})"
             ) from None
 

@@ -32,9 +32,7 @@ class Trees:
         return tree / "components" / "src"
 
 
-def prepare_trees(
-    checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = TREES
-) -> Trees:
+def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = TREES) -> Trees:
     """Baseline and patched clones of ``checkout`` (built once per base and series)."""
     if not (patches_dir / "series").is_file():
         raise ToolkitError(f"no patch series in {patches_dir}: run `nox -s apply` first")

@@ -98,8 +98,7 @@ class HandlerExtractForwardsDelta(Codemod):
 
 class HandlerCallPassesDelta(Codemod):
     DESCRIPTION: str = (
-        f"{LOOP}: pass the chunk's already-built delta, {_DELTA_VALUE}, "
-        f"to self._extract_logprobs."
+        f"{LOOP}: pass the chunk's already-built delta, {_DELTA_VALUE}, to self._extract_logprobs."
     )
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -109,9 +108,7 @@ class HandlerCallPassesDelta(Codemod):
         fn = shape.find_function(tree, LOOP)
         if fn is None:
             raise Drifted(CALL_TARGET, f"no method {LOOP}")
-        matcher = m.Call(
-            func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs"))
-        )
+        matcher = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
         calls = m.findall(fn, matcher)
         if len(calls) != 1:
             raise Drifted(CALL_TARGET, f"{len(calls)} calls to self._extract_logprobs")
@@ -123,7 +120,9 @@ class HandlerCallPassesDelta(Codemod):
         if len(positional) != 2 or not m.matches(positional[0].value, m.Name("output")):
             raise Drifted(CALL_TARGET, f"`{shape.one_line(call)}`")
         if not isinstance(positional[1].value, cst.Name):
-            raise Drifted(CALL_TARGET, f"a cursor that is not a plain name: `{shape.one_line(call)}`")
+            raise Drifted(
+                CALL_TARGET, f"a cursor that is not a plain name: `{shape.one_line(call)}`"
+            )
         cursor = positional[1].value.value
 
         block, index = _enclosing_block(fn, call)
@@ -180,9 +179,7 @@ def _check_delta_built_before(body: list[cst.BaseStatement], index: int, cursor:
     with nothing in between that rebinds ``out`` or ``out["token_ids"]``."""
     delta = m.Subscript(
         value=m.Attribute(value=m.Name("output"), attr=m.Name("token_ids")),
-        slice=[
-            m.SubscriptElement(slice=m.Slice(lower=m.Name(cursor), upper=None, step=None))
-        ],
+        slice=[m.SubscriptElement(slice=m.Slice(lower=m.Name(cursor), upper=None, step=None))],
     )
     built = m.SimpleStatementLine(
         body=[

@@ -99,9 +99,7 @@ def run_codemod(
     return Status.APPLIED, codemod.DESCRIPTION, new
 
 
-def run_series(
-    read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES
-) -> SeriesResult:
+def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES) -> SeriesResult:
     """Run ``steps`` in order over the sources ``read`` returns; write nothing.
 
     Each file is parsed once; codemods on the same file see each other's results.

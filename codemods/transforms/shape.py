@@ -58,9 +58,7 @@ def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
     )
 
 
-def replace_function(
-    module: cst.Module, qualname: str, new_fn: cst.FunctionDef
-) -> cst.Module:
+def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef) -> cst.Module:
     """``module`` with the function ``qualname`` swapped for ``new_fn``.
 
     Rebuilds only the path from the module to the function (``deep_replace`` would
@@ -163,8 +161,6 @@ def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> 
 
 def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
     body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    if body and m.matches(
-        body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])
-    ):
+    if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])):
         return body[0].body[0].value  # type: ignore[attr-defined,no-any-return]
     return None
