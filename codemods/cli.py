@@ -25,6 +25,8 @@ from codemods.pin import PIN_FILE, Pin, load_pin
 from codemods.transforms.outcome import Status
 
 out = Console(highlight=False, soft_wrap=True)
+if not out.is_terminal:  # logs and CI: wide enough that tables do not fold
+    out = Console(highlight=False, soft_wrap=True, width=120)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 _STYLE = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -23,8 +24,6 @@ from codemods import gitio
 from codemods.errors import ToolkitError
 
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0")
-ISORT_ARGS = ("--profile", "black", "--line-length", "88", "--project", "dynamo")
-BLACK_ARGS = ("--line-length", "88", "--quiet")
 FLAKE8_ARGS = (
     "--max-line-length=88",
     "--select=C,E,F,W,B,B950",
@@ -53,13 +52,36 @@ def tools_python(vendor: Path) -> Path:
     return python
 
 
+# Runs inside the tool env: one interpreter for isort + black (startup dominates).
+_FORMAT_SCRIPT = """
+import json, sys
+import black, isort
+files = json.load(sys.stdin)
+config = isort.Config(profile="black", line_length=88, known_first_party=["dynamo"])
+mode = black.Mode(line_length=88)
+out = {}
+for path, text in files.items():
+    text = isort.code(text, config=config)
+    try:
+        text = black.format_file_contents(text, fast=False, mode=mode)
+    except black.NothingChanged:
+        pass
+    out[path] = text
+json.dump(out, sys.stdout)
+"""
+
+
 def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
     """Return ``files`` (repo path -> source) after isort and black, upstream style."""
-    with tempfile.TemporaryDirectory(prefix="dynpatch-fmt-") as tmp:
-        paths = _write_tree(Path(tmp), files)
-        for module, args in (("isort", (*ISORT_ARGS, "--quiet")), ("black", BLACK_ARGS)):
-            _run_tool(python, module, *args, *map(str, paths), cwd=Path(tmp))
-        return {rel: (Path(tmp) / rel).read_text() for rel in files}
+    proc = subprocess.run(
+        [str(python), "-c", _FORMAT_SCRIPT], input=json.dumps(dict(files)),
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise ToolkitError(f"isort/black failed on the patched files: {tail}")
+    formatted: dict[str, str] = json.loads(proc.stdout)
+    return formatted
 
 
 def flake8_on_changed_lines(
@@ -91,15 +113,6 @@ def _write_tree(root: Path, files: Mapping[str, str]) -> list[Path]:
         path.write_text(text)
         paths.append(path)
     return paths
-
-
-def _run_tool(python: Path, module: str, *args: str, cwd: Path) -> None:
-    proc = subprocess.run(
-        [str(python), "-m", module, *args], capture_output=True, text=True, cwd=cwd
-    )
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise ToolkitError(f"{module} failed on the patched files: {tail}")
 
 
 # --- scope ---------------------------------------------------------------------------
