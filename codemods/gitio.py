@@ -343,3 +343,244 @@ def staging_dir(final: Path):  # type: ignore[no-untyped-def]
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- the PR branch: config, trailers, signing, refs, remotes (used by codemods.pr) --------
+
+# Settings that would otherwise let the caller's configuration change what the PR step
+# reads or sends: signature output mixed into logs, colour, tags or signed pushes.
+_PR_READ_CONFIG = ("log.showSignature=false", "color.ui=false")
+_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
+
+
+@dataclass(frozen=True)
+class Signing:
+    """How commits are signed: git's own ``gpg.format`` and ``user.signingkey``."""
+
+    format: str  # openpgp | ssh | x509
+    key: str | None  # None: git's default key for the format (openpgp: committer email)
+    allowed_signers: Path | None = None  # ssh only: what ``verify-commit`` trusts
+
+    def config(self) -> tuple[str, ...]:
+        items = [f"gpg.format={self.format}"]
+        if self.key:
+            items.append(f"user.signingkey={self.key}")
+        if self.allowed_signers is not None:
+            items.append(f"gpg.ssh.allowedSignersFile={self.allowed_signers}")
+        return tuple(items)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    tree: str
+    author: Identity
+    committer: Identity
+    message: str
+    signed: bool  # carries a gpgsig header (verified separately)
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+def config_get(repo_dir: Path, key: str) -> str | None:
+    """``git config --get key`` as git resolves it (repository, global, system, env)."""
+    try:
+        value = git_cmd(repo_dir, "config", "--get", key).strip()
+    except ToolkitError:  # exit 1: not set
+        return None
+    return value or None
+
+
+def valid_branch_name(repo_dir: Path, name: str) -> bool:
+    try:
+        git_cmd(repo_dir, "check-ref-format", "--branch", name)
+    except ToolkitError:
+        return False
+    return True
+
+
+def add_trailer(message: str, trailer: str) -> str:
+    """``message`` with ``trailer`` added at the end by ``git interpret-trailers``.
+
+    An identical trailer already present is not added twice.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
+        path = Path(tmp) / "message"
+        path.write_text(message, encoding="utf-8")
+        return git_cmd(
+            Path(tmp), "interpret-trailers", "--where", "end", "--if-exists", "addIfDifferent",
+            "--if-missing", "add", "--trailer", trailer, str(path),
+        )  # fmt: skip
+
+
+def amend_head(
+    repo_dir: Path, message: str, author: Identity, signing: Signing | None = None
+) -> str:
+    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``.
+
+    With ``signing`` the commit is signed by git itself (``-S``); without, explicitly not.
+    Returns the new commit id.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
+        path = Path(tmp) / "message"
+        path.write_text(message, encoding="utf-8")
+        git_cmd(
+            repo_dir, "commit", "--amend", "-q", "--no-verify", "--reset-author",
+            "--cleanup=whitespace", "-F", str(path), "-S" if signing else "--no-gpg-sign",
+            author=author, extra_config=signing.config() if signing else (),
+        )  # fmt: skip
+    return rev_parse(repo_dir, "HEAD") or ""
+
+
+def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
+    """The commits in ``base..tip``, oldest first."""
+    out = git_cmd(
+        repo_dir, "log", "--reverse", "--format=%H%x00%T%x00%an%x00%ae%x00%cn%x00%ce%x00%B%x1e",
+        f"{base}..{tip}", extra_config=_PR_READ_CONFIG,
+    )  # fmt: skip
+    commits = []
+    for record in out.split("\x1e"):
+        record = record.lstrip("\n")
+        if not record:
+            continue
+        sha, tree, an, ae, cn, ce, message = record.split("\x00", 6)
+        header = git_cmd(repo_dir, "cat-file", "commit", sha).split("\n\n", 1)[0]
+        signed = any(ln.startswith(("gpgsig ", "gpgsig-sha256 ")) for ln in header.splitlines())
+        commits.append(CommitInfo(sha, tree, Identity(an, ae), Identity(cn, ce), message, signed))
+    return commits
+
+
+def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
+    """``git verify-commit`` (raises when the signature is bad or missing); then git's
+    own account of it from ``git log --show-signature``, one line."""
+    config = (*signing.config(), *_PR_READ_CONFIG)
+    git_cmd(repo_dir, "verify-commit", sha, extra_config=config)
+    status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
+    shown = git_cmd(
+        repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
+    )
+    lines = [ln.strip() for ln in shown.splitlines() if ln.strip()]
+    good = [ln for ln in lines if ln.startswith("Good ")]
+    return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
+
+
+def ssh_public_key(key: str) -> str:
+    """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
+    if key.startswith("key::"):
+        return key.removeprefix("key::").strip()
+    if key.startswith(("ssh-", "ecdsa-", "sk-")):
+        return key.strip()
+    path = Path(key).expanduser()
+    pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
+    if pub.is_file():
+        return pub.read_text().strip()
+    if not path.is_file():
+        raise ToolkitError(f"SSH signing key {key} not found")
+    proc = subprocess.run(
+        ["ssh-keygen", "-y", "-P", "", "-f", str(path)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise ToolkitError(f"cannot read the public key of {key}: {_last_line(proc.stderr)}")
+    return proc.stdout.strip()
+
+
+def fetch_head_into(repo_dir: Path, source_repo: Path, ref: str) -> None:
+    """Copy ``source_repo``'s HEAD commit (and its history) into ``repo_dir`` as ``ref``.
+
+    Only objects and that one ref change: no work tree, index or HEAD is touched.
+    """
+    git_cmd(
+        repo_dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(source_repo),
+        f"+HEAD:{ref}",
+    )  # fmt: skip
+
+
+def ref_exists(repo_dir: Path, ref: str) -> bool:
+    try:
+        git_cmd(repo_dir, "show-ref", "--verify", "--quiet", ref)
+    except ToolkitError:
+        return False
+    return True
+
+
+def update_ref(repo_dir: Path, ref: str, new: str, old: str | None, reason: str) -> None:
+    """Point ``ref`` at ``new`` only if it still is ``old`` (None: must not exist yet)."""
+    git_cmd(repo_dir, "update-ref", "-m", reason, ref, new, old or "0" * len(new))
+
+
+def delete_ref(repo_dir: Path, ref: str) -> None:
+    git_cmd(repo_dir, "update-ref", "-d", ref)
+
+
+def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
+    """Work trees of ``repo_dir`` that have ``branch`` checked out."""
+    out = git_cmd(repo_dir, "worktree", "list", "--porcelain")
+    found, current = [], None
+    for line in out.splitlines():
+        if line.startswith("worktree "):
+            current = Path(line.removeprefix("worktree "))
+        elif line == f"branch refs/heads/{branch}" and current is not None:
+            found.append(current)
+    return found
+
+
+def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
+    """True when ``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
+    try:
+        git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
+    except ToolkitError:
+        return False
+    return True
+
+
+def range_diff(repo_dir: Path, base: str, old: str, new: str) -> str:
+    """``git range-diff base old new``: how the commits of ``base..old`` became ``base..new``."""
+    return git_cmd(
+        repo_dir, "range-diff", "--no-color", base, old, new, extra_config=_PR_READ_CONFIG
+    )
+
+
+def diff_stat(repo_dir: Path, base: str, tip: str) -> str:
+    return git_cmd(repo_dir, "diff", "--stat=100", base, tip, extra_config=_PR_READ_CONFIG)
+
+
+def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
+    out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
+    return [ln for ln in out.splitlines() if ln]
+
+
+def remote_url(repo_dir: Path, remote: str) -> str:
+    """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
+    try:
+        return git_cmd(repo_dir, "remote", "get-url", remote).strip()
+    except ToolkitError:
+        return remote
+
+
+def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
+    """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
+    ref = f"refs/heads/{branch}"
+    out = git_cmd(repo_dir, "ls-remote", "--heads", remote, ref, timeout=timeout)
+    for line in out.splitlines():
+        sha, _, name = line.partition("\t")
+        if name == ref:
+            return sha
+    return None
+
+
+def push_branch(
+    repo_dir: Path, remote: str, branch: str, expect: str | None, timeout: float
+) -> None:
+    """Push local ``branch`` to ``remote`` only while the remote branch is at ``expect``.
+
+    ``expect`` None means the remote branch must not exist. The lease makes the push
+    fail, rather than overwrite, if the remote moved since it was inspected.
+    """
+    ref = f"refs/heads/{branch}"
+    git_cmd(
+        repo_dir, "push", "-q", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
+        remote, f"{ref}:{ref}", timeout=timeout, extra_config=_PUSH_CONFIG,
+    )  # fmt: skip

@@ -64,12 +64,12 @@ def apply_series(
 
     python = formatting.tools_python(vendor)
     clock.lap("tool env")
-    old = {p: read_at(checkout.path, checkout.base, p) or "" for p in result.changed}
+    before = {p: read_at(checkout.path, checkout.base, p) for p in result.changed}
+    old = {p: text or "" for p, text in before.items()}
     new = formatting.format_upstream(result.changed, python)
     clock.lap("format")
     for path in new:
-        names = [s.target.qualname for s in steps if s.target.path == path]
-        report.lines |= formatting.lines_changed_in(old[path], new[path], names)
+        report.lines |= _scope_check(path, before[path], new[path], steps)
     lint = formatting.flake8_on_changed_lines(old, new, python)
     if lint:
         raise ToolkitError(f"flake8 (upstream settings) flags changed lines: {lint[0]}")
@@ -96,6 +96,23 @@ def apply_series(
             report.changed_files = _install(exported, patches_dir)
     report.timings = clock.laps
     return report
+
+
+def _scope_check(
+    path: str, old: str | None, new: str, steps: tuple[Step, ...]
+) -> dict[str, tuple[int, int]]:
+    """Changed lines per target of ``path``; refuses lines outside every target.
+
+    A step's target is its function, the definitions it ``adds``, or, for a step
+    that ``creates`` a file that did not exist, the whole file.
+    """
+    mine = [s for s in steps if s.target.path == path]
+    creator = next((s for s in mine if s.creates), None)
+    if old is None and creator is not None:
+        return formatting.lines_changed_in("", new, [], new_file=creator.target.qualname)
+    functions = [s.target.qualname for s in mine if not s.adds and not s.creates]
+    added = {s.target.qualname: s.adds for s in mine if s.adds}
+    return formatting.lines_changed_in(old or "", new, functions, added=added)
 
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
-from codemods.transforms import handler_delta, logprobs_helper
+from codemods.transforms import handler_delta, logprobs_helper, regression_tests
 from codemods.transforms.outcome import (
     AlreadyApplied,
     Drifted,
@@ -32,6 +32,15 @@ class Step:
     # What it means when the target's file does not exist at all.
     when_file_missing: Status = Status.DRIFTED
     missing_reason: str = ""
+    # The step creates its file: an absent file reaches the codemod as an empty module.
+    creates: bool = False
+    # The step adds tests for the change made by the other steps. It is skipped (not
+    # applicable) when the change itself is, and a missing test file does not block
+    # the change: the outcome table says the tests were not carried.
+    carries_tests: bool = False
+    # Top-level names the step adds to its file; their lines are its scope in the
+    # changed-lines check (formatting.lines_changed_in).
+    adds: tuple[str, ...] = ()
 
 
 SERIES: tuple[Step, ...] = (
@@ -43,6 +52,20 @@ SERIES: tuple[Step, ...] = (
     ),
     Step(handler_delta.HandlerExtractForwardsDelta, handler_delta.EXTRACT_TARGET),
     Step(handler_delta.HandlerCallPassesDelta, handler_delta.CALL_TARGET),
+    Step(
+        regression_tests.HelperDeltaTests,
+        regression_tests.HELPER_TESTS_TARGET,
+        when_file_missing=Status.NOT_APPLICABLE,
+        missing_reason="no shared-logprob test module: the helper's regression tests are not carried",
+        carries_tests=True,
+        adds=regression_tests.added_names(),
+    ),
+    Step(
+        regression_tests.HandlerDeltaTestModule,
+        regression_tests.HANDLER_TEST_TARGET,
+        creates=True,
+        carries_tests=True,
+    ),
 )
 
 
@@ -51,6 +74,8 @@ class SeriesResult:
     outcomes: tuple[Outcome, ...]
     # path -> new source, only for files whose content changed.
     changed: Mapping[str, str] = field(default_factory=dict)
+    # Targets of test-carrying steps: their "not applicable" never blocks the change.
+    optional: frozenset[Target] = frozenset()
 
     @property
     def drifted(self) -> tuple[Outcome, ...]:
@@ -63,8 +88,12 @@ class SeriesResult:
 
     @property
     def ok(self) -> bool:
-        """True when every target is applied or already applied."""
-        return all(o.ok for o in self.outcomes)
+        """True when every target is applied or already applied (or is an optional
+        test step that does not apply)."""
+        return all(o.ok or self._skipped_tests(o) for o in self.outcomes)
+
+    def _skipped_tests(self, o: Outcome) -> bool:
+        return o.target in self.optional and o.status is Status.NOT_APPLICABLE
 
     def problems(self) -> list[str]:
         """One line per reason the series cannot be written (empty when ``ok``)."""
@@ -77,7 +106,7 @@ class SeriesResult:
             f"{o.target.path}: {o.target.qualname}: not applicable while other targets "
             f"apply ({o.detail}); refusing a partial series"
             for o in self.outcomes
-            if o.status is Status.NOT_APPLICABLE
+            if o.status is Status.NOT_APPLICABLE and not self._skipped_tests(o)
         ]
         return lines
 
@@ -109,8 +138,15 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
     outcomes: list[Outcome] = []
     for step in steps:
         path = step.target.path
+        if step.carries_tests and _change_not_applicable(outcomes, steps):
+            detail = f"{path}: no change to test: the fix does not apply to this release"
+            outcomes.append(Outcome(step.target, Status.NOT_APPLICABLE, detail))
+            continue
         if path not in trees:
-            trees[path] = _parse(read(path))
+            source = read(path)
+            if source is None and step.creates:
+                source = ""
+            trees[path] = _parse(source)
         tree = trees[path]
         if tree is None:
             reason = step.missing_reason or "file does not exist"
@@ -127,7 +163,16 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
             touched.add(path)
         outcomes.append(Outcome(step.target, status, detail))
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
-    return SeriesResult(tuple(outcomes), changed)
+    optional = frozenset(s.target for s in steps if s.carries_tests)
+    return SeriesResult(tuple(outcomes), changed, optional)
+
+
+def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:
+    """True when every step of the change itself (the non-test steps) so far was not
+    applicable: there is nothing for the test-carrying steps to test."""
+    change = {s.target for s in steps if not s.carries_tests}
+    done = [o for o in outcomes if o.target in change]
+    return bool(done) and all(o.status is Status.NOT_APPLICABLE for o in done)
 
 
 def _parse(source: str | None) -> cst.Module | str | None:
@@ -161,5 +206,8 @@ and without fallback) returns what it returned before. Callers that do
 not pass it, such as vLLM's handler, run exactly the old code, and
 HandlerBase._extract_logprobs(output, 0) keeps working.
 
-The chunks the handler emits are unchanged byte for byte.
+The chunks the handler emits are unchanged byte for byte. New tests pin
+this down: CPU tests of the helper with the delta (no read of the
+history, the window, every bail-out) and a gpu_1 TRT-LLM test that the
+response loop passes its delta.
 """
