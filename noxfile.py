@@ -17,9 +17,10 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
 
-PINNED_VERSION = tomllib.loads(Path("vendor/dynamo.toml").read_text())["upstream"]["version"]
-# What dynamo's own CPU tests import (UPSTREAM.md): the runtime wheel at the pinned version.
-UPSTREAM_TEST_DEPS = (f"ai-dynamo-runtime=={PINNED_VERSION}", "typing-extensions", "pytest")
+PIN = Path(__file__).parent / "vendor" / "dynamo.toml"
+PINNED_VERSION = tomllib.loads(PIN.read_text())["upstream"]["version"]
+# dynamo's own tests import the runtime wheel (dynamo._core, dynamo.llm) at the pinned version.
+RUNTIME = f"ai-dynamo-runtime=={PINNED_VERSION}"
 
 
 def _toolkit(session: nox.Session, *extras: str) -> None:
@@ -44,7 +45,7 @@ def apply(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """This toolkit's tests: codemod units, bad inputs, integration on the real pin."""
     _toolkit(session, "test")
-    session.install(*UPSTREAM_TEST_DEPS)
+    session.install(RUNTIME, "typing-extensions")
     # The integration test running dynamo's own tests must run here, never skip.
     session.run("pytest", *session.posargs, env={"DYNPATCH_REQUIRE_UPSTREAM_RUNTIME": "1"})
 
@@ -60,29 +61,59 @@ def lint(session: nox.Session) -> None:
 # --- later stages (each a thin call into its own module) ---------------------------
 
 
+# What dynamo's CPU-tier tests import beyond the runtime wheel: pytest-asyncio for the
+# async tests, prometheus-client, numpy and imageio[ffmpeg] for three test modules;
+# the runtime needs pydantic <= 2.13.5 (see shared/UPSTREAM.md).
+UPSTREAM_TEST_DEPS = (
+    "typing-extensions",
+    "pytest",
+    "pytest-asyncio",
+    "pydantic<=2.13.5",
+    "prometheus-client>=0.23.1,<1.0",
+    "numpy",
+    "imageio[ffmpeg]",
+)
+
+
 @nox.session(name="test-upstream")
 def test_upstream(session: nox.Session) -> None:
-    """dynamo's own tests on the baseline and the patched tree (CPU tier; GPU tier)."""
+    """dynamo's own tests, baseline vs patched: the CPU tier in this venv (with the pinned
+    ai-dynamo-runtime); the GPU tier under $DYNPATCH_GPU_PYTHON, the TRT-LLM container's
+    own Python, when that has tensorrt_llm and CUDA. `-- --tier cpu|gpu|all`."""
     _toolkit(session)
+    session.install(RUNTIME, *UPSTREAM_TEST_DEPS)
     session.run("python", "-m", "codemods", "test-upstream", *session.posargs)
+
+
+# The replay children import dynamo's real TRT-LLM handler on CPU: torch's CPU build is
+# installed first and stays pinned in every later resolve (any other torch spec would
+# download GBs); then the `replay` extra and ai-dynamo-runtime at the pin.
+REPLAY_TORCH = "torch==2.13.0"
 
 
 @nox.session
 def verify(session: nox.Session) -> None:
-    """Replay TRT-LLM-shaped streams through the real handler on both trees; diff chunks."""
-    _toolkit(session)
+    """Replay TRT-LLM-shaped streams through the real handler on both trees and compare the
+    chunk streams exactly; then the replay harness's own integration tests (which plant a
+    divergence and must see it). `-- --budget N --seed S --scenario NAME`."""
+    session.install(REPLAY_TORCH)
+    session.install("-e", ".[replay,test]", REPLAY_TORCH, RUNTIME)
     session.run("python", "-m", "codemods", "verify", *session.posargs)
+    session.run("pytest", "-m", "integration", "tests/test_replay_integration.py")
 
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """A/B benchmark of the handler's per-chunk cost, baseline vs patched."""
-    _toolkit(session)
+    """A/B benchmark of the real handler, baseline vs patched: reference case, scaling sweep,
+    allocation profile; JSON, Markdown and PNG under out/bench/. `-- --quick` for CI."""
+    session.install(REPLAY_TORCH)
+    session.install("-e", ".[replay,bench]", REPLAY_TORCH, RUNTIME)
     session.run("python", "-m", "codemods", "bench", *session.posargs)
 
 
 @nox.session
 def pr(session: nox.Session) -> None:
-    """The PR branch (git am of patches/, DCO, optional signing) and its description."""
+    """The PR branch (git am of patches/, re-signed off by you, `-- --sign` to sign) and
+    out/pr/PR_DESCRIPTION.md. Pushes nothing unless `-- --push REMOTE`; never opens the PR."""
     _toolkit(session)
     session.run("python", "-m", "codemods", "pr", *session.posargs)

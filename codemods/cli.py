@@ -165,7 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Later pipeline stages register their own verbs: each module has
 # ``register(subparsers)``, which adds a parser whose ``func`` takes the parsed args.
-STAGE_MODULES: tuple[str, ...] = ()
+STAGE_MODULES: tuple[str, ...] = (
+    "codemods.pr",
+    "codemods.upstream",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -461,7 +461,7 @@ def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
     shown = git_cmd(
         repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
     )
-    lines = [ln.strip() for ln in shown.splitlines() if ln.strip()]
+    lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
     good = [ln for ln in lines if ln.startswith("Good ")]
     return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
 

@@ -1,0 +1,290 @@
+"""``python -m codemods pr``: the PR branch and its description; pushes only when told.
+
+Order of work, each step refusing before the next one writes anything:
+identity and signing options -> the pinned checkout (clean) -> saved evidence (and, with
+``--push``, the push gate) -> the commits, built in a scratch clone -> DCO and title
+checks on what git recorded -> signatures verified by git -> the branch placed in the
+checkout (an existing different branch: range-diff shown, ``--force`` needed) -> the
+description written -> with ``--push`` only, the push -> the ``gh pr create`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from codemods import gitio
+from codemods.errors import ToolkitError
+from codemods.evidence import EVIDENCE, OUT, series_digest
+from codemods.fetch import SOURCES, VENDOR, Checkout, fetch
+from codemods.patch import PATCHES
+from codemods.pin import PIN_FILE, load_pin
+from codemods.pr import branch as branches
+from codemods.pr import description, identity, publish, validation
+from codemods.pr.identity import FORMATS
+
+DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
+BRANCH_ENV = "DYNPATCH_PR_BRANCH"
+DESCRIPTION_FILE = OUT / "pr" / "PR_DESCRIPTION.md"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "pr",
+        help="the PR branch (git am of patches/, DCO, optional signing) and its description; "
+        "pushes only with --push",
+    )
+    g = p.add_argument_group("upstream checkout (as for fetch)")
+    add = g.add_argument
+    add("--source", choices=SOURCES, default="pypi",
+        help="where the base comes from (default: pypi; to push, use git or path)")  # fmt: skip
+    add("--version", help="release to use (default: the pin)")
+    add("--url", help="git source: repository URL (default: the pin's)")
+    add("--ref", help="git source: tag or commit (default: the release tag)")
+    add("--path", type=Path, help="path source: a clean local dynamo clone")
+    add("--timeout", type=float, default=120.0,
+        help="seconds before an unreachable remote fails (default: 120)")  # fmt: skip
+    add("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
+    add("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
+    add = p.add_argument
+    add("--branch", help=f"branch name (default: ${BRANCH_ENV}, else {DEFAULT_BRANCH})")
+    add("--identity", metavar="'NAME <EMAIL>'",
+        help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
+        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)")  # fmt: skip
+    add("--sign", action="store_true",
+        help="sign the commits with git (GPG or SSH) and verify them")  # fmt: skip
+    add("--signing-key", help="user.signingkey for --sign (default: git config)")
+    add("--signing-format", choices=FORMATS,
+        help="gpg.format for --sign (default: git config, else from the key)")  # fmt: skip
+    add("--force", action="store_true",
+        help="replace an existing branch whose commits differ (range-diff shown)")  # fmt: skip
+    add("--push", metavar="REMOTE",
+        help="push the branch to REMOTE (your fork: remote name or URL); "
+        "default: push nothing")  # fmt: skip
+    add("--out", type=Path, default=DESCRIPTION_FILE,
+        help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
+    add("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
+    add("--evidence", type=Path, default=EVIDENCE, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class Result:
+    tip: str
+    state: str  # created | unchanged ... | replaced ...
+    commits: list[gitio.CommitInfo]
+    signatures: list[str]  # git's verification line per commit; empty when unsigned
+
+
+def run(args: argparse.Namespace) -> int:
+    pin = load_pin(args.pin)
+    series_identity = gitio.parse_identity(pin.author)
+    name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
+    checkout = fetch(
+        pin, args.source, version=args.version, url=args.url, ref=args.ref, path=args.path,
+        vendor=args.vendor, timeout=args.timeout,
+    )  # fmt: skip
+    _check_checkout(checkout, name)
+    signer = identity.resolve_identity(args.identity, checkout.path, series_identity)
+    signing = None
+    if args.sign:
+        signing = identity.resolve_signing(args.signing_key, args.signing_format, checkout.path)
+    digest = series_digest(args.patches)
+    names = (args.patches / "series").read_text().split()
+    found = validation.gather(args.patches, args.evidence)
+    if args.push:  # refuse before anything is written, let alone sent
+        source = publish.source_problem(checkout)
+        blockers = ([source] if source else []) + validation.push_blockers(found)
+        if blockers:
+            raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
+
+    patches = [args.patches / n for n in names]
+    result = _make_branch(checkout, name, patches, signer.identity, series_identity, signing,
+                          args.force)  # fmt: skip
+    title = result.commits[0].subject
+    facts = description.Facts(
+        title=title,
+        commits=result.commits,
+        checkout=checkout,
+        diffstat=gitio.diff_stat(checkout.path, checkout.base, result.tip),
+        changed=gitio.changed_paths(checkout.path, checkout.base, result.tip),
+        evidence=found,
+        checks=_checks(checkout, digest, names, result, name, signer.identity, title),
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    gitio.write_atomic(args.out, description.render(facts))
+
+    _show("series", f"{_rel(args.patches)}/series: {_count(len(names), 'patch')}, "
+                    f"sha256 {digest[:12]}")  # fmt: skip
+    _show("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, "
+                  f"{checkout.source}) in {_rel(checkout.path)}")  # fmt: skip
+    _show("identity", f"{signer.identity} (from {signer.source})")
+    made = _count(len(result.commits), "commit")
+    _show("branch", f"{name} {result.state} at {result.tip[:12]}: {made} (git am of the series)")
+    _show("checks", f"DCO (sign-off matches author): pass; title {title!r}: pass")
+    for c, line in zip(result.commits, result.signatures, strict=False):
+        _show("signature", f"{c.sha[:12]} {line}")
+    if not result.signatures:
+        _show("signature", "not signed (--sign signs with git's GPG or SSH signing)")
+    for e in found:
+        _show("evidence", e.status())
+    _show("description", _rel(args.out))
+
+    owner = None
+    if args.push:
+        pushed = publish.push(checkout.path, args.push, name, result.tip, args.timeout)
+        owner = publish.fork_owner(gitio.remote_url(checkout.path, args.push))
+        _show("push", pushed.describe(name))
+    else:
+        hint = publish.source_problem(checkout)
+        refused = f"; from this checkout it would be refused: {hint}" if hint else ""
+        _show("push", f"nothing pushed (the default): --push REMOTE pushes to your fork{refused}")
+    _show("next", "review the branch and the description, then open the PR yourself:")
+    print("  " + publish.gh_command(pin.url, owner, name, title, _rel(args.out)))
+    for line in validation.warnings(found):
+        print(f"warning: {line}", file=sys.stderr)
+    return 0
+
+
+def _make_branch(
+    checkout: Checkout,
+    name: str,
+    patches: list[Path],
+    signer: gitio.Identity,
+    series_identity: gitio.Identity,
+    signing: gitio.Signing | None,
+    force: bool,
+) -> Result:
+    """Build and check the commits in a scratch clone, then place them in the checkout."""
+    with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
+        if signing is not None:
+            signing = _with_allowed_signers(signing, signer, checkout.path, Path(tmp))
+        scratch = Path(tmp) / "branch"
+        commits = branches.build(checkout, patches, signer, series_identity, signing, scratch)
+        problems = branches.check(commits, series_identity)
+        if problems:
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise ToolkitError(f"{problems[0]}{more}")
+        if signing is not None:
+            for c in commits:
+                gitio.verify_commit(scratch, c.sha, signing)
+        made = branches.receive(checkout.path, scratch, commits[-1].sha)
+        tip, state = _place(checkout, name, commits[-1].sha, made, force)
+        # What the branch now holds (the earlier, identical commits when unchanged).
+        commits = gitio.commits_between(checkout.path, checkout.base, tip)
+        signatures = []
+        if signing is not None:
+            signatures = [gitio.verify_commit(checkout.path, c.sha, signing) for c in commits]
+    return Result(tip, state, commits, signatures)
+
+
+def _check_checkout(checkout: Checkout, branch: str) -> None:
+    """The checkout is clean, the name is a valid branch, and that branch is not checked out
+    (its HEAD would then not be the base, and a work tree would go stale under it)."""
+    changes = gitio.local_changes(checkout.path)
+    if changes:
+        shown = ", ".join(c[3:] for c in changes[:3]) + (" ..." if len(changes) > 3 else "")
+        raise ToolkitError(
+            f"{checkout.path} has local changes ({shown}); commit or stash them first "
+            "(nothing was written)"
+        )
+    if not gitio.valid_branch_name(checkout.path, branch):
+        raise ToolkitError(f"{branch!r} is not a valid branch name")
+    busy = gitio.worktrees_on(checkout.path, branch)
+    if busy:
+        raise ToolkitError(
+            f"{branch} is checked out in {busy[0]}: check out the base there "
+            f"(git checkout --detach {checkout.base[:12]}) and rerun"
+        )
+
+
+def _with_allowed_signers(
+    signing: gitio.Signing, signer: gitio.Identity, repo: Path, tmp: Path
+) -> gitio.Signing:
+    """SSH signatures are verified against ``gpg.ssh.allowedSignersFile``: the person's own
+    when configured, else a temporary one naming their key for their email."""
+    if signing.format != "ssh" or gitio.config_get(repo, "gpg.ssh.allowedSignersFile"):
+        return signing
+    allowed = tmp / "allowed_signers"
+    public = gitio.ssh_public_key(signing.key or "")
+    allowed.write_text(identity.allowed_signers_line(signer, public))
+    return gitio.Signing(signing.format, signing.key, allowed)
+
+
+def _place(checkout: Checkout, name: str, new: str, made: str, force: bool) -> tuple[str, str]:
+    """Put ``new`` on branch ``name`` in the checkout; return (tip, what happened).
+
+    ``made`` (the ref recording ``new`` as this tool's) is dropped again unless ``new``
+    becomes the branch tip.
+    """
+    repo = checkout.path
+    try:
+        existing = branches.compare(repo, name, checkout.base, new)
+        if existing is None:
+            branches.place(repo, name, new, None)
+            return new, "created"
+        if not existing.differences:
+            if existing.tip != new:
+                gitio.delete_ref(repo, made)
+            return existing.tip, "unchanged (same trees, messages, authors and signing)"
+        if existing.range_diff:
+            print(f"git range-diff {checkout.base[:12]} {existing.tip[:12]} {new[:12]}:")
+            print(existing.range_diff.rstrip())
+        what = "; ".join(existing.differences)
+        if not force:
+            raise ToolkitError(
+                f"branch {name} already exists at {existing.tip[:12]} and differs ({what}); "
+                "rerun with --force to replace it (nothing was changed)"
+            )
+        branches.place(repo, name, new, existing.tip)
+        return new, f"replaced (was {existing.tip[:12]}: {what}; old tip in the reflog)"
+    except BaseException:
+        gitio.delete_ref(repo, made)
+        raise
+
+
+def _checks(
+    checkout: Checkout,
+    digest: str,
+    names: list[str],
+    result: Result,
+    branch: str,
+    signer: gitio.Identity,
+    title: str,
+) -> list[str]:
+    """This run's own checks (all passed to get here), as Markdown lines for Validation."""
+    where = "materialised from the PyPI wheel" if checkout.source == "pypi" else checkout.source
+    lines = [
+        f"`git am` of `patches/series` ({_count(len(names), 'patch')}, sha256 "
+        f"`{digest[:12]}`) onto `{checkout.base[:12]}` (ai-dynamo {checkout.release.version}, "
+        f"{where}): applies; {_count(len(result.commits), 'commit')} on `{branch}`.",
+        f"DCO: every commit has a `Signed-off-by` matching its author ({signer}): pass.",
+        f"Title `{title}` is a Conventional Commit: pass.",
+    ]
+    lines += [
+        f"`git verify-commit {c.sha[:12]}`: {s}"
+        for c, s in zip(result.commits, result.signatures, strict=False)
+    ]
+    if not result.signatures:
+        lines.append("Signatures: the commits are not signed.")
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    plural = "es" if noun.endswith("h") else "s"
+    return f"{n} {noun}{'' if n == 1 else plural}"
+
+
+def _show(label: str, text: str) -> None:
+    print(f"{label:<12} {text}")
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
