@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
 STAGE_MODULES: tuple[str, ...] = (
     "codemods.pr",
     "codemods.upstream",
+    "codemods.verify",
+    "codemods.bench",
 )
 
 

@@ -1,0 +1,1 @@
+"""TEST DOUBLE: ``tensorrt_llm._torch`` (see the package docstring)."""

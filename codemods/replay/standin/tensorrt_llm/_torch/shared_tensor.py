@@ -1,0 +1,9 @@
+"""TEST DOUBLE: ``tensorrt_llm._torch.shared_tensor`` (see the package docstring)."""
+
+from __future__ import annotations
+
+from tensorrt_llm import _Unavailable
+
+
+class SharedTensorContainer(_Unavailable):
+    pass

@@ -1,0 +1,1 @@
+"""TEST DOUBLE: ``tensorrt_llm.executor`` (see the package docstring)."""

@@ -1,0 +1,1 @@
+"""TEST DOUBLE: ``tensorrt_llm.inputs`` (see the package docstring)."""
