@@ -4,6 +4,7 @@ bad inputs (unknown tier, GPU requested where it cannot run, pin mismatch)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 
 import pytest
@@ -131,9 +132,13 @@ def test_probe_of_this_interpreter() -> None:
     assert found.pytest is not None
     # This toolkit's test environment has no TensorRT-LLM: the GPU tier cannot run here.
     assert not found.tensorrt_llm and found.cuda is None
-    assert tiers.gpu_problem(found, VERSION) == (
-        f"tensorrt_llm is not importable by {sys.executable}"
+    # Shown relative to the working directory when inside it (the line ends up in PR text).
+    shown = (
+        os.path.relpath(sys.executable)
+        if sys.executable.startswith(os.getcwd())
+        else (sys.executable)
     )
+    assert tiers.gpu_problem(found, VERSION) == f"tensorrt_llm is not importable by {shown}"
 
 
 def test_probe_of_a_missing_interpreter_is_one_line() -> None:
