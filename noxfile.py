@@ -117,3 +117,40 @@ def pr(session: nox.Session) -> None:
     out/pr/PR_DESCRIPTION.md. Pushes nothing unless `-- --push REMOTE`; never opens the PR."""
     _toolkit(session)
     session.run("python", "-m", "codemods", "pr", *session.posargs)
+
+
+# --- version matrix and pin bumps ---------------------------------------------------
+
+# One shared environment for every release's checks: what test-upstream and verify need,
+# without ai-dynamo-runtime. Each release's runtime is installed on its own under
+# vendor/runtimes/<X>/ and put in front of this environment (codemods/matrix/envs.py).
+# The runtimes are installed --no-deps, so their own requirements are here: uvloop, and
+# pydantic <= 2.13, the tightest bound among the releases (1.3-1.5 declare <=2.13).
+# httpx: the TRT-LLM handler of 1.3-1.4 imports it (multimodal_processor, httpx_client).
+MATRIX_DEPS = (
+    *(d for d in UPSTREAM_TEST_DEPS if not d.startswith("pydantic")),
+    "pydantic<=2.13",
+    "uvloop>=0.21.0",
+    "httpx",
+)
+
+
+@nox.session
+def matrix(session: nox.Session) -> None:
+    """The series against the pin's [matrix] releases and the newest build on PyPI: per
+    target outcome, `git am` of the release's own series and of patches/, CPU
+    test-upstream and quick verify; out/matrix/matrix.{md,json}. `-- --versions 1.5.1,1.6.1`,
+    `--all`, `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
+    session.install(REPLAY_TORCH)
+    session.install("-e", ".[replay,test]", REPLAY_TORCH, *MATRIX_DEPS)
+    session.run("python", "-m", "codemods", "matrix", *session.posargs)
+
+
+@nox.session
+def bump(session: nox.Session) -> None:
+    """Move the pin to another release (`-- VERSION`): regenerate patches/, run CPU
+    test-upstream and verify on it, show the series' git range-diff old -> new; refuse and
+    leave the pin and patches/ as they were if anything fails."""
+    session.install(REPLAY_TORCH)
+    session.install("-e", ".[replay,test]", REPLAY_TORCH, *MATRIX_DEPS)
+    session.run("python", "-m", "codemods", "bump", *session.posargs)

@@ -170,6 +170,8 @@ STAGE_MODULES: tuple[str, ...] = (
     "codemods.upstream",
     "codemods.verify",
     "codemods.bench",
+    "codemods.matrix",
+    "codemods.bump",
 )
 
 

@@ -584,3 +584,64 @@ def push_branch(
         repo_dir, "push", "-q", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
         remote, f"{ref}:{ref}", timeout=timeout, extra_config=_PUSH_CONFIG,
     )  # fmt: skip
+
+
+# --- the version matrix and pin bumps (used by codemods.matrix and codemods.bump) ---------
+
+
+def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
+    """The newest wheel of ``package`` on the index, pre-releases and dev builds included.
+
+    ``--only-binary`` makes pip skip versions that have no wheel (dynamo's dev sdists are
+    stubs that point at another index), so this is the newest *usable* build.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--pre", "--only-binary=:all:",
+        "--disable-pip-version-check", "--quiet", "-d", str(dest), package,
+    ]  # fmt: skip
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ToolkitError(
+            f"pip download --pre {package} did not finish in {timeout:.0f}s"
+        ) from None
+    if proc.returncode != 0:
+        raise ToolkitError(
+            f"cannot find the newest {package} on PyPI: "
+            f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
+        )
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
+        raise ToolkitError(f"pip download --pre {package} gave {names}, not one wheel")
+    return wheels[0]
+
+
+def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
+    """``pip install --no-deps --target target requirement`` (a wheel only)."""
+    cmd = [
+        sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", "--quiet", "--target", str(target), requirement,
+    ]  # fmt: skip
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ToolkitError(f"pip install {requirement} did not finish in {timeout:.0f}s") from None
+    if proc.returncode != 0:
+        raise ToolkitError(
+            f"pip could not install {requirement}: "
+            f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
+        )
+
+
+def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
+    """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir``."""
+    git_cmd(repo_dir, "fetch", "-q", "--no-tags", str(source_repo), f"+{src_ref}:{dst_ref}")
+
+
+def range_diff_ranges(repo_dir: Path, old_range: str, new_range: str) -> str:
+    """``git range-diff old_range new_range``: series on two different bases compared."""
+    return git_cmd(
+        repo_dir, "range-diff", "--no-color", old_range, new_range, extra_config=_PR_READ_CONFIG
+    )

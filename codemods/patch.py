@@ -20,7 +20,7 @@ from codemods import formatting, gitio
 from codemods.errors import ToolkitError
 from codemods.fetch import Checkout
 from codemods.pin import ROOT
-from codemods.transforms.outcome import Outcome, Status
+from codemods.transforms.outcome import Outcome
 from codemods.transforms.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
 
 PATCHES = ROOT / "patches"
@@ -87,13 +87,13 @@ def apply_series(
         report.commit = gitio.commit_files(repo, branch, checkout.base, new, message, author, date)
         exported = _export(repo, checkout, report.commit, tmp / "export")
         clock.lap("commit+export")
-        verify_series(checkout, [exported / n for n in _series_names(exported)], tmp / "am")
+        verify_series(checkout, [exported / n for n in series_names(exported)], tmp / "am")
         clock.lap("git am check")
-        report.patches = _series_names(exported)
+        report.patches = series_names(exported)
         if check:
             _compare(exported, patches_dir)
         else:
-            report.changed_files = _install(exported, patches_dir)
+            report.changed_files = install_series(exported, patches_dir)
     report.timings = clock.laps
     return report
 
@@ -147,7 +147,7 @@ def _with_provenance(patch: str, provenance: tuple[str, ...]) -> str:
     return f"{head}{sep}{notes}\n{tail}"
 
 
-def _series_names(directory: Path) -> list[str]:
+def series_names(directory: Path) -> list[str]:
     return (directory / SERIES_FILE).read_text().split()
 
 
@@ -173,7 +173,7 @@ def _compare(exported: Path, committed: Path) -> None:
             )
 
 
-def _install(exported: Path, patches_dir: Path) -> list[str]:
+def install_series(exported: Path, patches_dir: Path) -> list[str]:
     """Move the export into ``patches_dir`` file by file; drop stale patch files."""
     patches_dir.mkdir(parents=True, exist_ok=True)
     changed = []
@@ -207,4 +207,11 @@ class _Clock:
         self._last = now
 
 
-__all__ = ["ApplyReport", "Status", "apply_series", "read_at", "verify_series"]
+__all__ = [
+    "ApplyReport",
+    "apply_series",
+    "install_series",
+    "read_at",
+    "series_names",
+    "verify_series",
+]

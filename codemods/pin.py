@@ -40,6 +40,13 @@ class Pin:
     branch: str
     releases: dict[str, Release] = field(default_factory=dict)
     path: Path = PIN_FILE
+    # [matrix]: releases `nox -s matrix` runs the series against, and whether the newest
+    # release or dev wheel on PyPI is added to them at run time.
+    matrix: tuple[str, ...] = ()
+    matrix_newest: bool = False
+    # Releases older than this are declared beyond the verify replay's reach: its error
+    # there is shown as "unsupported", not counted as a failure ("" declares nothing).
+    matrix_verify_from: str = ""
 
     @property
     def pinned(self) -> Release:
@@ -60,6 +67,7 @@ def load_pin(path: Path = PIN_FILE) -> Pin:
     try:
         data = tomllib.loads(path.read_text())
         up, layout, series = data["upstream"], data["layout"], data["series"]
+        matrix = data.get("matrix", {})
         releases = {
             v: Release(
                 version=v,
@@ -82,6 +90,9 @@ def load_pin(path: Path = PIN_FILE) -> Pin:
             branch=series["branch"],
             releases=releases,
             path=path,
+            matrix=tuple(str(v) for v in matrix.get("versions", ())),
+            matrix_newest=bool(matrix.get("newest", False)),
+            matrix_verify_from=str(matrix.get("verify_from", "")),
         )
     except FileNotFoundError:
         raise ToolkitError(f"pin file not found: {path}") from None

@@ -15,7 +15,7 @@ from codemods import gitio
 from codemods.errors import ToolkitError
 from codemods.evidence import OUT, series_digest
 from codemods.fetch import Checkout
-from codemods.patch import PATCHES, _series_names
+from codemods.patch import PATCHES, series_names
 
 TREES = OUT / "trees"
 
@@ -37,7 +37,7 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
     if not (patches_dir / "series").is_file():
         raise ToolkitError(f"no patch series in {patches_dir}: run `nox -s apply` first")
     digest = series_digest(patches_dir)
-    patches = [patches_dir / name for name in _series_names(patches_dir)]
+    patches = [patches_dir / name for name in series_names(patches_dir)]
     baseline = dest / f"baseline-{checkout.base[:12]}"
     patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
     if not _is_at(baseline, checkout.base):
