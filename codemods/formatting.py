@@ -40,14 +40,7 @@ def tools_python(vendor: Path) -> Path:
         return python
     with gitio.staging_dir(env_dir) as tmp:
         venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
-        proc = subprocess.run(
-            [str(tmp / "bin" / "python"), "-m", "pip", "install", "--quiet",
-             "--disable-pip-version-check", *TOOLS],
-            capture_output=True, text=True,
-        )  # fmt: skip
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
-            raise ToolkitError(f"cannot install {', '.join(TOOLS)}: {tail}")
+        gitio.pip_install_into(tmp / "bin" / "python", TOOLS)
     # `python -m` keeps working after the rename; console-script shebangs would not.
     return python
 

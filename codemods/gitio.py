@@ -1,4 +1,4 @@
-"""All git and network I/O of the toolkit lives here.
+"""All git and network I/O of the toolkit lives here (git, PyPI downloads, pip installs).
 
 Everything else works on paths and strings. Every git call pins the settings that
 would otherwise make output depend on the caller's configuration (signing, hooks,
@@ -620,17 +620,30 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
 
 def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
-    cmd = [
-        sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", "--target", str(target), requirement,
-    ]  # fmt: skip
+    _pip(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+         "--disable-pip-version-check", "--quiet", "--target", str(target), requirement],
+        requirement, timeout,
+    )  # fmt: skip
+
+
+def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
+    """``pip install requirements`` into the environment of ``python``."""
+    wanted = list(requirements)
+    _pip(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
+        ", ".join(wanted), timeout,
+    )  # fmt: skip
+
+
+def _pip(cmd: list[str], what: str, timeout: float) -> None:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise ToolkitError(f"pip install {requirement} did not finish in {timeout:.0f}s") from None
+        raise ToolkitError(f"pip install {what} did not finish in {timeout:.0f}s") from None
     if proc.returncode != 0:
         raise ToolkitError(
-            f"pip could not install {requirement}: "
+            f"pip could not install {what}: "
             f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
         )
 
