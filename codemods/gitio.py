@@ -141,17 +141,8 @@ def download_wheel(
             sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
             "--disable-pip-version-check", "--quiet", "-d", tmp, f"{package}=={version}",
         ]  # fmt: skip
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise ToolkitError(
-                f"pip download {package}=={version} did not finish in {timeout:.0f}s"
-            ) from None
-        if proc.returncode != 0:
-            raise ToolkitError(
-                f"pip could not download {package}=={version}: "
-                f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
-            )
+        _pip(cmd, f"pip download {package}=={version}",
+             f"pip could not download {package}=={version}", timeout)  # fmt: skip
         got = Path(tmp) / wheel
         if not got.is_file():
             names = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
@@ -600,17 +591,8 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
         sys.executable, "-m", "pip", "download", "--no-deps", "--pre", "--only-binary=:all:",
         "--disable-pip-version-check", "--quiet", "-d", str(dest), package,
     ]  # fmt: skip
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise ToolkitError(
-            f"pip download --pre {package} did not finish in {timeout:.0f}s"
-        ) from None
-    if proc.returncode != 0:
-        raise ToolkitError(
-            f"cannot find the newest {package} on PyPI: "
-            f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
-        )
+    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI",
+         timeout)  # fmt: skip
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
@@ -623,7 +605,7 @@ def pip_install_target(requirement: str, target: Path, timeout: float = 1200) ->
     _pip(
         [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
          "--disable-pip-version-check", "--quiet", "--target", str(target), requirement],
-        requirement, timeout,
+        f"pip install {requirement}", f"pip could not install {requirement}", timeout,
     )  # fmt: skip
 
 
@@ -632,20 +614,19 @@ def pip_install_into(python: Path, requirements: Iterable[str], timeout: float =
     wanted = list(requirements)
     _pip(
         [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
-        ", ".join(wanted), timeout,
+        f"pip install {', '.join(wanted)}", f"pip could not install {', '.join(wanted)}",
+        timeout,
     )  # fmt: skip
 
 
-def _pip(cmd: list[str], what: str, timeout: float) -> None:
+def _pip(cmd: list[str], doing: str, failed: str, timeout: float) -> None:
+    """Run a pip command; a timeout or failure becomes one line: ``failed: <pip's last line>``."""
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise ToolkitError(f"pip install {what} did not finish in {timeout:.0f}s") from None
+        raise ToolkitError(f"{doing} did not finish in {timeout:.0f}s") from None
     if proc.returncode != 0:
-        raise ToolkitError(
-            f"pip could not install {what}: "
-            f"{_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}"
-        )
+        raise ToolkitError(f"{failed}: {_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}")
 
 
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
