@@ -7,9 +7,6 @@ verify -> bench -> pr. Each session is a thin call into ``python -m codemods``.
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -17,14 +14,16 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
 
-PIN = Path(__file__).parent / "vendor" / "dynamo.toml"
-PINNED_VERSION = tomllib.loads(PIN.read_text())["upstream"]["version"]
-# dynamo's own tests import the runtime wheel (dynamo._core, dynamo.llm) at the pinned version.
-RUNTIME = f"ai-dynamo-runtime=={PINNED_VERSION}"
-
-
 def _toolkit(session: nox.Session, *extras: str) -> None:
     session.install("-e", f".[{','.join(extras)}]" if extras else ".")
+
+
+def _runtime(session: nox.Session) -> str:
+    """``ai-dynamo-runtime==<the pinned version>``: dynamo's own tests import the runtime
+    wheel (dynamo._core, dynamo.llm) at the pinned version. The toolkit reads the pin (it is
+    never parsed here), so a bad pin ends in the toolkit's own one `error:` line."""
+    out = session.run("python", "-m", "codemods", "pin", "runtime", silent=True, stderr=None)
+    return str(out).strip()
 
 
 @nox.session
@@ -45,7 +44,7 @@ def apply(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """This toolkit's tests: codemod units, bad inputs, integration on the real pin."""
     _toolkit(session, "test")
-    session.install(RUNTIME, "typing-extensions")
+    session.install(_runtime(session), "typing-extensions")
     # The integration test running dynamo's own tests must run here, never skip.
     session.run("pytest", *session.posargs, env={"DYNPATCH_REQUIRE_UPSTREAM_RUNTIME": "1"})
 
@@ -81,7 +80,7 @@ def test_upstream(session: nox.Session) -> None:
     ai-dynamo-runtime); the GPU tier under $DYNPATCH_GPU_PYTHON, the TRT-LLM container's
     own Python, when that has tensorrt_llm and CUDA. `-- --tier cpu|gpu|all`."""
     _toolkit(session)
-    session.install(RUNTIME, *UPSTREAM_TEST_DEPS)
+    session.install(_runtime(session), *UPSTREAM_TEST_DEPS)
     session.run("python", "-m", "codemods", "test-upstream", *session.posargs)
 
 
@@ -97,7 +96,8 @@ def verify(session: nox.Session) -> None:
     chunk streams exactly; then the replay harness's own integration tests (which plant a
     divergence and must see it). `-- --budget N --seed S --scenario NAME`."""
     session.install(REPLAY_TORCH)
-    session.install("-e", ".[replay,test]", REPLAY_TORCH, RUNTIME)
+    session.install("-e", ".[replay,test]", REPLAY_TORCH)
+    session.install(_runtime(session), REPLAY_TORCH)
     session.run("python", "-m", "codemods", "verify", *session.posargs)
     session.run("pytest", "-m", "integration", "tests/test_replay_integration.py")
 
@@ -107,7 +107,8 @@ def bench(session: nox.Session) -> None:
     """A/B benchmark of the real handler, baseline vs patched: reference case, scaling sweep,
     allocation profile; JSON, Markdown and PNG under out/bench/. `-- --quick` for CI."""
     session.install(REPLAY_TORCH)
-    session.install("-e", ".[replay,bench]", REPLAY_TORCH, RUNTIME)
+    session.install("-e", ".[replay,bench]", REPLAY_TORCH)
+    session.install(_runtime(session), REPLAY_TORCH)
     session.run("python", "-m", "codemods", "bench", *session.posargs)
 
 

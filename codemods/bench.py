@@ -37,7 +37,7 @@ from typing import Any
 
 from rich.table import Table
 
-from codemods import evidence, gitio
+from codemods import evidence, files
 from codemods.errors import ToolkitError
 from codemods.patch import PATCHES
 from codemods.replay import runner
@@ -202,8 +202,8 @@ def run(args: argparse.Namespace) -> int:
         "targets": [asdict(t) for t in targets],
         "seconds": round(time.perf_counter() - start, 1),
     }
-    gitio.write_atomic(out_dir / "bench.json", json.dumps(data, indent=1) + "\n")
-    gitio.write_atomic(out_dir / "bench.md", md)
+    files.write_atomic(out_dir / "bench.json", json.dumps(data, indent=1) + "\n")
+    files.write_atomic(out_dir / "bench.md", md)
 
     out.print(ref_table)
     out.print(ref_line, markup=False)

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from codemods import evidence, gitio, pinfile
+from codemods import evidence, files, gitio, patch, pinfile
 from codemods.errors import ToolkitError
 from codemods.fetch import VENDOR, Checkout, fetch
 from codemods.matrix import envs, releases, run
@@ -62,15 +62,17 @@ def main(args: argparse.Namespace) -> int:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     if not (args.patches / "series").is_file():
         raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
-    old_text = args.pin.read_text()
-    snapshot = _snapshot(args.patches)
-    args.out.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=args.out, prefix=f"{new}-"))
-    try:
-        return _bump(args, pin, old_text, snapshot, stage, start)
-    except ToolkitError:  # bad input, unreachable source: leave no staging folder behind
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+    # The pin and patches/ change together: no other run may read or write either meanwhile.
+    with files.lock(patch.patches_lock(args.vendor, args.patches), f"the series in {args.patches}"):
+        old_text = args.pin.read_text()
+        snapshot = _snapshot(args.patches)
+        args.out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=args.out, prefix=f"{new}-"))
+        try:
+            return _bump(args, pin, old_text, snapshot, stage, start)
+        except ToolkitError:  # bad input, unreachable source: leave no staging folder behind
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
 
 
 def _bump(
@@ -86,14 +88,14 @@ def _bump(
     with err.status(f"fetching ai-dynamo {new} ..."):
         release, trust = _release(pin, new, args.vendor)
         staged_pin = stage / "dynamo.toml"
-        gitio.write_atomic(staged_pin, pinfile.with_release(old_text, release))
+        files.write_atomic(staged_pin, pinfile.with_release(old_text, release))
         checkout = fetch(load_pin(staged_pin), version=new, vendor=args.vendor)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
         comment = f"sha256 recorded from PyPI on {time.strftime('%Y-%m-%d')} by `nox -s bump`"
         new_text = pinfile.with_version(
             pinfile.with_release(old_text, release, comment if trust else ""), new
         )
-        gitio.write_atomic(staged_pin, new_text)
+        files.write_atomic(staged_pin, new_text)
         staged = load_pin(staged_pin)
         checkout = fetch(staged, version=new, vendor=args.vendor)  # re-verified with the tree
     out.print(f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})", markup=False)
@@ -138,7 +140,7 @@ def _bump(
         record = stage / "evidence" / f"{name}.json"
         if record.is_file():
             args.evidence.mkdir(parents=True, exist_ok=True)
-            gitio.write_atomic(args.evidence / record.name, record.read_text())
+            files.write_atomic(args.evidence / record.name, record.read_text())
     out.print(
         f"pin moved {old} → {new}: {_rel(args.pin)} updated; {_rel(args.patches)}/ "
         f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "
@@ -199,6 +201,8 @@ def _runtime(version: str, runtimes: Path | None) -> Path:
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:
+    if not directory.is_dir():
+        return {}
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
@@ -209,7 +213,7 @@ def _install_all(
     """Replace patches/ and the pin; on any failure put both back as they were."""
     try:
         changed = install_series(patches, args.patches)
-        gitio.write_atomic(args.pin, new_text)
+        files.write_atomic(args.pin, new_text)
     except OSError as exc:
         _restore(args, old_text, snapshot)
         raise ToolkitError(
@@ -226,17 +230,14 @@ def _restore(args: argparse.Namespace, old_text: str, snapshot: dict[str, bytes]
     had to be put back."""
     touched = False
     if args.pin.read_text() != old_text:
-        gitio.write_atomic(args.pin, old_text)
+        files.write_atomic(args.pin, old_text)
         touched = True
-    for path in sorted(args.patches.iterdir()):
-        if path.is_file() and path.name not in snapshot:
-            path.unlink()
-            touched = True
-    for name, data in snapshot.items():
-        path = args.patches / name
-        if not path.is_file() or path.read_bytes() != data:
-            gitio.write_atomic(path, data.decode())
-            touched = True
+    if _snapshot(args.patches) != snapshot:
+        folders = frozenset(p.name for p in args.patches.iterdir() if p.is_dir())
+        with files.staged_dir(args.patches, keep=folders) as tmp:
+            for name, data in snapshot.items():
+                (tmp / name).write_bytes(data)
+        touched = True
     return touched
 
 

@@ -13,14 +13,15 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.table import Table
 
 from codemods import gitio
 from codemods.errors import ToolkitError
-from codemods.fetch import SOURCES, VENDOR, Checkout, fetch
-from codemods.patch import PATCHES, ApplyReport, apply_series
+from codemods.fetch import SOURCES, VENDOR, Checkout, Request, locked
+from codemods.patch import PATCHES, ApplyReport, SeriesFailed, apply_series
 from codemods.pin import PIN_FILE, Pin, load_pin
 from codemods.transforms.outcome import Status
 
@@ -53,21 +54,25 @@ def add_fetch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
 
 
+def request_from(args: argparse.Namespace) -> Request:
+    return Request(
+        source=args.source,
+        version=args.version,
+        url=args.url,
+        ref=args.ref,
+        path=args.path,
+        force=args.force,
+        vendor=args.vendor,
+        timeout=args.timeout,
+    )
+
+
 def checkout_from(args: argparse.Namespace) -> tuple[Pin, Checkout]:
+    """The pin and the checkout the fetch options ask for (materialised or re-verified)."""
     pin = load_pin(args.pin)
-    with err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."):
-        checkout = fetch(
-            pin,
-            args.source,
-            version=args.version,
-            url=args.url,
-            ref=args.ref,
-            path=args.path,
-            force=args.force,
-            vendor=args.vendor,
-            timeout=args.timeout,
-        )
-    return pin, checkout
+    doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
+    with err.status(doing), locked(pin, request_from(args)) as checkout:
+        return pin, checkout
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -85,17 +90,23 @@ def cmd_apply(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     pin = load_pin(args.pin)
     author = gitio.parse_identity(args.author or os.environ.get("DYNPATCH_AUTHOR") or pin.author)
-    pin, checkout = checkout_from(args)
-    fetched = time.perf_counter()
-    report = apply_series(
-        checkout,
-        author=author,
-        date=pin.date,
-        branch=pin.branch,
-        vendor=args.vendor,
-        patches_dir=args.patches,
-        check=args.check,
-    )
+    if args.version and args.version != pin.version and not args.check:
+        raise ToolkitError(
+            f"{_rel(args.patches)}/ is made against the pin ({pin.version}); apply --version "
+            f"{args.version} would rewrite it for another release: move the pin with "
+            f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
+        )
+    if args.patches.exists() and not args.patches.is_dir():
+        raise ToolkitError(f"{args.patches} is not a folder: move it away and rerun")
+    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
+    status.start()
+    try:
+        with locked(pin, request_from(args)) as checkout:
+            status.stop()
+            fetched = time.perf_counter()
+            report = _apply(args, checkout, pin, author)
+    finally:
+        status.stop()
     print_outcomes(report, f"ai-dynamo {checkout.release.version} ({checkout.source})")
     if report.result.not_applicable:
         raise ToolkitError(report.result.problems()[0])
@@ -109,13 +120,42 @@ def cmd_apply(args: argparse.Namespace) -> int:
         out.print(f"wrote {where}/: {', '.join(report.changed_files)}")
     else:
         out.print(f"{where}/ unchanged ({', '.join(report.patches)})")
-    out.print(f"work branch {pin.branch} in {_rel(checkout.path)} at {report.commit[:12]}")
+    if not args.check:
+        out.print(f"work branch {pin.branch} in {_rel(checkout.path)} at {report.commit[:12]}")
     t = report.timings
     out.print(
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
     )
+    return 0
+
+
+def _apply(
+    args: argparse.Namespace, checkout: Checkout, pin: Pin, author: gitio.Identity
+) -> ApplyReport:
+    """``apply_series`` with the options; a drifted series prints its table first."""
+    try:
+        return apply_series(
+            checkout,
+            author=author,
+            date=pin.date,
+            branch=pin.branch,
+            vendor=args.vendor,
+            patches_dir=args.patches,
+            check=args.check,
+            force=args.force,
+        )
+    except SeriesFailed as exc:
+        print_outcomes(exc.report, f"ai-dynamo {checkout.release.version} ({checkout.source})")
+        raise
+
+
+def cmd_pin(args: argparse.Namespace) -> int:
+    """One value of the pin, for the noxfile (which must not parse the pin itself)."""
+    pin = load_pin(args.pin)
+    values = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
+    print(values[args.field])
     return 0
 
 
@@ -142,8 +182,16 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``error:`` line too (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"error: {self.prog}: {message} (see --help)\n")
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dynpatch", description=__doc__)
+    parser = Parser(prog="dynpatch", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("fetch", help="materialise or re-verify the pinned upstream checkout")
@@ -157,6 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--author", help="'Name <email>' of the series commit (default: the pin's)")
     p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_apply)
+
+    p = sub.add_parser("pin", help="print one value of the pin (for the noxfile)")
+    p.add_argument("field", choices=("version", "runtime"))
+    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_pin)
 
     for module in STAGE_MODULES:
         importlib.import_module(module).register(sub)
@@ -181,11 +234,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except ToolkitError as exc:
-        err.print(f"error: {exc}", markup=False)
-        return 2
+        return _fail(str(exc), 2)
+    except OSError as exc:  # a file or folder the run needs: say which, in one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _fail(f"{exc.strerror or exc}{where}", 2)
     except KeyboardInterrupt:
-        err.print("error: interrupted")
-        return 130
+        return _fail("interrupted", 130)
+
+
+def _fail(message: str, status: int) -> int:
+    """The one error line: the first line of ``message``, with no credential in it."""
+    line = gitio.redact(message.strip().splitlines()[0] if message.strip() else "failed")
+    err.print(f"error: {line}", markup=False)
+    return status
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from codemods import gitio
+from codemods import files
 from codemods.errors import ToolkitError
 from codemods.pin import ROOT
 
@@ -69,7 +69,7 @@ def save(
     }
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stage}.json"
-    gitio.write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    files.write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return path
 
 

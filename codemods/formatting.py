@@ -20,7 +20,7 @@ import venv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from codemods import gitio
+from codemods import files, gitio
 from codemods.errors import ToolkitError
 
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0")
@@ -38,9 +38,12 @@ def tools_python(vendor: Path) -> Path:
     python = env_dir / "bin" / "python"
     if python.exists():
         return python
-    with gitio.staging_dir(env_dir) as tmp:
-        venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
-        gitio.pip_install_into(tmp / "bin" / "python", TOOLS)
+    with files.lock(vendor / "locks" / f"{env_dir.name}.lock", f"the formatter env {env_dir}"):
+        if python.exists():  # another run built it while this one waited
+            return python
+        with files.staged_dir(env_dir) as tmp:
+            venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
+            gitio.pip_install_into(tmp / "bin" / "python", TOOLS)
     # `python -m` keeps working after the rename; console-script shebangs would not.
     return python
 

@@ -10,23 +10,26 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterable, Mapping
-from contextlib import contextmanager
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
-import git
-
+from codemods import faults, files
 from codemods.errors import ToolkitError
 
-# Settings passed to every git command: no user hooks, no implicit signing, stable diffs.
+# Settings passed to every git command: no user hooks, no implicit signing, stable diffs,
+# and nothing that would run a program the user did not ask for (fsmonitor, ext:: URLs).
 _GIT_CONFIG = (
     "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.ext.allow=never",
+    "protocol.fd.allow=never",
     "commit.gpgsign=false",
     "tag.gpgsign=false",
     "diff.noprefix=false",
@@ -41,7 +44,12 @@ _GIT_CONFIG = (
 )
 # Never ask a terminal for credentials: an unreachable remote must fail, not hang.
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
-_IDENTITY = re.compile(r"^\s*(?P<name>[^<>]*?)\s*<(?P<email>[^<>\s]+@[^<>\s]+)>\s*$")
+# A name git accepts as an identity: no angle brackets, no control characters, and
+# something left once git strips its "crud" characters from the ends.
+_IDENTITY = re.compile(
+    r"^[ \t]*(?P<name>[^<>\x00-\x1f\x7f]*?)[ \t]*<(?P<email>[^<>\s]+@[^<>\s]+)>[ \t]*\Z"
+)
+_CRUD = " .,:;<>\"\\'"
 UPSTREAM_IDENTITY = "upstream release <upstream-release@dynpatch.invalid>"
 
 
@@ -55,29 +63,72 @@ class Identity:
 
 
 def parse_identity(text: str) -> Identity:
+    """``Name <email>`` as git would record it; anything git would refuse or mangle is an
+    error here, before anything is written."""
     match = _IDENTITY.match(text or "")
-    if not match or not match["name"]:
+    if not match or not match["name"].strip(_CRUD):
         raise ToolkitError(f"not an identity of the form 'Name <email>': {text!r}")
     return Identity(match["name"], match["email"])
 
 
-def configured_identity(repo_dir: Path | None = None) -> Identity | None:
-    """``user.name`` / ``user.email`` from git config (repository, then global)."""
-    cfg = (
-        git.Repo(repo_dir).config_reader()
-        if repo_dir
-        else git.GitConfigParser([os.path.expanduser("~/.gitconfig")], read_only=True)
-    )
-    try:
-        name = cfg.get_value("user", "name", "")
-        email = cfg.get_value("user", "email", "")
-    except Exception:
-        return None
-    return Identity(str(name), str(email)) if name and email else None
+# --- values from the user: never an option to git, never a secret in output ------------
+
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
+_SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]")
+_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+_HEX = re.compile(r"^[0-9a-f]{7,64}$")
 
 
-def _git_env(author: Identity | None = None, date: str | None = None) -> dict[str, str]:
-    env = dict(_ENV)
+def redact(text: str) -> str:
+    """``text`` with the user-info (``user:token@``) of every URL in it removed."""
+    return _USERINFO.sub(r"\g<scheme>", text)
+
+
+def check_url(url: str, what: str = "--url") -> str:
+    """A repository URL or local path that git takes as a location, never as an option
+    or a remote helper (``ext::``); returned unchanged."""
+    shown = redact(url)
+    if not url or url.startswith("-") or any(ord(c) < 32 for c in url):
+        raise ToolkitError(f"{what} {shown!r} is not a repository URL or path")
+    if url.startswith(_SCHEMES) or _SCP.match(url):
+        return url
+    if "::" in url or "://" in url:
+        raise ToolkitError(
+            f"{what} {shown!r}: only https, http, ssh, git and file URLs (or a local path) "
+            "are accepted"
+        )
+    if not Path(url).is_dir():
+        raise ToolkitError(f"{what} {shown!r} is neither a URL nor an existing folder")
+    return url
+
+
+def check_ref(ref: str, what: str = "--ref") -> str:
+    """A tag, branch or commit id that is a valid git ref name and not an option."""
+    if _HEX.match(ref):
+        return ref
+    bad = not ref or ref.startswith("-") or any(ord(c) <= 32 for c in ref)
+    if not bad:
+        proc = subprocess.run(
+            ["git", "check-ref-format", "--allow-onelevel", f"refs/dynpatch-check/{ref}"],
+            capture_output=True, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        bad = proc.returncode != 0
+    if bad:
+        raise ToolkitError(f"{what} {ref!r} is not a valid git tag, branch or commit id")
+    return ref
+
+
+def check_remote(remote: str, what: str = "--push") -> str:
+    """A configured remote's name, or a URL or path (see :func:`check_url`)."""
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", remote):
+        return remote
+    return check_url(remote, what)
+
+
+def _git_env(
+    author: Identity | None = None, date: str | None = None, extra: Mapping[str, str] = {}
+) -> dict[str, str]:
+    env = {**os.environ, **_ENV, **extra}
     if author is not None:
         env |= {
             "GIT_AUTHOR_NAME": author.name,
@@ -97,30 +148,52 @@ def git_cmd(
     date: str | None = None,
     timeout: float | None = None,
     extra_config: Iterable[str] = (),
+    env: Mapping[str, str] = {},
+    stdin: str | None = None,
 ) -> str:
-    """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout."""
+    """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout.
+
+    A failure is one line: which git command, where, and git's own reason (its
+    ``fatal:``/``error:`` line, user-info of URLs removed).
+    """
     config: list[str] = []
     for item in (*_GIT_CONFIG, *extra_config):
         config += ["-c", item]
-    g = git.Git(str(repo_dir))
+    doing = f"git {args[0]}"
     try:
-        return g.execute(  # type: ignore[call-overload,no-any-return]
-            ["git", *config, *args],
-            env=_git_env(author, date),
-            kill_after_timeout=timeout,
-            strip_newline_in_stdout=False,
-        )
-    except git.GitCommandError as exc:
-        detail = _last_line(exc.stderr) or _last_line(str(exc))
-        raise ToolkitError(f"git {args[0]} failed in {repo_dir}: {detail}") from None
+        proc = subprocess.run(
+            ["git", *config, *args], cwd=repo_dir, env=_git_env(author, date, env),
+            input=stdin if stdin is not None else "", capture_output=True, text=True,
+            timeout=timeout, start_new_session=True,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise ToolkitError(f"{doing} in {repo_dir} did not finish in {timeout:.0f} s") from None
+    except OSError as exc:
+        raise ToolkitError(f"cannot run {doing} in {repo_dir}: {exc.strerror or exc}") from None
+    if proc.returncode != 0:
+        reason = git_reason(proc.stderr) or f"exit status {proc.returncode}"
+        raise ToolkitError(redact(f"{doing} failed in {repo_dir}: {reason}"))
+    return proc.stdout
+
+
+def git_reason(stderr: str | bytes | None) -> str:
+    """The line of git's stderr that says what went wrong: the first ``fatal:`` or
+    ``error:`` line (without the prefix), else the last line that is not a hint."""
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode(errors="replace")
+    lines = [ln.strip() for ln in (stderr or "").splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
+    for ln in lines:
+        for prefix in ("fatal:", "error:"):
+            if ln.startswith(prefix):
+                return ln.removeprefix(prefix).strip()
+    return lines[-1] if lines else ""
 
 
 def _last_line(text: str | bytes | None) -> str:
     if isinstance(text, bytes):
         text = text.decode(errors="replace")
-    lines = [
-        ln.strip().removeprefix("stderr: ").strip("'").strip() for ln in (text or "").splitlines()
-    ]
+    lines = [ln.strip() for ln in (text or "").splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
     return lines[-1] if lines else ""
 
@@ -131,31 +204,41 @@ def _last_line(text: str | bytes | None) -> str:
 def download_wheel(
     package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
 ) -> Path:
-    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI."""
+    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI.
+
+    Downloaded into an owned scratch folder and renamed into the cache only when whole;
+    scratch folders of dead runs are removed first.
+    """
     cached = cache_dir / wheel
     if cached.is_file():
         return cached
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download-") as tmp:
+    with files.owned_dir(cache_dir, ".download-") as tmp:
         cmd = [
             sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", "-d", tmp, f"{package}=={version}",
+            "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{package}=={version}",
         ]  # fmt: skip
         _pip(cmd, f"pip download {package}=={version}",
              f"pip could not download {package}=={version}", timeout)  # fmt: skip
-        got = Path(tmp) / wheel
+        faults.checkpoint("download.partial")
+        got = tmp / wheel
         if not got.is_file():
-            names = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+            names = ", ".join(p.name for p in tmp.iterdir()) or "nothing"
             raise ToolkitError(f"pip download gave {names}, not the pinned {wheel}")
-        os.replace(got, cached)
+        try:
+            os.replace(got, cached)
+        except OSError as exc:
+            raise files.os_error(exc, f"cannot put {wheel} into the cache {cache_dir}") from None
     return cached
 
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot read {path}") from None
     return digest.hexdigest()
 
 
@@ -168,19 +251,24 @@ def lay_out_wheel(
     """Extract the files under ``wheel_prefix`` into ``dest/repo_prefix``; count them."""
     skip = set(exclude)
     count = 0
-    with zipfile.ZipFile(wheel) as zf:
-        for info in zf.infolist():
-            name = info.filename
-            if info.is_dir() or not name.startswith(wheel_prefix):
-                continue
-            if Path(name).name in skip or ".." in Path(name).parts:
-                continue
-            target = dest / (repo_prefix + name[len(wheel_prefix) :])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(zf.read(info))
-            executable = (info.external_attr >> 16) & 0o111
-            target.chmod(0o755 if executable else 0o644)
-            count += 1
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            for info in zf.infolist():
+                name = info.filename
+                if info.is_dir() or not name.startswith(wheel_prefix):
+                    continue
+                if Path(name).name in skip or ".." in Path(name).parts:
+                    continue
+                target = dest / (repo_prefix + name[len(wheel_prefix) :])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(zf.read(info))
+                executable = (info.external_attr >> 16) & 0o111
+                target.chmod(0o755 if executable else 0o644)
+                count += 1
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ToolkitError(
+            f"{wheel} is not a readable wheel ({exc}); delete it and rerun"
+        ) from None
     return count
 
 
@@ -195,41 +283,63 @@ def init_repo_with_commit(
     return rev_parse(work_dir, "HEAD") or ""
 
 
-def clone(url: str, ref: str, dest: Path, timeout: float) -> str:
-    """Clone ``url`` at ``ref`` (tag, branch or commit) into ``dest``; return the commit.
+def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, message: str) -> str:
+    """The id git gives a commit of ``tree`` with these parents, identity (author and
+    committer), ISO 8601 ``date`` and ``message`` (as ``git commit -m`` stores it),
+    computed without writing anything."""
+    when = datetime.fromisoformat(date)
+    offset = when.utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds()) // 60
+    zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+    stamp = f"{author} {int(when.timestamp())} {zone}"
+    lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+    body = "\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message
+    data = body.encode()
+    return hashlib.sha1(b"commit %d\0" % len(data) + data).hexdigest()
 
-    Fails within ``timeout`` seconds with one line when the remote is unreachable.
+
+def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
+    """A new repository ``dest`` holding ``url``'s ``ref`` (tag, branch or commit), checked
+    out detached; return the commit id.
+
+    The URL is checked (never an option, never a remote helper) and is not stored in the
+    repository's config, so no credential in it is written to disk. An unreachable remote
+    fails within ``timeout`` seconds with one line.
     """
-    dest.mkdir(parents=True)
-    git_cmd(dest, "init", "-q", timeout=timeout)
-    git_cmd(dest, "remote", "add", "origin", url)
+    check_url(url)
+    check_ref(ref)
+    dest.mkdir(parents=True, exist_ok=True)
+    git_cmd(dest, "init", "-q")
     try:
         git_cmd(
-            dest, "fetch", "-q", "--depth=1", "--no-tags", "origin", ref,
+            dest, "fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head",
+            "--end-of-options", url, f"+{ref}:refs/dynpatch/fetched",
             timeout=timeout,
             extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
         )  # fmt: skip
     except ToolkitError as exc:
-        raise ToolkitError(
-            f"cannot fetch {ref} from {url}: {str(exc).split(': ', 2)[-1]}"
-        ) from None
-    git_cmd(dest, "checkout", "-q", "--detach", "FETCH_HEAD")
+        reason = str(exc).split(": ", 1)[-1]
+        raise ToolkitError(redact(f"cannot fetch {ref} from {url}: {reason}")) from None
+    git_cmd(dest, "checkout", "-q", "--detach", "refs/dynpatch/fetched")
+    git_cmd(dest, "update-ref", "-d", "refs/dynpatch/fetched")
     return rev_parse(dest, "HEAD") or ""
 
 
 def rev_parse(repo_dir: Path, rev: str) -> str | None:
     try:
-        return git_cmd(repo_dir, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}").strip()
+        return git_cmd(
+            repo_dir, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"
+        ).strip()
     except ToolkitError:
         return None
 
 
 def tree_of(repo_dir: Path, rev: str) -> str:
-    return git_cmd(repo_dir, "rev-parse", f"{rev}^{{tree}}").strip()
+    return git_cmd(repo_dir, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{tree}}").strip()
 
 
 def commit_message(repo_dir: Path, rev: str) -> str:
-    return git_cmd(repo_dir, "log", "-1", "--format=%B", rev)
+    return git_cmd(repo_dir, "log", "-1", "--format=%B", "--end-of-options", rev)
 
 
 def local_changes(repo_dir: Path) -> list[str]:
@@ -239,48 +349,89 @@ def local_changes(repo_dir: Path) -> list[str]:
 
 
 def is_git_repo(path: Path) -> bool:
-    try:
-        git.Repo(path)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+    """``path`` is the top of a git work tree (not merely inside one)."""
+    if not path.is_dir():
         return False
-    return True
+    try:
+        top = git_cmd(path, "rev-parse", "--show-toplevel").strip()
+    except ToolkitError:
+        return False
+    return Path(top).resolve() == path.resolve()
 
 
-def commit_files(
+def config_set(repo_dir: Path, key: str, value: str) -> None:
+    git_cmd(repo_dir, "config", "--local", key, value)
+
+
+def commit_objects(
     repo_dir: Path,
-    branch: str,
     base: str,
-    files: Mapping[str, str],
+    files_: Mapping[str, str],
     message: str,
     author: Identity,
     date: str,
+    objects: Path | None = None,
 ) -> str:
-    """Point ``branch`` at ``base``, write ``files``, commit with DCO sign-off; commit id."""
-    git_cmd(repo_dir, "checkout", "-q", "-B", branch, base)
-    for rel, text in files.items():
-        path = repo_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
-    git_cmd(repo_dir, "add", "--", *files)
-    git_cmd(
-        repo_dir, "commit", "-q", "--no-verify", "--signoff", "-m", message,
-        author=author, date=date,
-    )  # fmt: skip
-    return rev_parse(repo_dir, "HEAD") or ""
+    """The commit of ``base`` with ``files_`` (repo path -> text) written over it and a
+    DCO sign-off by ``author``; return its id.
+
+    Only objects are written (into ``objects`` when given, an object folder that borrows
+    the repository's own as alternates): no ref, HEAD, index or work tree changes, so a
+    failure or a kill here leaves the repository as it was.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        if objects is not None:
+            real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+            env |= {"GIT_OBJECT_DIRECTORY": str(objects),
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
+        git_cmd(repo_dir, "read-tree", base, env=env)
+        for rel, text in files_.items():
+            blob = git_cmd(repo_dir, "hash-object", "-w", "--stdin", env=env, stdin=text).strip()
+            listed = git_cmd(repo_dir, "ls-tree", base, "--", rel).split()
+            mode = listed[0] if listed else "100644"
+            git_cmd(
+                repo_dir, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}", env=env
+            )
+        tree = git_cmd(repo_dir, "write-tree", env=env).strip()
+        signed = f"{message.rstrip()}\n\nSigned-off-by: {author}\n"
+        return git_cmd(
+            repo_dir, "commit-tree", tree, "-p", base, "-F", "-",
+            author=author, date=date, env=env, stdin=signed,
+        ).strip()  # fmt: skip
 
 
-def format_patch(repo_dir: Path, base: str, head: str, out_dir: Path) -> list[Path]:
+def update_refs(
+    repo_dir: Path, updates: Sequence[tuple[str, str, str | None]], reason: str
+) -> None:
+    """Move every ``(ref, new, old)`` in one transaction: all or none. ``old`` is what the
+    ref must still be (None: it must not exist yet)."""
+    zero = "0" * 40
+    lines = ["start"]
+    lines += [f"update {ref} {new} {old or zero}" for ref, new, old in updates]
+    lines += ["prepare", "commit"]
+    git_cmd(repo_dir, "update-ref", "-m", reason, "--stdin", stdin="\n".join(lines) + "\n")
+
+
+def format_patch(
+    repo_dir: Path, base: str, head: str, out_dir: Path, objects: Path | None = None
+) -> list[Path]:
     """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
+    env = {}
+    if objects is not None:
+        real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+        env = {"GIT_OBJECT_DIRECTORY": str(objects),
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
     out = git_cmd(
         repo_dir, "format-patch", "--full-index", "--no-signature", "--no-renames",
-        f"--base={base}", "-o", str(out_dir), f"{base}..{head}",
+        f"--base={base}", "-o", str(out_dir), f"{base}..{head}", env=env,
     )  # fmt: skip
     return [Path(line) for line in out.splitlines() if line.strip()]
 
 
 def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
     """A throwaway clone of a local repository, checked out (detached) at ``rev``."""
-    git_cmd(src_repo.parent, "clone", "-q", "--no-checkout", str(src_repo), str(dest))
+    git_cmd(src_repo.parent, "clone", "-q", "--no-checkout", "--", str(src_repo), str(dest))
     git_cmd(dest, "checkout", "-q", "--detach", rev)
 
 
@@ -300,40 +451,6 @@ def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
     """Check the patches reverse cleanly on ``repo_dir``'s work tree (last first)."""
     for patch in reversed(list(patches)):
         git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
-
-
-# --- files --------------------------------------------------------------------------
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` via a temp file and rename (never half-written)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def staging_dir(final: Path):  # type: ignore[no-untyped-def]
-    """Build a directory next to ``final``; move it into place only on success."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}."))
-    try:
-        yield tmp
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --- the PR branch: config, trailers, signing, refs, remotes (used by codemods.pr) --------
@@ -385,6 +502,8 @@ def config_get(repo_dir: Path, key: str) -> str | None:
 
 
 def valid_branch_name(repo_dir: Path, name: str) -> bool:
+    if not name or name.startswith("-") or any(ord(c) <= 32 for c in name):
+        return False
     try:
         git_cmd(repo_dir, "check-ref-format", "--branch", name)
     except ToolkitError:
@@ -545,8 +664,9 @@ def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
 
 def remote_url(repo_dir: Path, remote: str) -> str:
     """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
+    check_remote(remote)
     try:
-        return git_cmd(repo_dir, "remote", "get-url", remote).strip()
+        return git_cmd(repo_dir, "remote", "get-url", "--", remote).strip()
     except ToolkitError:
         return remote
 
@@ -554,7 +674,14 @@ def remote_url(repo_dir: Path, remote: str) -> str:
 def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
     """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
     ref = f"refs/heads/{branch}"
-    out = git_cmd(repo_dir, "ls-remote", "--heads", remote, ref, timeout=timeout)
+    check_remote(remote)
+    try:
+        out = git_cmd(
+            repo_dir, "ls-remote", "--heads", "--end-of-options", remote, ref, timeout=timeout
+        )
+    except ToolkitError as exc:
+        reason = str(exc).split(": ", 1)[-1]
+        raise ToolkitError(redact(f"cannot read remote {remote}: {reason}")) from None
     for line in out.splitlines():
         sha, _, name = line.partition("\t")
         if name == ref:
@@ -571,10 +698,16 @@ def push_branch(
     fail, rather than overwrite, if the remote moved since it was inspected.
     """
     ref = f"refs/heads/{branch}"
-    git_cmd(
-        repo_dir, "push", "-q", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
-        remote, f"{ref}:{ref}", timeout=timeout, extra_config=_PUSH_CONFIG,
-    )  # fmt: skip
+    check_remote(remote)
+    try:
+        git_cmd(
+            repo_dir, "push", "-q", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
+            "--end-of-options", remote, f"{ref}:{ref}", timeout=timeout,
+            extra_config=_PUSH_CONFIG,
+        )  # fmt: skip
+    except ToolkitError as exc:
+        reason = str(exc).split(": ", 1)[-1]
+        raise ToolkitError(redact(f"push of {branch} to {remote} failed: {reason}")) from None
 
 
 # --- the version matrix and pin bumps (used by codemods.matrix and codemods.bump) ---------

@@ -11,12 +11,12 @@ does all of that in a temporary place and compares with the committed ``patches/
 from __future__ import annotations
 
 import difflib
-import tempfile
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codemods import formatting, gitio
+from codemods import faults, files, formatting, gitio
 from codemods.errors import ToolkitError
 from codemods.fetch import Checkout
 from codemods.pin import ROOT
@@ -42,6 +42,19 @@ class ApplyReport:
         return self.result.outcomes
 
 
+class SeriesFailed(ToolkitError):
+    """A target drifted or only part of the series applies; ``report`` has every outcome."""
+
+    def __init__(self, message: str, report: ApplyReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+# Commits this tool made on a work branch: a branch tip recorded here may be replaced by
+# a newer series; any other tip is someone's work and is kept unless ``force``.
+APPLIED = "refs/dynpatch/applied"
+
+
 def apply_series(
     checkout: Checkout,
     *,
@@ -51,8 +64,16 @@ def apply_series(
     vendor: Path,
     patches_dir: Path = PATCHES,
     check: bool = False,
+    force: bool = False,
     steps: tuple[Step, ...] = SERIES,
 ) -> ApplyReport:
+    """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``.
+
+    The checkout changes in one step at the very end, if at all: the series commit is
+    written as objects and the work branch moved by one ref transaction (never with
+    ``check``). ``patches_dir`` is replaced whole (staged, then swapped). The caller
+    holds the checkout's lock.
+    """
     clock = _Clock()
     result = run_series(lambda path: read_at(checkout.path, checkout.base, path), steps)
     clock.lap("codemods")
@@ -60,7 +81,7 @@ def apply_series(
     if not result.ok:
         if result.not_applicable:
             return report
-        raise ToolkitError(_one_line(result.problems()))
+        raise SeriesFailed(_one_line(result.problems()), report)
 
     python = formatting.tools_python(vendor)
     clock.lap("tool env")
@@ -77,25 +98,63 @@ def apply_series(
     if not new:  # every target already applied at the base: nothing to export
         return report
 
-    message = COMMIT_MESSAGE
-    with tempfile.TemporaryDirectory(prefix="dynpatch-") as tmp_name:
-        tmp = Path(tmp_name)
-        repo = checkout.path
-        if check:  # never touch the checkout: regenerate in a throwaway clone
-            repo = tmp / "clone"
-            gitio.clone_at(checkout.path, checkout.base, repo)
-        report.commit = gitio.commit_files(repo, branch, checkout.base, new, message, author, date)
-        exported = _export(repo, checkout, report.commit, tmp / "export")
+    ref = f"refs/heads/{branch}"
+    tip = None if check else _work_branch_tip(checkout, branch, force)
+    with files.owned_dir(vendor / "scratch", "apply-") as tmp:
+        objects = tmp / "objects" if check else None  # check: nothing enters the checkout
+        if objects is not None:
+            objects.mkdir()
+        report.commit = gitio.commit_objects(
+            checkout.path, checkout.base, new, COMMIT_MESSAGE, author, date, objects
+        )
+        faults.checkpoint("apply.objects")
+        exported = _export(checkout, report.commit, tmp / "export", objects)
         clock.lap("commit+export")
         verify_series(checkout, [exported / n for n in series_names(exported)], tmp / "am")
         clock.lap("git am check")
         report.patches = series_names(exported)
-        if check:
-            _compare(exported, patches_dir)
-        else:
-            report.changed_files = install_series(exported, patches_dir)
+        with files.lock(patches_lock(vendor, patches_dir), f"the series in {patches_dir}"):
+            files.recover(patches_dir)  # finish or undo what a killed run left
+            if check:
+                _compare(exported, patches_dir)
+            else:
+                report.changed_files = install_series(exported, patches_dir)
+        if not check and tip != report.commit:
+            moves = [(ref, report.commit, tip)]
+            made = f"{APPLIED}/{report.commit}"
+            if not gitio.ref_exists(checkout.path, made):
+                moves.append((made, report.commit, None))
+            gitio.update_refs(checkout.path, moves, f"dynpatch apply: {branch} at the series")
     report.timings = clock.laps
     return report
+
+
+def patches_lock(vendor: Path, patches_dir: Path) -> Path:
+    """The lock file that guards ``patches_dir`` (one per folder, under ``vendor/locks``)."""
+    where = str(patches_dir.resolve())
+    return vendor / "locks" / f"patches-{hashlib.sha256(where.encode()).hexdigest()[:12]}.lock"
+
+
+def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None:
+    """The work branch's tip, when this run may move it; refuses what would lose work.
+
+    The branch must not be checked out in any work tree (moving it would leave that work
+    tree stale), and its tip must be a commit this tool made, unless ``force``.
+    """
+    repo = checkout.path
+    busy = gitio.worktrees_on(repo, branch)
+    if busy:
+        raise ToolkitError(
+            f"{branch} is checked out in {busy[0]}: apply never moves a checked-out branch; "
+            f"switch that work tree to another branch and rerun"
+        )
+    tip = gitio.rev_parse(repo, f"refs/heads/{branch}")
+    if tip is None or force or gitio.ref_exists(repo, f"{APPLIED}/{tip}"):
+        return tip
+    raise ToolkitError(
+        f"{branch} in {repo} is at {tip[:12]}, a commit this tool did not make (your work?): "
+        "rerun with --force to replace it (it stays in the reflog), or rename that branch"
+    )
 
 
 def _scope_check(
@@ -130,11 +189,11 @@ def verify_series(checkout: Checkout, patches: list[Path], scratch: Path) -> Non
     gitio.reverse_applies(scratch, patches)
 
 
-def _export(repo: Path, checkout: Checkout, head: str, out: Path) -> Path:
-    files = gitio.format_patch(repo, checkout.base, head, out)
-    for path in files:
+def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> Path:
+    made = gitio.format_patch(checkout.path, checkout.base, head, out, objects)
+    for path in made:
         path.write_text(_with_provenance(path.read_text(), checkout.provenance))
-    (out / SERIES_FILE).write_text("".join(f"{p.name}\n" for p in files))
+    (out / SERIES_FILE).write_text("".join(f"{p.name}\n" for p in made))
     return out
 
 
@@ -148,12 +207,20 @@ def _with_provenance(patch: str, provenance: tuple[str, ...]) -> str:
 
 
 def series_names(directory: Path) -> list[str]:
-    return (directory / SERIES_FILE).read_text().split()
+    """The patch files ``directory/series`` names, in order; each must exist."""
+    try:
+        names = (directory / SERIES_FILE).read_text().split()
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot read the series file of {directory}") from None
+    missing = [n for n in names if not (directory / n).is_file()]
+    if missing:
+        raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
+    return names
 
 
 def _compare(exported: Path, committed: Path) -> None:
-    want = {p.name: p.read_text() for p in exported.iterdir()}
-    have = {p.name: p.read_text() for p in committed.glob("*")} if committed.is_dir() else {}
+    want = {n: b.decode(errors="replace") for n, b in _read_series_dir(exported).items()}
+    have = {n: b.decode(errors="replace") for n, b in _read_series_dir(committed).items()}
     if want == have:
         return
     for name in sorted(set(want) | set(have)):
@@ -174,25 +241,43 @@ def _compare(exported: Path, committed: Path) -> None:
 
 
 def install_series(exported: Path, patches_dir: Path) -> list[str]:
-    """Move the export into ``patches_dir`` file by file; drop stale patch files."""
-    patches_dir.mkdir(parents=True, exist_ok=True)
-    changed = []
-    wanted = {p.name for p in exported.iterdir()}
-    for src in sorted(exported.iterdir()):
-        dst = patches_dir / src.name
-        text = src.read_text()
-        if not dst.exists() or dst.read_text() != text:
-            gitio.write_atomic(dst, text)
-            changed.append(src.name)
-    for stale in patches_dir.glob("*.patch"):
-        if stale.name not in wanted:
-            stale.unlink()
-            changed.append(stale.name)
+    """Replace ``patches_dir`` with the export, whole (staged beside it, then swapped in);
+    return the names that changed. Files there that are not part of a series (no
+    ``.patch``, not ``series``) are carried over. Unchanged: nothing is written."""
+    if patches_dir.exists() and not patches_dir.is_dir():
+        raise ToolkitError(f"{patches_dir} is not a folder: move it away and rerun")
+    have = _read_series_dir(patches_dir)
+    want = _read_series_dir(exported)
+    changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))
+    if not changed:
+        return []
+    keep = frozenset(
+        p.name for p in (patches_dir.iterdir() if patches_dir.is_dir() else ())
+        if p.name not in have
+    )  # fmt: skip
+    with files.staged_dir(patches_dir, keep=keep) as tmp:
+        for name, data in want.items():
+            (tmp / name).write_bytes(data)
+        faults.checkpoint("patches.staged")
     return changed
 
 
+def _read_series_dir(directory: Path) -> dict[str, bytes]:
+    """The series files of ``directory`` (patch files and ``series``) by name."""
+    if not directory.is_dir():
+        return {}
+    try:
+        return {
+            p.name: p.read_bytes()
+            for p in directory.iterdir()
+            if p.is_file() and (p.suffix == ".patch" or p.name == SERIES_FILE)
+        }
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot read {directory}") from None
+
+
 def _one_line(problems: list[str]) -> str:
-    more = f" (+{len(problems) - 1} more, see the table above)" if len(problems) > 1 else ""
+    more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
     return f"{problems[0]}{more}"
 
 
@@ -208,7 +293,9 @@ class _Clock:
 
 
 __all__ = [
+    "APPLIED",
     "ApplyReport",
+    "SeriesFailed",
     "apply_series",
     "install_series",
     "read_at",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from codemods.errors import ToolkitError
@@ -96,7 +97,31 @@ def load_pin(path: Path = PIN_FILE) -> Pin:
         )
     except FileNotFoundError:
         raise ToolkitError(f"pin file not found: {path}") from None
-    except (tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError) as exc:
-        raise ToolkitError(f"pin file {path} is malformed: {exc!r}") from None
+    except OSError as exc:
+        raise ToolkitError(f"cannot read the pin file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ToolkitError(f"pin file {path} is malformed: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ToolkitError(f"pin file {path} is malformed: {exc}") from None
+    except KeyError as exc:
+        raise ToolkitError(f"pin file {path} is malformed: missing key {exc}") from None
+    except (TypeError, AttributeError) as exc:
+        raise ToolkitError(
+            f"pin file {path} is malformed: a value has the wrong type ({exc})"
+        ) from None
     pin.release(pin.version)  # the pinned version must be a known release
+    _check_date(pin)
     return pin
+
+
+def _check_date(pin: Pin) -> None:
+    """``[series] date`` must be an ISO 8601 date with a time zone (git records it)."""
+    try:
+        when = datetime.fromisoformat(pin.date)
+    except (TypeError, ValueError):
+        when = None
+    if when is None or when.utcoffset() is None:
+        raise ToolkitError(
+            f"pin file {pin.path} is malformed: [series] date {pin.date!r} is not an ISO 8601 "
+            "date with a time zone (e.g. 2026-11-30T00:00:00+00:00)"
+        )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods import gitio
+from codemods import files, gitio
 from codemods.errors import ToolkitError
 from codemods.evidence import OUT, series_digest
 from codemods.fetch import Checkout
@@ -40,15 +40,16 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
     patches = [patches_dir / name for name in series_names(patches_dir)]
     baseline = dest / f"baseline-{checkout.base[:12]}"
     patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
-    if not _is_at(baseline, checkout.base):
-        with gitio.staging_dir(baseline) as tmp:
-            tmp.rmdir()
-            gitio.clone_at(checkout.path, checkout.base, tmp)
-    if not _is_at(patched, None):
-        with gitio.staging_dir(patched) as tmp:
-            tmp.rmdir()
-            gitio.clone_at(checkout.path, checkout.base, tmp)
-            gitio.am(tmp, patches)
+    with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
+        if not _is_at(baseline, checkout.base):
+            with files.staged_dir(baseline) as tmp:
+                tmp.rmdir()
+                gitio.clone_at(checkout.path, checkout.base, tmp)
+        if not _is_at(patched, None):
+            with files.staged_dir(patched) as tmp:
+                tmp.rmdir()
+                gitio.clone_at(checkout.path, checkout.base, tmp)
+                gitio.am(tmp, patches)
     return Trees(baseline, patched, checkout.base, digest)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from rich.table import Table
 
-from codemods import evidence, gitio
+from codemods import evidence, files
 from codemods.errors import ToolkitError
 from codemods.patch import PATCHES
 from codemods.replay import expect, runner, scenarios, wire
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     report = args.out / "verify.json"
     args.out.mkdir(parents=True, exist_ok=True)
     details = _details(outcomes, results, trees, seed, args.budget, properties)
-    gitio.write_atomic(report, json.dumps(details, indent=2) + "\n")
+    files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
     saved = evidence.save(
         "verify",

@@ -62,7 +62,11 @@ def build_wheel(path: Path, files: dict[str, str]) -> str:
     with zipfile.ZipFile(path, "w") as zf:
         for name, text in sorted(files.items()):
             zf.writestr(name, text)
-        zf.writestr("ai_dynamo-9.9.9.dist-info/METADATA", "Name: ai-dynamo\nVersion: 9.9.9\n")
+        info = "ai_dynamo-9.9.9.dist-info"
+        zf.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n")
+        zf.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

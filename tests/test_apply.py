@@ -15,7 +15,7 @@ import pytest
 from codemods import gitio
 from codemods.errors import ToolkitError
 from codemods.fetch import fetch, materialise_pypi
-from codemods.patch import PATCHES, apply_series, verify_series
+from codemods.patch import PATCHES, apply_series, read_at, verify_series
 from codemods.pin import load_pin
 from tests import snippets
 from tests.conftest import REAL_VENDOR, SYNTHETIC_FILES
@@ -112,9 +112,8 @@ def test_series_applies_with_git_am_to_a_fresh_materialisation(synthetic_release
     fresh = tmp_path / "fresh"
     materialise_pypi(rel.pin, rel.pin.pinned, fresh, rel.wheel.parent)
     gitio.am(fresh, [patches / n for n in report.patches])
-    assert (fresh / "components/src/dynamo/common/backend/logprobs.py").read_text() == (
-        checkout.path / "components/src/dynamo/common/backend/logprobs.py"
-    ).read_text()
+    helper = "components/src/dynamo/common/backend/logprobs.py"
+    assert (fresh / helper).read_text() == read_at(checkout.path, report.commit, helper)
     gitio.reverse_applies(fresh, [patches / n for n in report.patches])
 
 

@@ -93,7 +93,10 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
     assert old_shape["own_am"]["detail"] == "applies and reverses"
     # the committed series (made on 9.9.9) does not apply as-is where the context differs
     assert old_shape["committed_am"]["status"] == "fail"
-    assert "logprobs.py: patch does not apply" in old_shape["committed_am"]["detail"]
+    assert (
+        "patch failed: components/src/dynamo/common/backend/logprobs.py:"
+        in (old_shape["committed_am"]["detail"])
+    )
 
     pinned = rows["9.9.9"]
     assert pinned["pinned"] and pinned["committed_am"]["status"] == "pass"

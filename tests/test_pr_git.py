@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 from codemods import evidence, gitio
 from codemods.cli import main
 from codemods.fetch import fetch
-from codemods.pin import load_pin
+from codemods.pin import ROOT, load_pin
 from codemods.pr.branch import MADE
 from codemods.transforms.series import COMMIT_MESSAGE
 from tests import snippets
@@ -70,7 +72,7 @@ class World:
         work = self.tmp / "series-work"
         shutil.rmtree(work, ignore_errors=True)
         gitio.clone_at(self.repo, self.base, work)
-        head = gitio.commit_files(work, "w", self.base, files, message, author, DATE)
+        head = gitio.commit_objects(work, self.base, files, message, author, DATE)
         shutil.rmtree(self.patches, ignore_errors=True)
         self.patches.mkdir()
         names = gitio.format_patch(work, self.base, head, self.patches)
@@ -115,19 +117,27 @@ def world(tmp_path: Path) -> World:
     return w
 
 
+def pr_argv(world: World, *extra: str, identity: str | None = JANE) -> list[str]:
+    """The arguments of ``python -m codemods pr ...`` on ``world``."""
+    argv = [
+        "pr", "--pin", str(world.pin), "--source", "path", "--path", str(world.repo),
+        "--patches", str(world.patches), "--evidence", str(world.evidence),
+        "--out", str(world.out),
+    ]  # fmt: skip
+    if identity:
+        argv += ["--identity", identity]
+    return [*argv, *extra]
+
+
 @pytest.fixture
 def pr(world: World, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     """Run ``python -m codemods pr`` in-process on ``world``: (exit status, stdout, stderr)."""
 
     def run(*extra: str, identity: str | None = JANE) -> tuple[int, str, str]:
-        argv = [
-            "pr", "--pin", str(world.pin), "--source", "path", "--path", str(world.repo),
-            "--patches", str(world.patches), "--evidence", str(world.evidence),
-            "--out", str(world.out),
-        ]  # fmt: skip
-        if identity:
-            argv += ["--identity", identity]
-        status = main([*argv, *extra])
+        try:
+            status = main(pr_argv(world, *extra, identity=identity))
+        except SystemExit as exc:  # argparse refusing the arguments, as the process would
+            status = int(exc.code or 0)
         captured = capsys.readouterr()
         return status, captured.out, captured.err
 
@@ -139,6 +149,28 @@ def one_error(err: str, *needles: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     for needle in needles:
         assert needle in lines[0], lines[0]
+
+
+def snapshot(world: World) -> tuple[str, str, str, bytes | None, str]:
+    """Everything a refused run must leave byte for byte as it was: the checkout's refs,
+    HEAD and status, the description file, and the fork's refs."""
+    refs = git(world.repo, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    head = git(world.repo, "symbolic-ref", "-q", "HEAD", check=False).stdout
+    head += git(world.repo, "rev-parse", "HEAD").stdout
+    status = git(world.repo, "status", "--porcelain").stdout
+    text = world.out.read_bytes() if world.out.exists() else None
+    fork = git(world.fork, "for-each-ref", "--format=%(refname) %(objectname)").stdout
+    return refs, head, status, text, fork
+
+
+def refused(world: World, pr, *args: str, identity: str = JANE) -> str:  # type: ignore[no-untyped-def]
+    """Run pr, expect exit status 2 with one error line and nothing changed; the line."""
+    before = snapshot(world)
+    status, _out, err = pr(*args, identity=identity)
+    assert status == 2, err
+    one_error(err)
+    assert snapshot(world) == before
+    return err
 
 
 def nothing_written(world: World) -> None:
@@ -340,8 +372,7 @@ def test_a_title_that_is_not_a_conventional_commit_is_refused(world: World, pr) 
 
 
 def test_invalid_branch_name(world: World, pr) -> None:
-    status, _out, err = pr("--branch", "bad..name")
-    assert status == 2
+    err = refused(world, pr, "--branch", "bad..name")
     one_error(err, "not a valid branch name")
     nothing_written(world)
 
@@ -420,9 +451,16 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     git(other, "push", "-q", str(world.fork), f"HEAD:refs/heads/{BRANCH}")
     theirs = world.fork_refs()
 
-    status, _out, err = pr("--push", str(world.fork))
-    assert status == 2
+    err = refused(world, pr, "--push", str(world.fork))
     one_error(err, "holding commits this tool did not make", "nothing pushed")
+    assert world.tip() is None and not world.out.exists()
+
+    # with a branch and a description from an earlier run, --force replaces neither
+    assert pr()[0] == 0
+    world.series(V2)
+    world.save("test-upstream", "verify")
+    err = refused(world, pr, "--push", str(world.fork), "--force")
+    one_error(err, "holding commits this tool did not make", "nothing written")
     assert world.fork_refs() == theirs
 
 
@@ -436,11 +474,124 @@ def test_a_named_remote_resolves_the_fork_owner(world: World, pr) -> None:
     assert f"--head YOUR_FORK_OWNER:{BRANCH}" in out
 
 
+def test_a_relative_fork_path_is_the_one_seen_from_here(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.save("test-upstream", "verify")
+    monkeypatch.chdir(world.tmp)  # git runs in the checkout, where ./fork.git is not
+    status, out, err = pr("--push", "./fork.git")
+    assert status == 0, err
+    assert world.fork_refs().split()[0] == world.tip()
+    assert f"to {world.fork.resolve()} (new branch)" in out
+
+
 def test_an_unreachable_remote_is_one_error_line(world: World, pr) -> None:
     world.save("test-upstream", "verify")
-    status, _out, err = pr("--push", str(world.tmp / "no-such-fork.git"), "--timeout", "20")
+    err = refused(world, pr, "--push", str(world.tmp / "no-such-fork.git"), "--timeout", "20")
+    one_error(err, "no-such-fork.git", "is neither a URL nor an existing folder")
+    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--timeout", "20")
+    one_error(err, "cannot read remote file://", "no-such-fork.git")
+    nothing_written(world)
+
+    # the same with a branch and a description from an earlier run: both stay as they were
+    assert pr()[0] == 0
+    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--force")
+    one_error(err, "cannot read remote file://", "no-such-fork.git")
+
+
+def test_an_identity_with_a_newline_is_refused_before_anything_is_written(world: World, pr) -> None:
+    err = refused(world, pr, identity="Jane\nDoe <jane@example.invalid>")
+    one_error(err, "not an identity of the form 'Name <email>'")
+    nothing_written(world)
+    assert pr()[0] == 0
+    err = refused(world, pr, "--force", identity="Jane\nDoe <jane@example.invalid>")
+    one_error(err, "not an identity of the form 'Name <email>'")
+
+
+def test_an_option_in_place_of_a_remote_or_branch_is_refused_and_never_run(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.save("test-upstream", "verify")
+    monkeypatch.chdir(world.tmp)
+    for args, needle in (
+        (["--push", "--receive-pack=touch pwned"], "--push"),
+        (["--push=--receive-pack=touch pwned"], "--push"),
+        (["--push=--upload-pack=touch pwned"], "--push"),
+        (["--push", "ext::sh -c touch% pwned"], "--push"),
+        (["--branch=-x", "--push", str(world.fork)], "not a valid branch name"),
+        (["--branch=--receive-pack=touch pwned"], "not a valid branch name"),
+        (["--branch", "-x"], "--branch"),  # argparse's own refusal, also one line
+    ):
+        err = refused(world, pr, *args)
+        one_error(err, needle)
+    nothing_written(world)
+    assert not list(world.tmp.rglob("pwned")) and not Path("pwned").exists()
+
+
+def test_a_token_in_the_push_url_is_never_shown_or_stored(
+    world: World, pr, isolated_git: Path
+) -> None:
+    world.save("test-upstream", "verify")
+    url = "https://user:SECRET@127.0.0.1:9/fork.git"  # nothing listens on port 9
+    before = snapshot(world)
+    status, out, err = pr("--push", url, "--timeout", "5")
     assert status == 2
-    one_error(err, "ls-remote")
+    one_error(err, "cannot read remote https://127.0.0.1:9/fork.git")
+    assert snapshot(world) == before and not world.out.exists()
+
+    # and a push that succeeds, through a URL with user-info
+    status, out2, err2 = pr("--push", f"file://user:SECRET@localhost{world.fork}")
+    assert status == 0, err2
+    assert f"to file://localhost{world.fork} (new branch)" in out2
+    assert world.fork_refs().split()[0] == world.tip()
+    assert b"SECRET" not in world.out.read_bytes()
+    for text in (out, err, out2, err2, git(world.repo, "config", "--list").stdout):
+        assert "SECRET" not in text
+    for where in (world.repo / ".git", isolated_git):
+        for f in where.rglob("*"):
+            assert not f.is_file() or b"SECRET" not in f.read_bytes(), f
+
+
+def test_a_push_that_fails_after_placing_puts_the_branch_back(world: World, pr) -> None:
+    world.save("test-upstream", "verify")
+    hook = world.fork / "hooks" / "pre-receive"  # the fork's own hook: it still runs
+    hook.write_text("#!/bin/sh\necho declined >&2\nexit 1\n")
+    hook.chmod(0o755)
+    err = refused(world, pr, "--push", str(world.fork))
+    one_error(err, f"push of {BRANCH} to {world.fork} failed", "nothing was changed locally")
+    nothing_written(world)
+
+    # an existing branch replaced for the push is put back, its description kept
+    assert pr()[0] == 0
+    world.series(V2)
+    world.save("test-upstream", "verify")
+    err = refused(world, pr, "--push", str(world.fork), "--force")
+    one_error(err, str(world.fork), "nothing was changed locally")
+
+    hook.unlink()
+    status, out, err = pr("--push", str(world.fork), "--force")
+    assert status == 0, err
+    assert "replaced" in out and "(new branch)" in out
+    assert world.fork_refs().split()[0] == world.tip()
+
+
+def test_a_run_killed_after_placing_the_branch_is_finished_by_a_rerun(world: World) -> None:
+    world.save("test-upstream", "verify")
+    cmd = [sys.executable, "-m", "codemods", *pr_argv(world, "--push", str(world.fork))]
+    # the codemods under test, wherever the subprocess starts
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DYNPATCH_FAULT_AT": "pr.placed"}
+    died = subprocess.run(cmd, env=env, cwd=world.tmp, capture_output=True, text=True)
+    assert died.returncode == -signal.SIGKILL, died.stderr
+    tip = world.tip()
+    assert tip is not None and gitio.ref_exists(world.repo, f"{MADE}/{tip}")
+    assert not world.out.exists() and world.fork_refs() == ""
+
+    env.pop("DYNPATCH_FAULT_AT")
+    rerun = subprocess.run(cmd, env=env, cwd=world.tmp, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{BRANCH} unchanged" in rerun.stdout and "(new branch)" in rerun.stdout
+    assert world.tip() == tip and world.fork_refs().split()[0] == tip
+    assert world.out.is_file()
 
 
 def test_a_branch_based_on_the_pypi_tree_is_never_pushed(

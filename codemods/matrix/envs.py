@@ -25,7 +25,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods import gitio
+from codemods import files, gitio
 from codemods.errors import ToolkitError
 from codemods.fetch import VENDOR
 
@@ -46,7 +46,7 @@ def runtime_env(version: str, runtimes: Path = RUNTIMES) -> RuntimeEnv:
     root = runtimes / version
     site = root / "site"
     if not _has_runtime(site, version):
-        with gitio.staging_dir(site) as tmp:
+        with files.staged_dir(site) as tmp:
             gitio.pip_install_target(f"{RUNTIME_DIST}=={version}", tmp)
             if not _has_runtime(tmp, version):
                 raise ToolkitError(f"pip installed no {RUNTIME_DIST} {version} dist-info")
@@ -56,11 +56,11 @@ def runtime_env(version: str, runtimes: Path = RUNTIMES) -> RuntimeEnv:
     pth = _pth_text(site, shared)
     venv_site = _venv_site(venv)
     if not python.exists() or not (venv_site / _PTH).is_file():
-        with gitio.staging_dir(venv) as tmp:
+        with files.staged_dir(venv) as tmp:
             _make_venv(tmp)
         venv_site = _venv_site(venv)
     if not (venv_site / _PTH).is_file() or (venv_site / _PTH).read_text() != pth:
-        gitio.write_atomic(venv_site / _PTH, pth)
+        files.write_atomic(venv_site / _PTH, pth)
     found = _runtime_seen_by(python)
     if found != version:
         raise ToolkitError(

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods import gitio, pinfile
+from codemods import files, gitio, pinfile
 from codemods.errors import ToolkitError
 from codemods.pin import Pin, Release
 
@@ -102,7 +102,7 @@ def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> Candidate:
     tofu_dir.mkdir(parents=True, exist_ok=True)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
-    gitio.write_atomic(record, json.dumps(entry, indent=2) + "\n")
+    files.write_atomic(record, json.dumps(entry, indent=2) + "\n")
     note = (
         f"sha256 {digest} is not in the pin: trusted on first use (recorded now, {today}, "
         f"in {record.name}); later runs must match it"
@@ -121,7 +121,7 @@ def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:
         if c.release.version not in pin.releases:
             text = pinfile.with_release(text, c.release, "trust on first use (version matrix)")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    gitio.write_atomic(dest, text)
+    files.write_atomic(dest, text)
     return dest
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.table import Table
 
-from codemods import gitio
+from codemods import files
 from codemods.matrix.run import ERROR, FAIL, NA, NOT_RUN, PASS, SKIPPED, UNSUPPORTED, Check, Row
 from codemods.matrix.run import series_steps as _steps
 
@@ -200,11 +200,11 @@ def write(rows: list[Row], meta: dict[str, Any], out: Path) -> tuple[Path, Path]
     out.mkdir(parents=True, exist_ok=True)
     md = out / "matrix.md"
     js = out / "matrix.json"
-    gitio.write_atomic(md, markdown(rows, meta))
+    files.write_atomic(md, markdown(rows, meta))
     data = {**meta, "columns": headers(meta["pinned"]), "targets": _steps()}
     data["rows"] = [r.to_json() for r in rows]
     data["notes"] = notes(rows)
-    gitio.write_atomic(js, json.dumps(data, indent=2) + "\n")
+    files.write_atomic(js, json.dumps(data, indent=2) + "\n")
     return md, js
 
 

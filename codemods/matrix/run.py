@@ -25,7 +25,7 @@ from typing import Any
 
 import libcst as cst
 
-from codemods import evidence, gitio
+from codemods import evidence, files, gitio
 from codemods.errors import ToolkitError
 from codemods.fetch import Checkout, fetch
 from codemods.matrix import releases
@@ -282,7 +282,7 @@ def check(row: Row, ctx: Context, python: Path | None, step: Step) -> None:
         for value in keep.values():
             value.pop("cached", None)
         folder.mkdir(parents=True, exist_ok=True)
-        gitio.write_atomic(cache_file, json.dumps({"key": key, "checks": keep}, indent=2) + "\n")
+        files.write_atomic(cache_file, json.dumps({"key": key, "checks": keep}, indent=2) + "\n")
 
 
 def declared(stage: str, version: str, pin: Pin, result: Check) -> Check:

@@ -6,9 +6,10 @@ is dropped, the person's is added with ``git interpret-trailers``, and
 ``git commit --amend --reset-author`` makes the person author and committer (signing
 with ``-S`` when asked). Nothing else in the message or the tree changes.
 
-The commits are made in a throwaway clone. The checkout only receives the finished
-commits (objects and refs): its work tree, index and HEAD are never touched, and a
-failure at any step leaves the checkout as it was.
+The commits are made, checked and compared with an existing branch in a throwaway
+clone, so every refusal comes before the checkout is written to. The checkout only
+receives the finished commits (objects and refs): its work tree, index and HEAD are never
+touched, and a failure at any step leaves its refs as they were.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from codemods.pr import rules
 
 # One ref per branch tip this tool placed: the commits it may later replace on a remote.
 MADE = "refs/dynpatch/made"
+# In the scratch clone only: the checkout's existing branch, to compare the new one with.
+_EXISTING = "refs/dynpatch/existing"
 
 
 def build(
@@ -73,9 +76,18 @@ class Existing:
     range_diff: str
 
 
-def compare(repo: Path, branch: str, base: str, new_tip: str) -> Existing | None:
-    """How the checkout's existing ``branch`` differs from ``new_tip`` (None: no branch)."""
-    old = gitio.rev_parse(repo, f"refs/heads/{branch}")
+def existing_tip(scratch: Path, repo: Path, branch: str) -> str | None:
+    """The tip of ``branch`` in ``repo`` (None: no such branch), with its commits copied
+    into ``scratch`` so that comparing it there writes nothing to ``repo``."""
+    if gitio.rev_parse(repo, f"refs/heads/{branch}") is None:
+        return None
+    gitio.fetch_ref(scratch, repo, f"refs/heads/{branch}", _EXISTING)
+    return gitio.rev_parse(scratch, _EXISTING)
+
+
+def compare(repo: Path, old: str | None, base: str, new_tip: str) -> Existing | None:
+    """How the existing branch tip ``old`` differs from ``new_tip`` (None: no branch); both
+    are commits of ``repo``, which is only read."""
     if old is None:
         return None
     if not gitio.is_ancestor(repo, base, old):
@@ -110,14 +122,40 @@ def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> l
     return found
 
 
-def receive(repo: Path, scratch: Path, tip: str) -> str:
-    """Copy the commits of ``scratch`` into ``repo`` under a ``MADE`` ref; return the ref."""
-    ref = f"{MADE}/{tip}"
-    gitio.fetch_head_into(repo, scratch, ref)
-    return ref
+@dataclass(frozen=True)
+class Placed:
+    """What :func:`place` changed in the checkout, so that :func:`undo` can put it back."""
+
+    branch: str
+    old: str | None  # the branch tip before (None: there was no branch)
+    new: str
+    made: str | None  # the ``MADE`` ref it created (None: that ref was there already)
 
 
-def place(repo: Path, branch: str, tip: str, old: str | None) -> None:
-    """Point ``branch`` at ``tip``, only if it is still at ``old`` (None: absent)."""
-    reason = f"dynpatch pr: {'replace' if old else 'create'} {branch}"
-    gitio.update_ref(repo, f"refs/heads/{branch}", tip, old, reason)
+def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> Placed:
+    """Copy the commits of ``scratch`` (whose HEAD is ``new``) into ``repo``, record ``new``
+    under ``MADE``, and point ``branch`` at it only if it is still at ``old`` (None:
+    absent). A failure leaves the refs as they were."""
+    made = f"{MADE}/{new}"
+    created = None if gitio.ref_exists(repo, made) else made
+    gitio.fetch_head_into(repo, scratch, made)
+    try:
+        reason = f"dynpatch pr: {'replace' if old else 'create'} {branch}"
+        gitio.update_ref(repo, f"refs/heads/{branch}", new, old, reason)
+    except BaseException:
+        if created:
+            gitio.delete_ref(repo, created)
+        raise
+    return Placed(branch, old, new, created)
+
+
+def undo(repo: Path, placed: Placed) -> None:
+    """Put the branch and the ``MADE`` ref back as they were before :func:`place`."""
+    ref = f"refs/heads/{placed.branch}"
+    if placed.old is None:
+        gitio.delete_ref(repo, ref)
+    else:
+        reason = f"dynpatch pr: put {placed.branch} back (the push failed)"
+        gitio.update_ref(repo, ref, placed.old, placed.new, reason)
+    if placed.made:
+        gitio.delete_ref(repo, placed.made)

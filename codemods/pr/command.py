@@ -1,11 +1,14 @@
 """``python -m codemods pr``: the PR branch and its description; pushes only when told.
 
-Order of work, each step refusing before the next one writes anything:
-identity and signing options -> the pinned checkout (clean) -> saved evidence (and, with
-``--push``, the push gate) -> the commits, built in a scratch clone -> DCO and title
-checks on what git recorded -> signatures verified by git -> the branch placed in the
-checkout (an existing different branch: range-diff shown, ``--force`` needed) -> the
-description written -> with ``--push`` only, the push -> the ``gh pr create`` line.
+Every check that can refuse comes before anything is written: the pinned checkout (clean,
+a valid branch name) -> identity and signing options -> saved evidence (and, with
+``--push``, the push gate and the remote: a name, URL or path, never an option) -> the
+commits, built in a scratch clone -> DCO and title checks on what git recorded ->
+signatures verified by git -> an existing branch of that name compared with them
+(differs: range-diff shown, ``--force`` needed) -> with ``--push``, the remote's branch
+inspected (foreign commits: refused). Only then is anything written: the branch placed in
+the checkout -> with ``--push``, the push (failing: the branch is put back) -> the
+description -> the ``gh pr create`` line.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codemods import gitio
+from codemods import faults, files, gitio
 from codemods.errors import ToolkitError
 from codemods.evidence import EVIDENCE, OUT, series_digest
-from codemods.fetch import SOURCES, VENDOR, Checkout, fetch
-from codemods.patch import PATCHES
-from codemods.pin import PIN_FILE, load_pin
+from codemods.fetch import SOURCES, VENDOR, Checkout, Request, locked
+from codemods.patch import PATCHES, series_names
+from codemods.pin import PIN_FILE, Pin, load_pin
 from codemods.pr import branch as branches
 from codemods.pr import description, identity, publish, validation
 from codemods.pr.identity import FORMATS
@@ -74,7 +77,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 @dataclass(frozen=True)
 class Result:
+    """The branch as it will be, decided in the scratch clone (nothing placed yet)."""
+
     tip: str
+    old: str | None  # the checkout's branch tip now (None: no branch); == tip: unchanged
     state: str  # created | unchanged ... | replaced ...
     commits: list[gitio.CommitInfo]
     signatures: list[str]  # git's verification line per commit; empty when unsigned
@@ -82,41 +88,65 @@ class Result:
 
 def run(args: argparse.Namespace) -> int:
     pin = load_pin(args.pin)
+    request = Request(
+        args.source, args.version, args.url, args.ref, args.path, vendor=args.vendor,
+        timeout=args.timeout,
+    )  # fmt: skip
+    with locked(pin, request) as checkout:  # no other run moves its refs meanwhile
+        return _run(args, pin, checkout)
+
+
+def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
-    checkout = fetch(
-        pin, args.source, version=args.version, url=args.url, ref=args.ref, path=args.path,
-        vendor=args.vendor, timeout=args.timeout,
-    )  # fmt: skip
     _check_checkout(checkout, name)
     signer = identity.resolve_identity(args.identity, checkout.path, series_identity)
     signing = None
     if args.sign:
         signing = identity.resolve_signing(args.signing_key, args.signing_format, checkout.path)
     digest = series_digest(args.patches)
-    names = (args.patches / "series").read_text().split()
+    names = series_names(args.patches)
     found = validation.gather(args.patches, args.evidence)
+    remote = None
     if args.push:  # refuse before anything is written, let alone sent
         source = publish.source_problem(checkout)
         blockers = ([source] if source else []) + validation.push_blockers(found)
         if blockers:
             raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
+        remote = _remote(args.push)
+    _check_writable(args.out)
 
     patches = [args.patches / n for n in names]
-    result = _make_branch(checkout, name, patches, signer.identity, series_identity, signing,
-                          args.force)  # fmt: skip
-    title = result.commits[0].subject
-    facts = description.Facts(
-        title=title,
-        commits=result.commits,
-        checkout=checkout,
-        diffstat=gitio.diff_stat(checkout.path, checkout.base, result.tip),
-        changed=gitio.changed_paths(checkout.path, checkout.base, result.tip),
-        evidence=found,
-        checks=_checks(checkout, digest, names, result, name, signer.identity, title),
-    )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    gitio.write_atomic(args.out, description.render(facts))
+    with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
+        scratch = Path(tmp) / "branch"
+        result = _make_branch(checkout, name, patches, signer.identity, series_identity,
+                              signing, args.force, scratch)  # fmt: skip
+        plan = owner = None
+        if remote is not None:
+            plan = publish.inspect(checkout.path, scratch, remote, name, result.tip,
+                                   args.timeout)  # fmt: skip
+            owner = publish.fork_owner(gitio.remote_url(checkout.path, remote))
+        title = result.commits[0].subject
+        facts = description.Facts(
+            title=title,
+            commits=result.commits,
+            checkout=checkout,
+            diffstat=gitio.diff_stat(scratch, checkout.base, result.tip),
+            changed=gitio.changed_paths(scratch, checkout.base, result.tip),
+            evidence=found,
+            checks=_checks(checkout, digest, names, result, name, signer.identity, title),
+        )
+        text = gitio.redact(description.render(facts))
+
+        # Every refusal is behind us and nothing is written yet. A run killed from here on
+        # leaves at most this tool's own branch placed, which a rerun takes as unchanged.
+        placed = None
+        if result.tip != result.old:
+            placed = branches.place(checkout.path, scratch, name, result.tip, result.old)
+        faults.checkpoint("pr.placed")
+        if plan is not None:
+            _push(checkout.path, plan, name, placed, args.timeout)
+    files.write_atomic(args.out, text)
 
     _show("series", f"{_rel(args.patches)}/series: {_count(len(names), 'patch')}, "
                     f"sha256 {digest[:12]}")  # fmt: skip
@@ -133,18 +163,14 @@ def run(args: argparse.Namespace) -> int:
     for e in found:
         _show("evidence", e.status())
     _show("description", _rel(args.out))
-
-    owner = None
-    if args.push:
-        pushed = publish.push(checkout.path, args.push, name, result.tip, args.timeout)
-        owner = publish.fork_owner(gitio.remote_url(checkout.path, args.push))
-        _show("push", pushed.describe(name))
+    if plan is not None:
+        _show("push", plan.describe(name))
     else:
         hint = publish.source_problem(checkout)
         refused = f"; from this checkout it would be refused: {hint}" if hint else ""
         _show("push", f"nothing pushed (the default): --push REMOTE pushes to your fork{refused}")
     _show("next", "review the branch and the description, then open the PR yourself:")
-    print("  " + publish.gh_command(pin.url, owner, name, title, _rel(args.out)))
+    print("  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, _rel(args.out))))
     for line in validation.warnings(found):
         print(f"warning: {line}", file=sys.stderr)
     return 0
@@ -158,28 +184,28 @@ def _make_branch(
     series_identity: gitio.Identity,
     signing: gitio.Signing | None,
     force: bool,
+    scratch: Path,
 ) -> Result:
-    """Build and check the commits in a scratch clone, then place them in the checkout."""
-    with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
-        if signing is not None:
-            signing = _with_allowed_signers(signing, signer, checkout.path, Path(tmp))
-        scratch = Path(tmp) / "branch"
-        commits = branches.build(checkout, patches, signer, series_identity, signing, scratch)
-        problems = branches.check(commits, series_identity)
-        if problems:
-            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise ToolkitError(f"{problems[0]}{more}")
-        if signing is not None:
-            for c in commits:
-                gitio.verify_commit(scratch, c.sha, signing)
-        made = branches.receive(checkout.path, scratch, commits[-1].sha)
-        tip, state = _place(checkout, name, commits[-1].sha, made, force)
-        # What the branch now holds (the earlier, identical commits when unchanged).
-        commits = gitio.commits_between(checkout.path, checkout.base, tip)
-        signatures = []
-        if signing is not None:
-            signatures = [gitio.verify_commit(checkout.path, c.sha, signing) for c in commits]
-    return Result(tip, state, commits, signatures)
+    """Build and check the commits in a new clone ``scratch``, and compare them with the
+    checkout's branch ``name`` there; the checkout is only read."""
+    if signing is not None:
+        signing = _with_allowed_signers(signing, signer, checkout.path, scratch.parent)
+    commits = branches.build(checkout, patches, signer, series_identity, signing, scratch)
+    problems = branches.check(commits, series_identity)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ToolkitError(f"{problems[0]}{more}")
+    if signing is not None:
+        for c in commits:
+            gitio.verify_commit(scratch, c.sha, signing)
+    old = branches.existing_tip(scratch, checkout.path, name)
+    tip, state = _decide(checkout, name, commits[-1].sha, old, scratch, force)
+    # What the branch will hold (the earlier, identical commits when unchanged).
+    commits = gitio.commits_between(scratch, checkout.base, tip)
+    signatures = []
+    if signing is not None:
+        signatures = [gitio.verify_commit(scratch, c.sha, signing) for c in commits]
+    return Result(tip, old, state, commits, signatures)
 
 
 def _check_checkout(checkout: Checkout, branch: str) -> None:
@@ -215,36 +241,73 @@ def _with_allowed_signers(
     return gitio.Signing(signing.format, signing.key, allowed)
 
 
-def _place(checkout: Checkout, name: str, new: str, made: str, force: bool) -> tuple[str, str]:
-    """Put ``new`` on branch ``name`` in the checkout; return (tip, what happened).
+def _decide(
+    checkout: Checkout, name: str, new: str, old: str | None, scratch: Path, force: bool
+) -> tuple[str, str]:
+    """The tip branch ``name`` is to have and what that does to it; refuses to replace a
+    different branch without ``force`` (range-diff shown). Compared in ``scratch``, which
+    holds both tips."""
+    existing = branches.compare(scratch, old, checkout.base, new)
+    if existing is None:
+        return new, "created"
+    if not existing.differences:
+        return existing.tip, "unchanged (same trees, messages, authors and signing)"
+    if existing.range_diff:
+        print(f"git range-diff {checkout.base[:12]} {existing.tip[:12]} {new[:12]}:")
+        print(existing.range_diff.rstrip())
+    what = "; ".join(existing.differences)
+    if not force:
+        raise ToolkitError(
+            f"branch {name} already exists at {existing.tip[:12]} and differs ({what}); "
+            "rerun with --force to replace it (nothing was changed)"
+        )
+    return new, f"replaced (was {existing.tip[:12]}: {what}; old tip in the reflog)"
 
-    ``made`` (the ref recording ``new`` as this tool's) is dropped again unless ``new``
-    becomes the branch tip.
-    """
-    repo = checkout.path
+
+def _push(
+    repo: Path, plan: publish.Pushed, name: str, placed: branches.Placed | None, timeout: float
+) -> None:
+    """Push as ``plan`` says. A push that fails puts the branch placed for it back, so the
+    run changed nothing locally."""
     try:
-        existing = branches.compare(repo, name, checkout.base, new)
-        if existing is None:
-            branches.place(repo, name, new, None)
-            return new, "created"
-        if not existing.differences:
-            if existing.tip != new:
-                gitio.delete_ref(repo, made)
-            return existing.tip, "unchanged (same trees, messages, authors and signing)"
-        if existing.range_diff:
-            print(f"git range-diff {checkout.base[:12]} {existing.tip[:12]} {new[:12]}:")
-            print(existing.range_diff.rstrip())
-        what = "; ".join(existing.differences)
-        if not force:
-            raise ToolkitError(
-                f"branch {name} already exists at {existing.tip[:12]} and differs ({what}); "
-                "rerun with --force to replace it (nothing was changed)"
-            )
-        branches.place(repo, name, new, existing.tip)
-        return new, f"replaced (was {existing.tip[:12]}: {what}; old tip in the reflog)"
-    except BaseException:
-        gitio.delete_ref(repo, made)
-        raise
+        publish.push(repo, plan, name, timeout)
+    except ToolkitError as exc:
+        if placed is not None:
+            try:
+                branches.undo(repo, placed)
+            except ToolkitError as undo:
+                raise ToolkitError(
+                    gitio.redact(f"{exc}; putting {name} back failed too: {undo}")
+                ) from None
+        raise ToolkitError(
+            gitio.redact(f"{exc} (nothing was changed locally: {name} is as it was)")
+        ) from None
+    publish.confirm(repo, plan, name, timeout)
+
+
+def _remote(value: str) -> str:
+    """``--push`` as git is to get it: never an option or a remote helper, and a relative
+    folder made absolute (git runs in the checkout, not in the current folder)."""
+    remote = gitio.check_remote(value)
+    path = Path(remote)
+    if "/" in remote and "://" not in remote and not path.is_absolute() and path.is_dir():
+        return str(path.resolve())
+    return remote
+
+
+def _check_writable(path: Path) -> None:
+    """The description can be written to ``path``, as far as can be told without writing:
+    not a folder, and its nearest existing parent is a folder this process may write to."""
+    if path.is_dir():
+        raise ToolkitError(f"cannot write the description {path}: it is a folder")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ToolkitError(
+            f"cannot write the description {path}: {parent} is not a folder this user may "
+            "write to (nothing was written)"
+        )
 
 
 def _checks(

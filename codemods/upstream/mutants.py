@@ -14,7 +14,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods import gitio
+from codemods import files, gitio
 from codemods.errors import ToolkitError
 from codemods.transforms import shape
 from codemods.transforms.logprobs_helper import PARAM, TARGET
@@ -27,10 +27,10 @@ def build(trees: Trees, test_files: set[str], dest: Path, *, keyword_ignored: bo
     for path in sorted(test_files):
         target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        gitio.write_atomic(target, (trees.patched / path).read_text())
+        files.write_atomic(target, (trees.patched / path).read_text())
     if keyword_ignored:
         helper = dest / TARGET.path
-        gitio.write_atomic(helper, accept_and_ignore(helper.read_text()))
+        files.write_atomic(helper, accept_and_ignore(helper.read_text()))
     return dest
 
 

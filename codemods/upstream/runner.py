@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codemods import gitio
+from codemods import files
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
@@ -106,7 +106,7 @@ def run_pytest(
     work.mkdir(parents=True, exist_ok=True)
     junit_dir.mkdir(parents=True, exist_ok=True)
     ini = work / "pytest.ini"
-    gitio.write_atomic(ini, INI)
+    files.write_atomic(ini, INI)
     probe_out = work / "probe.json"
     probe_out.unlink(missing_ok=True)
     junit = junit_dir / f"{label}.xml"
