@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -130,11 +131,25 @@ def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
     sweep(parent, f"{prefix}*")  # what dead runs left under the same name
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        path = Path(tempfile.mkdtemp(dir=parent, prefix=prefix))
+        for _ in range(100):
+            # The owner lock is taken before the folder exists, so a sweep never sees
+            # this run's folder without its lock held. A name whose lock another process
+            # holds at that instant (a sweep looking at it) is passed over.
+            path = parent / f"{prefix}{secrets.token_hex(6)}"
+            owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
+            try:
+                owner.acquire(timeout=0)
+            except filelock.Timeout:
+                continue
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                owner.release()
+        else:
+            raise ToolkitError(f"cannot create a scratch folder in {parent}: no free name")
     except OSError as exc:
         raise os_error(exc, f"cannot create a scratch folder in {parent}") from None
-    owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
-    owner.acquire(timeout=0)
     try:
         yield path
     finally:
@@ -150,7 +165,10 @@ def sweep(parent: Path, pattern: str) -> list[Path]:
     if not parent.is_dir():
         return removed
     for path in sorted(parent.glob(pattern)):
-        if path.name.endswith(_OWNER) or not path.is_dir():
+        if path.name.endswith(_OWNER):
+            _drop_orphan_owner(path)
+            continue
+        if not path.is_dir():
             continue
         owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
         try:
@@ -164,6 +182,22 @@ def sweep(parent: Path, pattern: str) -> list[Path]:
             owner.release()
             Path(str(path) + _OWNER).unlink(missing_ok=True)
     return removed
+
+
+def _drop_orphan_owner(owner_file: Path) -> None:
+    """Remove an owner lock left without its folder by a run that died (lock free)."""
+    if Path(str(owner_file).removesuffix(_OWNER)).exists():
+        return
+    owner = filelock.FileLock(str(owner_file), thread_local=False)
+    try:
+        owner.acquire(timeout=0)
+    except (filelock.Timeout, OSError):
+        return
+    try:
+        if not Path(str(owner_file).removesuffix(_OWNER)).exists():
+            owner_file.unlink(missing_ok=True)
+    finally:
+        owner.release()
 
 
 def remove_tree(path: Path) -> None:
