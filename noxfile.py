@@ -1,5 +1,5 @@
 """Sessions of the pipeline: fetch -> apply (codemod, format, patch) -> test-upstream ->
-verify -> bench -> pr. Each session is a thin call into ``python -m codemods``.
+verify -> bench -> pr. Each session is a thin call into ``python -m dynpatch``.
 
     nox -s apply            # the main job: regenerate patches/ from the pinned release
     nox -s tests            # this toolkit's own tests (unit + integration on the real pin)
@@ -22,7 +22,7 @@ def _runtime(session: nox.Session) -> str:
     """``ai-dynamo-runtime==<the pinned version>``: dynamo's own tests import the runtime
     wheel (dynamo._core, dynamo.llm) at the pinned version. The toolkit reads the pin (it is
     never parsed here), so a bad pin ends in the toolkit's own one `error:` line."""
-    out = session.run("python", "-m", "codemods", "pin", "runtime", silent=True, stderr=None)
+    out = session.run("python", "-m", "dynpatch", "pin", "runtime", silent=True, stderr=None)
     return str(out).strip()
 
 
@@ -30,14 +30,14 @@ def _runtime(session: nox.Session) -> str:
 def fetch(session: nox.Session) -> None:
     """Materialise (or re-verify) the pinned dynamo checkout under vendor/checkouts/."""
     _toolkit(session)
-    session.run("python", "-m", "codemods", "fetch", *session.posargs)
+    session.run("python", "-m", "dynpatch", "fetch", *session.posargs)
 
 
 @nox.session
 def apply(session: nox.Session) -> None:
     """Codemods -> upstream formatting -> commit -> patches/. `-- --check` only compares."""
     _toolkit(session)
-    session.run("python", "-m", "codemods", "apply", *session.posargs)
+    session.run("python", "-m", "dynpatch", "apply", *session.posargs)
 
 
 @nox.session
@@ -81,7 +81,7 @@ def test_upstream(session: nox.Session) -> None:
     own Python, when that has tensorrt_llm and CUDA. `-- --tier cpu|gpu|all`."""
     _toolkit(session)
     session.install(_runtime(session), *UPSTREAM_TEST_DEPS)
-    session.run("python", "-m", "codemods", "test-upstream", *session.posargs)
+    session.run("python", "-m", "dynpatch", "test-upstream", *session.posargs)
 
 
 # The replay children import dynamo's real TRT-LLM handler on CPU: torch's CPU build is
@@ -98,7 +98,7 @@ def verify(session: nox.Session) -> None:
     session.install(REPLAY_TORCH)
     session.install("-e", ".[replay,test]", REPLAY_TORCH)
     session.install(_runtime(session), REPLAY_TORCH)
-    session.run("python", "-m", "codemods", "verify", *session.posargs)
+    session.run("python", "-m", "dynpatch", "verify", *session.posargs)
     session.run("pytest", "-m", "integration", "tests/test_replay_integration.py")
 
 
@@ -109,7 +109,7 @@ def bench(session: nox.Session) -> None:
     session.install(REPLAY_TORCH)
     session.install("-e", ".[replay,bench]", REPLAY_TORCH)
     session.install(_runtime(session), REPLAY_TORCH)
-    session.run("python", "-m", "codemods", "bench", *session.posargs)
+    session.run("python", "-m", "dynpatch", "bench", *session.posargs)
 
 
 @nox.session
@@ -117,14 +117,14 @@ def pr(session: nox.Session) -> None:
     """The PR branch (git am of patches/, re-signed off by you, `-- --sign` to sign) and
     out/pr/PR_DESCRIPTION.md. Pushes nothing unless `-- --push REMOTE`; never opens the PR."""
     _toolkit(session)
-    session.run("python", "-m", "codemods", "pr", *session.posargs)
+    session.run("python", "-m", "dynpatch", "pr", *session.posargs)
 
 
 # --- version matrix and pin bumps ---------------------------------------------------
 
 # One shared environment for every release's checks: what test-upstream and verify need,
 # without ai-dynamo-runtime. Each release's runtime is installed on its own under
-# vendor/runtimes/<X>/ and put in front of this environment (codemods/matrix/envs.py).
+# vendor/runtimes/<X>/ and put in front of this environment (dynpatch/releases/matrix/envs.py).
 # The runtimes are installed --no-deps, so their own requirements are here: uvloop, and
 # pydantic <= 2.13, the tightest bound among the releases (1.3-1.5 declare <=2.13).
 # httpx: the TRT-LLM handler of 1.3-1.4 imports it (multimodal_processor, httpx_client).
@@ -144,7 +144,7 @@ def matrix(session: nox.Session) -> None:
     `--all`, `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
     session.install(REPLAY_TORCH)
     session.install("-e", ".[replay,test]", REPLAY_TORCH, *MATRIX_DEPS)
-    session.run("python", "-m", "codemods", "matrix", *session.posargs)
+    session.run("python", "-m", "dynpatch", "matrix", *session.posargs)
 
 
 @nox.session
@@ -154,4 +154,4 @@ def bump(session: nox.Session) -> None:
     leave the pin and patches/ as they were if anything fails."""
     session.install(REPLAY_TORCH)
     session.install("-e", ".[replay,test]", REPLAY_TORCH, *MATRIX_DEPS)
-    session.run("python", "-m", "codemods", "bump", *session.posargs)
+    session.run("python", "-m", "dynpatch", "bump", *session.posargs)

@@ -1,5 +1,0 @@
-import sys
-
-from codemods.cli import main
-
-sys.exit(main())

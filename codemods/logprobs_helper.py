@@ -1,0 +1,164 @@
+"""Let ``extract_from_completion_output`` take the caller's delta token ids.
+
+Before: every call copies the whole cumulative ``output.token_ids`` history with
+``list(...)`` and slices the copy again, although the TRT-LLM caller has just built
+that very slice. After: a keyword-only ``new_token_ids`` carries it in; when given,
+neither the copy nor the second slice happens. When it is not given (vLLM's caller)
+the code path is exactly the old one.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import Codemod
+
+from codemods import shape
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target
+
+PARAM = "new_token_ids"
+CURSOR = "num_output_tokens_so_far"
+
+TARGET = Target(
+    path="components/src/dynamo/common/backend/logprobs.py",
+    qualname="extract_from_completion_output",
+    expected=(
+        f"a function (output, {CURSOR}, tokenizer=None, *, ...) whose body copies "
+        "`token_ids = list(getattr(output, 'token_ids', None) or [])`, bails out when "
+        f"`not token_ids or {CURSOR} >= len(token_ids)`, then slices "
+        f"`output.logprobs[{CURSOR}:]` and `token_ids[{CURSOR}:]`"
+    ),
+)
+
+# The statement run the codemod replaces, in order (compared by AST).
+BEFORE = (
+    'token_ids = list(getattr(output, "token_ids", None) or [])',
+    f"if not token_ids or {CURSOR} >= len(token_ids):\n    return None, None",
+    f"new_logprobs = output.logprobs[{CURSOR}:]",
+    f"new_token_ids = token_ids[{CURSOR}:]",
+    "new_logprobs = new_logprobs[: len(new_token_ids)]",
+)
+
+# What it becomes: the old path survives verbatim under `is None`.
+AFTER_GUARD = f"""\
+if {PARAM} is None:
+    token_ids = list(getattr(output, "token_ids", None) or [])
+    if not token_ids or {CURSOR} >= len(token_ids):
+        return None, None
+    {PARAM} = token_ids[{CURSOR}:]
+elif not {PARAM}:
+    return None, None
+"""
+AFTER_WINDOW = (
+    f"new_logprobs = output.logprobs[{CURSOR}:]",
+    f"new_logprobs = new_logprobs[: len({PARAM})]",
+)
+
+DOC_PARAGRAPH = (
+    f"``{PARAM}``, when given, is the chunk's delta the caller already built,",
+    f"``output.token_ids[{CURSOR}:]`` (TRT-LLM streams cumulative",
+    "token ids). The helper then reads the new token ids from it instead of",
+    "copying the whole history; ``None`` slices ``output.token_ids`` here.",
+)
+
+
+class LogprobsHelperDelta(Codemod):
+    DESCRIPTION: str = (
+        "extract_from_completion_output: accept the caller's delta token ids "
+        "(keyword-only) and skip the cumulative history copy when given."
+    )
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        fn = shape.find_function(tree, TARGET.qualname)
+        if fn is None:
+            raise NotApplicable(
+                f"{TARGET.path} has no {TARGET.qualname}: no shared logprob helper, "
+                "so no history copy to remove (releases <= 1.2.1)"
+            )
+        positional, kwonly = shape.param_names(fn)
+        if positional[:2] != ["output", CURSOR]:
+            raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
+        body = list(fn.body.body)
+
+        if PARAM in kwonly:
+            if _find_run(body, (AFTER_GUARD, *AFTER_WINDOW)) is not None:
+                raise AlreadyApplied(f"{TARGET.qualname} already takes {PARAM}")
+            raise Drifted(TARGET, f"`{PARAM}` in the signature but not the expected body")
+
+        start = _find_run(body, BEFORE)
+        if start is None:
+            raise Drifted(TARGET, _describe_mismatch(body))
+
+        first, window = body[start], body[start + 2]
+        guard = cst.parse_statement(AFTER_GUARD).with_changes(leading_lines=first.leading_lines)
+        slice_, trim = (cst.parse_statement(s) for s in AFTER_WINDOW)
+        slice_ = slice_.with_changes(leading_lines=window.leading_lines)
+        body[start : start + len(BEFORE)] = [guard, slice_, trim]
+
+        new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
+        new_fn = shape.add_kwonly_param(new_fn, _param(tree))
+        new_fn = _document(new_fn)
+        return shape.replace_function(tree, TARGET.qualname, new_fn)
+
+
+def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int | None:
+    """Index where ``templates`` match consecutive statements of ``body``."""
+    for i in range(len(body) - len(templates) + 1):
+        if all(shape.same_code(body[i + k], t) for k, t in enumerate(templates)):
+            return i
+    return None
+
+
+def _describe_mismatch(body: list[cst.BaseStatement]) -> str:
+    """Say where the expected run breaks off, for a precise drift report."""
+    best_i, best_k = None, 0
+    for i in range(len(body)):
+        k = 0
+        while i + k < len(body) and k < len(BEFORE) and shape.same_code(body[i + k], BEFORE[k]):
+            k += 1
+        if k > best_k:
+            best_i, best_k = i, k
+    if best_i is None:
+        return "no statement `" + BEFORE[0] + "` in the body"
+    at = best_i + best_k
+    got = shape.one_line(body[at]) if at < len(body) else "end of function"
+    expected = " ".join(BEFORE[best_k].split())
+    return f"`{expected}` expected after `{' '.join(BEFORE[best_k - 1].split())}`, found `{got}`"
+
+
+def _param(tree: cst.Module) -> cst.Param:
+    # Match the module's annotation style: Optional[...] where typing.Optional is imported.
+    optional = any(
+        isinstance(n, cst.ImportFrom)
+        and not isinstance(n.names, cst.ImportStar)
+        and any(getattr(a.name, "value", None) == "Optional" for a in n.names)
+        for line in tree.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for n in line.body
+    )
+    annotation = "Optional[list[int]]" if optional else "list[int] | None"
+    return cst.Param(
+        name=cst.Name(PARAM),
+        annotation=cst.Annotation(cst.parse_expression(annotation)),
+        equal=cst.AssignEqual(),
+        default=cst.Name("None"),
+    )
+
+
+def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
+    """Add a paragraph on the new parameter, before a ``Returns`` paragraph if any."""
+    doc = shape.docstring_node(fn)
+    if doc is None or '"""' not in doc.value or "\n" not in doc.value:
+        return fn
+    quote = doc.value[-3:]
+    text = doc.value[:-3]
+    indent = text[text.rindex("\n") + 1 :]
+    if indent.strip():  # closing quotes share a line with text: no safe place to add
+        return fn
+    paragraph = "\n".join(indent + line for line in DOC_PARAGRAPH)
+    marker = f"\n\n{indent}Returns"
+    if marker in text:
+        at = text.index(marker) + 2
+        text = text[:at] + paragraph + "\n\n" + text[at:]
+    else:
+        text = text.rstrip() + "\n\n" + paragraph + "\n" + indent
+    return fn.deep_replace(doc, doc.with_changes(value=text + quote))  # type: ignore[return-value]

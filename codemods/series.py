@@ -1,0 +1,213 @@
+"""The patch series as an ordered list of codemods, run purely over file contents.
+
+``run_series`` takes a ``read(path) -> source | None`` function and returns every
+target's outcome plus the new contents of the files that changed. It never writes:
+the caller writes only when ``SeriesResult.ok`` is true, so a drifted target can
+never leave a half-patched tree behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import Codemod, CodemodContext
+
+from codemods import handler_delta, logprobs_helper, regression_tests
+from codemods.outcome import (
+    AlreadyApplied,
+    Drifted,
+    NotApplicable,
+    Outcome,
+    Status,
+    Target,
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    codemod: type[Codemod]
+    target: Target
+    # What it means when the target's file does not exist at all.
+    when_file_missing: Status = Status.DRIFTED
+    missing_reason: str = ""
+    # The step creates its file: an absent file reaches the codemod as an empty module.
+    creates: bool = False
+    # The step adds tests for the change made by the other steps. It is skipped (not
+    # applicable) when the change itself is, and a missing test file does not block
+    # the change: the outcome table says the tests were not carried.
+    carries_tests: bool = False
+    # Top-level names the step adds to its file; their lines are its scope in the
+    # changed-lines check (formatting.lines_changed_in).
+    adds: tuple[str, ...] = ()
+
+
+SERIES: tuple[Step, ...] = (
+    Step(
+        logprobs_helper.LogprobsHelperDelta,
+        logprobs_helper.TARGET,
+        when_file_missing=Status.NOT_APPLICABLE,
+        missing_reason="no shared logprob helper module (releases <= 1.2.1)",
+    ),
+    Step(handler_delta.HandlerExtractForwardsDelta, handler_delta.EXTRACT_TARGET),
+    Step(handler_delta.HandlerCallPassesDelta, handler_delta.CALL_TARGET),
+    Step(
+        regression_tests.HelperDeltaTests,
+        regression_tests.HELPER_TESTS_TARGET,
+        when_file_missing=Status.NOT_APPLICABLE,
+        missing_reason="no shared-logprob test module: the helper's regression tests are not carried",
+        carries_tests=True,
+        adds=regression_tests.added_names(),
+    ),
+    Step(
+        regression_tests.HandlerDeltaTestModule,
+        regression_tests.HANDLER_TEST_TARGET,
+        creates=True,
+        carries_tests=True,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    outcomes: tuple[Outcome, ...]
+    # path -> new source, only for files whose content changed.
+    changed: Mapping[str, str] = field(default_factory=dict)
+    # Targets of test-carrying steps: their "not applicable" never blocks the change.
+    optional: frozenset[Target] = frozenset()
+
+    @property
+    def drifted(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.status is Status.DRIFTED)
+
+    @property
+    def not_applicable(self) -> bool:
+        """True when the whole series does not apply (every target says so)."""
+        return all(o.status is Status.NOT_APPLICABLE for o in self.outcomes)
+
+    @property
+    def ok(self) -> bool:
+        """True when every target is applied or already applied (or is an optional
+        test step that does not apply)."""
+        return all(o.ok or self._skipped_tests(o) for o in self.outcomes)
+
+    def _skipped_tests(self, o: Outcome) -> bool:
+        return o.target in self.optional and o.status is Status.NOT_APPLICABLE
+
+    def problems(self) -> list[str]:
+        """One line per reason the series cannot be written (empty when ``ok``)."""
+        if self.ok:
+            return []
+        if self.not_applicable:
+            return [f"series not applicable: {self.outcomes[0].detail}"]
+        lines = [o.detail for o in self.drifted]
+        lines += [
+            f"{o.target.path}: {o.target.qualname}: not applicable while other targets "
+            f"apply ({o.detail}); refusing a partial series"
+            for o in self.outcomes
+            if o.status is Status.NOT_APPLICABLE and not self._skipped_tests(o)
+        ]
+        return lines
+
+
+def run_codemod(
+    codemod: type[Codemod], path: str, tree: cst.Module
+) -> tuple[Status, str, cst.Module]:
+    """Run one codemod on one parsed module: (status, detail, resulting module)."""
+    try:
+        # transform_module_impl directly: these codemods use no metadata, and the
+        # MetadataWrapper that transform_module builds deep-copies the whole module.
+        new = codemod(CodemodContext(filename=path)).transform_module_impl(tree)
+    except AlreadyApplied as exc:
+        return Status.ALREADY_APPLIED, str(exc), tree
+    except NotApplicable as exc:
+        return Status.NOT_APPLICABLE, str(exc), tree
+    except Drifted as exc:
+        return Status.DRIFTED, str(exc), tree
+    return Status.APPLIED, codemod.DESCRIPTION, new
+
+
+def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES) -> SeriesResult:
+    """Run ``steps`` in order over the sources ``read`` returns; write nothing.
+
+    Each file is parsed once; codemods on the same file see each other's results.
+    """
+    trees: dict[str, cst.Module | str | None] = {}
+    touched: set[str] = set()
+    outcomes: list[Outcome] = []
+    for step in steps:
+        path = step.target.path
+        if step.carries_tests and _change_not_applicable(outcomes, steps):
+            detail = f"{path}: no change to test: the fix does not apply to this release"
+            outcomes.append(Outcome(step.target, Status.NOT_APPLICABLE, detail))
+            continue
+        if path not in trees:
+            source = read(path)
+            if source is None and step.creates:
+                source = ""
+            trees[path] = _parse(source)
+        tree = trees[path]
+        if tree is None:
+            reason = step.missing_reason or "file does not exist"
+            detail = f"{path}: {reason}"
+            if step.when_file_missing is Status.DRIFTED:
+                detail = f"{path}: {step.target.qualname}: expected the file; found {reason}"
+            outcomes.append(Outcome(step.target, step.when_file_missing, detail))
+            continue
+        if isinstance(tree, str):  # did not parse
+            outcomes.append(Outcome(step.target, Status.DRIFTED, f"{path}: {tree}"))
+            continue
+        status, detail, trees[path] = run_codemod(step.codemod, path, tree)
+        if status is Status.APPLIED:
+            touched.add(path)
+        outcomes.append(Outcome(step.target, status, detail))
+    changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
+    optional = frozenset(s.target for s in steps if s.carries_tests)
+    return SeriesResult(tuple(outcomes), changed, optional)
+
+
+def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:
+    """True when every step of the change itself (the non-test steps) so far was not
+    applicable: there is nothing for the test-carrying steps to test."""
+    change = {s.target for s in steps if not s.carries_tests}
+    done = [o for o in outcomes if o.target in change]
+    return bool(done) and all(o.status is Status.NOT_APPLICABLE for o in done)
+
+
+def _parse(source: str | None) -> cst.Module | str | None:
+    """The parsed module, the parse error as text, or None for a missing file."""
+    if source is None:
+        return None
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        return f"does not parse: {exc.message} (line {exc.raw_line})"
+
+
+COMMIT_MESSAGE = """\
+perf(trtllm): reuse the streamed delta for logprob extraction
+
+TensorRT-LLM streams cumulative token ids. The TRT-LLM response loop in
+HandlerBase._generate_locally_impl already builds each chunk's delta,
+out["token_ids"] = output.token_ids[tokens_so_far:], and then asks the
+shared extract_from_completion_output for that chunk's logprobs. The
+helper copied the whole history with list(output.token_ids) and sliced
+it again, so with logprobs requested an N-token stream copied
+1 + 2 + ... + N token ids per choice.
+
+Pass the delta through instead: extract_from_completion_output and
+HandlerBase._extract_logprobs take an optional keyword-only
+new_token_ids. When it is given, the helper neither copies nor re-slices
+the history; the logprob window is still output.logprobs[cursor:] cut to
+the delta's length, and every bail-out (empty logprobs first, nothing
+new, flat float logprobs, a None position, a missing selected token with
+and without fallback) returns what it returned before. Callers that do
+not pass it, such as vLLM's handler, run exactly the old code, and
+HandlerBase._extract_logprobs(output, 0) keeps working.
+
+The chunks the handler emits are unchanged byte for byte. New tests pin
+this down: CPU tests of the helper with the delta (no read of the
+history, the window, every bail-out) and a gpu_1 TRT-LLM test that the
+response loop passes its delta.
+"""

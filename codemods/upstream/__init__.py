@@ -1,5 +1,0 @@
-"""Stage test-upstream: dynamo's own tests on the baseline and the patched tree."""
-
-from codemods.upstream.stage import register, run
-
-__all__ = ["register", "run"]

@@ -1,0 +1,5 @@
+import sys
+
+from dynpatch.cli import main
+
+sys.exit(main())

@@ -1,0 +1,295 @@
+"""Stage 1, fetch: a pinned dynamo checkout from one of three sources.
+
+* ``pypi`` (default): the pinned wheel, sha256-checked, laid out in the repository
+  layout (``dynamo/`` -> ``components/src/dynamo/``) as one tagged commit in a fresh
+  git repository under ``vendor/checkouts/``.
+* ``git``: a clone of the upstream URL (or any URL) at the release tag or a commit.
+* ``path``: an existing local dynamo clone, which must be clean.
+
+A cached checkout is re-verified on every use, and local edits in it are never
+thrown away without ``force``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import faults, files
+from dynpatch.io import git as gitio
+from dynpatch.pin import ROOT, Pin, Release
+
+VENDOR = ROOT / "vendor"
+SOURCES = ("pypi", "git", "path")
+REBUILD = "rerun with --force to rebuild it"
+
+
+@dataclass(frozen=True)
+class Checkout:
+    path: Path
+    base: str  # commit id of the pristine upstream tree
+    source: str
+    release: Release
+    provenance: tuple[str, ...]  # lines recorded in the exported patch
+
+
+@dataclass(frozen=True)
+class Request:
+    """Which checkout a run asks for (the fetch options, checked)."""
+
+    source: str = "pypi"
+    version: str | None = None
+    url: str | None = None
+    ref: str | None = None
+    path: Path | None = None
+    force: bool = False
+    vendor: Path = VENDOR
+    timeout: float = 60.0
+
+
+def fetch(
+    pin: Pin,
+    source: str = "pypi",
+    *,
+    version: str | None = None,
+    url: str | None = None,
+    ref: str | None = None,
+    path: Path | None = None,
+    force: bool = False,
+    vendor: Path = VENDOR,
+    timeout: float = 60.0,
+) -> Checkout:
+    """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
+    request = Request(source, version, url, ref, path, force, vendor, timeout)
+    with locked(pin, request) as checkout:
+        return checkout
+
+
+@contextmanager
+def locked(pin: Pin, request: Request) -> Iterator[Checkout]:
+    """The checkout, materialised or re-verified, with its lock held for the block, so no
+    other run rebuilds it or moves its refs meanwhile."""
+    release = pin.release(request.version or pin.version)
+    if request.source not in SOURCES:
+        raise ToolkitError(f"unknown source {request.source!r}: choose one of {', '.join(SOURCES)}")
+    if request.timeout <= 0:
+        raise ToolkitError(f"--timeout must be a positive number of seconds, not {request.timeout}")
+    checkouts = request.vendor / "checkouts"
+    if request.source == "path":
+        if request.path is None:
+            raise ToolkitError("--source path needs --path DIR (a local dynamo clone)")
+        where = request.path.resolve()
+        key = f"path-{where.name}-{hashlib.sha256(str(where).encode()).hexdigest()[:12]}"
+    elif request.source == "git":
+        url = gitio.check_url(request.url or pin.url)
+        ref = gitio.check_ref(request.ref or release.tag)
+        where = checkout_dir(request.vendor, "git", git_cache_name(url, ref))
+        key = where.name
+    else:
+        where = checkout_dir(request.vendor, "pypi", release.version)
+        key = where.name
+    with files.lock(request.vendor / "locks" / f"{key}.lock", f"checkout {where}"):
+        if request.source != "path":
+            files.sweep(checkouts, ".*.staging-*")
+        if request.source == "pypi":
+            yield _from_pypi(pin, release, request.vendor, request.force)
+        elif request.source == "git":
+            yield _from_git(pin, release, url, ref, where, request.force, request.timeout)
+        else:
+            yield _from_path(pin, release, where)
+
+
+# --- pypi ---------------------------------------------------------------------------
+
+
+def checkout_dir(vendor: Path, source: str, name: str) -> Path:
+    return vendor / "checkouts" / f"{source}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
+
+
+def base_message(pin: Pin, release: Release) -> str:
+    return (
+        f"ai-dynamo {release.version} ({release.tag}) materialised from PyPI\n\n"
+        f"wheel: {release.wheel}\n"
+        f"sha256: {release.sha256}\n"
+        f"layout: {pin.wheel_prefix} -> {pin.repo_prefix} "
+        f"(build-generated {', '.join(pin.exclude)} left out)\n"
+    )
+
+
+def expected_base(pin: Pin, release: Release, tree: str) -> str:
+    """The commit id a materialisation of ``release`` with ``tree`` must have: identity,
+    date and message are fixed, so it is the same on every machine."""
+    author = gitio.parse_identity(gitio.UPSTREAM_IDENTITY)
+    return gitio.commit_id(tree, [], author, pin.date, base_message(pin, release))
+
+
+def pypi_provenance(pin: Pin, release: Release) -> tuple[str, ...]:
+    return (
+        f"Upstream: {gitio.redact(pin.url)} {release.tag} (ai-dynamo {release.version})",
+        f"Materialised from PyPI {release.wheel}",
+        f"  sha256 {release.sha256},",
+        f"  laid out as {pin.repo_prefix}; base-commit below names that tree,",
+        "  not an upstream commit. The patch applies to the tag with `git am`.",
+    )
+
+
+def _from_pypi(pin: Pin, release: Release, vendor: Path, force: bool) -> Checkout:
+    dest = checkout_dir(vendor, "pypi", release.version)
+    files.recover(dest)
+    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
+    if base is None:
+        base = materialise_pypi(pin, release, dest, vendor / "cache" / "wheels")
+    return Checkout(dest, base, "pypi", release, pypi_provenance(pin, release))
+
+
+def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
+    """The cached checkout's base when it verifies; None when it is to be (re)built.
+
+    A checkout that verifies is reused even with ``force``: rebuilding it would give the
+    same tree and only lose its refs (the work branch and its reflog). ``force`` rebuilds
+    one that fails verification; without it, that failure is the error.
+    """
+    if not (dest.exists() or dest.is_symlink()):
+        return None
+    try:
+        return verify()
+    except ToolkitError:
+        if force:
+            return None
+        raise
+
+
+def materialise_pypi(pin: Pin, release: Release, dest: Path, wheel_cache: Path) -> str:
+    """Build ``dest`` from the sha256-checked wheel; return the base commit id."""
+    wheel = gitio.download_wheel(pin.package, release.version, release.wheel, wheel_cache)
+    digest = gitio.sha256_of(wheel)
+    if digest != release.sha256:
+        wheel.unlink()  # never trust a bad download twice
+        raise ToolkitError(
+            f"sha256 mismatch for {release.wheel}: pinned {release.sha256}, got {digest}"
+        )
+    with files.staged_dir(dest) as tmp:
+        try:
+            laid_out = gitio.lay_out_wheel(
+                wheel, tmp, pin.wheel_prefix, pin.repo_prefix, pin.exclude
+            )
+        except ToolkitError:
+            wheel.unlink(missing_ok=True)  # sha256 matched but unreadable: drop it too
+            raise
+        if not laid_out:
+            raise ToolkitError(f"{release.wheel} holds no files under {pin.wheel_prefix}")
+        author = gitio.parse_identity(gitio.UPSTREAM_IDENTITY)
+        base = gitio.init_repo_with_commit(
+            tmp, base_message(pin, release), author, pin.date, release.base_tag
+        )
+        tree = gitio.tree_of(tmp, base)
+        if release.tree and tree != release.tree:
+            raise ToolkitError(
+                f"laid-out tree of {release.wheel} is {tree}, pin records {release.tree}"
+            )
+        if base != expected_base(pin, release, tree):
+            raise ToolkitError(f"materialised base {base} is not the reproducible commit")
+        faults.checkpoint("fetch.staged")
+    return base
+
+
+def _verify_cached(dest: Path, pin: Pin, release: Release) -> str:
+    """The base commit of a cached checkout; refuses one that is not what the pin says,
+    or has local edits."""
+    if not gitio.is_git_repo(dest):
+        raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
+    base = gitio.rev_parse(dest, release.base_tag)
+    if base is None:
+        raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
+    tree = gitio.tree_of(dest, release.base_tag)
+    if release.tree and tree != release.tree:
+        raise ToolkitError(
+            f"cached checkout {dest}: {release.base_tag} has tree {tree}, "
+            f"pin records {release.tree}; {REBUILD}"
+        )
+    want = expected_base(pin, release, release.tree or tree)
+    if base != want:
+        raise ToolkitError(
+            f"cached checkout {dest}: {release.base_tag} is commit {base[:12]}, not the "
+            f"reproducible base {want[:12]} built from sha256 {release.sha256[:12]}; {REBUILD}"
+        )
+    _require_clean(dest, "rerun with --force to discard them")
+    return base
+
+
+def _require_clean(repo: Path, advice: str) -> None:
+    changes = gitio.local_changes(repo)
+    if changes:
+        shown = ", ".join(c[3:] for c in changes[:3]) + (" ..." if len(changes) > 3 else "")
+        raise ToolkitError(f"{repo} has local changes ({shown}); {advice}")
+
+
+# --- git ----------------------------------------------------------------------------
+
+
+def git_cache_name(url: str, ref: str) -> str:
+    """The cache folder's name for ``url`` at ``ref``: readable, and unique per URL."""
+    public = gitio.redact(url)
+    digest = hashlib.sha256(public.encode()).hexdigest()[:10]
+    return f"{ref}-{digest}"
+
+
+def _from_git(
+    pin: Pin, release: Release, url: str, ref: str, dest: Path, force: bool, timeout: float
+) -> Checkout:
+    public = gitio.redact(url)
+    files.recover(dest)
+    if _reuse(dest, force, lambda: _verify_git_cache(dest, public, ref, release)) is None:
+        with files.staged_dir(dest) as tmp:
+            commit = gitio.fetch_url(url, ref, tmp, timeout)
+            if not (tmp / pin.repo_prefix).is_dir():
+                raise ToolkitError(
+                    f"{public} at {ref} (commit {commit[:12]}) has no {pin.repo_prefix}: "
+                    "not a dynamo tree (nothing cached)"
+                )
+            gitio.git_cmd(tmp, "tag", release.base_tag, commit)
+            gitio.config_set(tmp, "dynpatch.url", public)
+            gitio.config_set(tmp, "dynpatch.ref", ref)
+            faults.checkpoint("fetch.staged")
+    base = gitio.rev_parse(dest, release.base_tag) or ""
+    provenance = (f"Upstream: {public} {ref} (commit {base})",)
+    return Checkout(dest, base, "git", release, provenance)
+
+
+def _verify_git_cache(dest: Path, url: str, ref: str, release: Release) -> str:
+    if not gitio.is_git_repo(dest):
+        raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
+    recorded = (gitio.config_get(dest, "dynpatch.url"), gitio.config_get(dest, "dynpatch.ref"))
+    if recorded != (url, ref):
+        raise ToolkitError(
+            f"cached checkout {dest} records {recorded[0]} at {recorded[1]}, not {url} at "
+            f"{ref}; {REBUILD}"
+        )
+    base = gitio.rev_parse(dest, release.base_tag)
+    if base is None:
+        raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
+    _require_clean(dest, "rerun with --force to discard them")
+    return base
+
+
+# --- path ---------------------------------------------------------------------------
+
+
+def _from_path(pin: Pin, release: Release, path: Path) -> Checkout:
+    """The person's own clone, used as it is: this toolkit never checks anything out in
+    it; it adds objects and its own refs (the work branch) only."""
+    if not gitio.is_git_repo(path):
+        raise ToolkitError(
+            f"{path} is not a git repository (expected the top folder of a dynamo clone)"
+        )
+    if not (path / pin.repo_prefix).is_dir():
+        raise ToolkitError(f"{path} has no {pin.repo_prefix}: not a dynamo clone")
+    _require_clean(path, "commit or stash them first")
+    base = gitio.rev_parse(path, "HEAD") or ""
+    provenance = (f"Upstream: local dynamo clone at commit {base}",)
+    return Checkout(path, base, "path", release, provenance)

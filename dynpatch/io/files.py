@@ -1,0 +1,316 @@
+"""Writing files and folders all-or-nothing, and locking what two runs could share.
+
+* :func:`write_atomic`: a file is replaced through a temporary file and one rename.
+* :func:`staged_dir`: a folder is built beside its final place and swapped in whole. The
+  swap is two renames (the old folder aside, the new one in); a run killed between them
+  leaves the old folder aside, and the next run puts it back (:func:`recover`).
+* :func:`lock`: an inter-process lock (``filelock``) around what a run changes, waiting a
+  bounded time; reentrant within one process.
+* Scratch folders are *owned*: each holds a lock while its run lives, so a later run can
+  tell the leftovers of a dead run (lock free) from a live run's work (lock held) and
+  remove only the former (:func:`sweep`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import filelock
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import faults
+
+LOCK_TIMEOUT_ENV = "DYNPATCH_LOCK_TIMEOUT"
+# Test-only: use the two-rename swap even where an atomic exchange exists.
+NO_EXCHANGE_ENV = "DYNPATCH_NO_EXCHANGE"
+DEFAULT_LOCK_TIMEOUT = 600.0
+_STAGING = ".staging-"
+_PREVIOUS = ".previous-"
+_OWNER = ".owner"
+
+
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` via a temporary file and a rename (never half-written).
+
+    An existing file keeps its mode; a new one gets 0644.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise os_error(exc, f"cannot write {path}") from None
+    try:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.is_file() else 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise os_error(exc, f"cannot write {path}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def os_error(exc: OSError, doing: str) -> ToolkitError:
+    """One line for an OSError: what was being done, the path, and why."""
+    where = f" ({exc.filename})" if exc.filename and str(exc.filename) not in doing else ""
+    return ToolkitError(f"{doing}{where}: {exc.strerror or exc}")
+
+
+# --- locks ----------------------------------------------------------------------------
+
+_LOCKS: dict[str, filelock.FileLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def lock_timeout() -> float:
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "")
+    try:
+        return float(raw) if raw else DEFAULT_LOCK_TIMEOUT
+    except ValueError:
+        raise ToolkitError(
+            f"${LOCK_TIMEOUT_ENV} must be a number of seconds, not {raw!r}"
+        ) from None
+
+
+@contextmanager
+def lock(lock_file: Path, what: str) -> Iterator[None]:
+    """Hold the inter-process lock ``lock_file`` (guarding ``what``) for the block.
+
+    Waits at most ``$DYNPATCH_LOCK_TIMEOUT`` seconds (default 600), then fails with one
+    line naming the lock. Nested use in one process is reentrant. A lock of a run that
+    died is free again at once (the operating system drops it with the process).
+    """
+    key = str(lock_file.resolve())
+    with _LOCKS_GUARD:
+        held = _LOCKS.get(key)
+        if held is None:
+            try:
+                lock_file.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise os_error(exc, f"cannot create the lock for {what}") from None
+            held = _LOCKS[key] = filelock.FileLock(key)  # reentrant per thread
+    timeout = lock_timeout()
+    try:
+        held.acquire(timeout=timeout)
+    except filelock.Timeout:
+        raise ToolkitError(
+            f"another run holds {lock_file} ({what}); waited {timeout:.0f} s: let it finish "
+            f"and rerun (${LOCK_TIMEOUT_ENV} sets the wait)"
+        ) from None
+    except OSError as exc:
+        raise os_error(exc, f"cannot take the lock for {what}") from None
+    try:
+        yield
+    finally:
+        held.release()
+
+
+# --- owned scratch folders -------------------------------------------------------------
+
+
+@contextmanager
+def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
+    """A new folder ``parent/prefix*`` owned by this run; removed when the block ends.
+
+    The owner lock (``<folder>.owner``) is held for the block, so :func:`sweep` never
+    removes a live run's folder; folders of dead runs with the same prefix are removed
+    first.
+    """
+    sweep(parent, f"{prefix}*")  # what dead runs left under the same name
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(100):
+            # The owner lock is taken before the folder exists, so a sweep never sees
+            # this run's folder without its lock held. A name whose lock another process
+            # holds at that instant (a sweep looking at it) is passed over.
+            path = parent / f"{prefix}{secrets.token_hex(6)}"
+            owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
+            try:
+                owner.acquire(timeout=0)
+            except filelock.Timeout:
+                continue
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                owner.release()
+        else:
+            raise ToolkitError(f"cannot create a scratch folder in {parent}: no free name")
+    except OSError as exc:
+        raise os_error(exc, f"cannot create a scratch folder in {parent}") from None
+    try:
+        yield path
+    finally:
+        remove_tree(path)
+        owner.release()
+        Path(str(path) + _OWNER).unlink(missing_ok=True)
+
+
+def sweep(parent: Path, pattern: str) -> list[Path]:
+    """Remove the folders ``parent/pattern`` (a glob) whose run died: their owner lock is
+    free. A live run's folders are left alone."""
+    removed: list[Path] = []
+    if not parent.is_dir():
+        return removed
+    for path in sorted(parent.glob(pattern)):
+        if path.name.endswith(_OWNER):
+            _drop_orphan_owner(path)
+            continue
+        if not path.is_dir():
+            continue
+        owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
+        try:
+            owner.acquire(timeout=0)
+        except (filelock.Timeout, OSError):
+            continue  # a live run's folder
+        try:
+            remove_tree(path)
+            removed.append(path)
+        finally:
+            owner.release()
+            Path(str(path) + _OWNER).unlink(missing_ok=True)
+    return removed
+
+
+def _drop_orphan_owner(owner_file: Path) -> None:
+    """Remove an owner lock left without its folder by a run that died (lock free)."""
+    if Path(str(owner_file).removesuffix(_OWNER)).exists():
+        return
+    owner = filelock.FileLock(str(owner_file), thread_local=False)
+    try:
+        owner.acquire(timeout=0)
+    except (filelock.Timeout, OSError):
+        return
+    try:
+        if not Path(str(owner_file).removesuffix(_OWNER)).exists():
+            owner_file.unlink(missing_ok=True)
+    finally:
+        owner.release()
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder, a file or a link at ``path`` (absent is fine)."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.exists():
+            shutil.rmtree(path)
+    except OSError as exc:
+        raise os_error(exc, f"cannot remove {path}") from None
+
+
+# --- folders replaced whole ------------------------------------------------------------
+
+
+def recover(final: Path) -> None:
+    """Finish or undo what a dead run left around ``final``.
+
+    Staging folders of dead runs are removed. A folder moved aside by a swap that died
+    before the new one went in is put back when ``final`` is missing, else removed.
+    """
+    parent = final.parent
+    sweep(parent, f".{final.name}{_STAGING}*")
+    for aside in sorted(parent.glob(f".{final.name}{_PREVIOUS}*")):
+        if aside.name.endswith(_OWNER):
+            continue
+        if not final.exists() and not final.is_symlink():
+            try:
+                os.replace(aside, final)
+            except OSError as exc:
+                raise os_error(exc, f"cannot restore {final} from {aside}") from None
+        else:
+            remove_tree(aside)
+
+
+@contextmanager
+def staged_dir(final: Path, *, keep: frozenset[str] = frozenset()) -> Iterator[Path]:
+    """Build a folder that replaces ``final`` whole, or not at all.
+
+    The block fills the yielded staging folder (beside ``final``, so the swap is a
+    rename on one file system); when it ends without error the staging folder takes
+    ``final``'s place. Entries of the old ``final`` named in ``keep`` are carried over
+    (not overwritten). On error ``final`` is as it was. The caller holds the lock that
+    guards ``final``; leftovers of dead runs are cleaned first.
+    """
+    recover(final)
+    with owned_dir(final.parent, f".{final.name}{_STAGING}") as tmp:
+        yield tmp
+        if final.is_dir() and not final.is_symlink():
+            for name in keep:
+                src = final / name
+                if (src.is_file() or src.is_dir()) and not (tmp / name).exists():
+                    _copy(src, tmp / name)
+        swap_in(tmp, final)  # the staging folder is now `final`; nothing left to remove
+
+
+def swap_in(new: Path, final: Path) -> None:
+    """Put folder ``new`` where ``final`` is (a file, link or folder there is replaced).
+
+    Where the system can exchange two paths in one step (Linux ``renameat2``), that is
+    how: ``final`` is the old or the new folder at every instant. Elsewhere the old one is
+    moved aside first; a run killed between the two renames is undone by :func:`recover`.
+    """
+    if final.is_dir() and not final.is_symlink() and _exchange(new, final):
+        faults.checkpoint("swap.exchanged")
+        remove_tree(new)  # now the old folder
+        return
+    aside = final.parent / f".{final.name}{_PREVIOUS}{os.getpid()}"
+    try:
+        if final.exists() or final.is_symlink():
+            remove_tree(aside)
+            os.replace(final, aside)
+        faults.checkpoint("swap.aside")
+        os.replace(new, final)
+    except OSError as exc:
+        if aside.exists() and not final.exists():
+            os.replace(aside, final)
+        raise os_error(exc, f"cannot put the new {final.name} in place at {final}") from None
+    remove_tree(aside)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically; False where the system cannot."""
+    if sys.platform != "linux" or os.environ.get(NO_EXCHANGE_ENV):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    done = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if done == 0:
+        return True
+    errno = ctypes.get_errno()
+    if errno in (38, 22, 95):  # ENOSYS, EINVAL, EOPNOTSUPP: not here; use the fallback
+        return False
+    raise os_error(OSError(errno, os.strerror(errno), str(b)), f"cannot swap in {b}")
+
+
+def _copy(src: Path, dst: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dst, symlinks=True)
+    else:
+        shutil.copy2(src, dst)

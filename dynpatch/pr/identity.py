@@ -1,0 +1,112 @@
+"""Who signs the PR commits off, and how they are signed.
+
+``patches/`` is authored and signed off by the toolkit's series identity (the pin's
+``[series] author``), which is not a person. The PR branch is the person's: its commits
+are re-authored and signed off by the identity found here, first match wins:
+``--identity``, ``$DYNPATCH_PR_IDENTITY``, ``$GIT_AUTHOR_NAME``/``$GIT_AUTHOR_EMAIL``,
+git config ``user.name``/``user.email``. Finding none is an error, never a default.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import git as gitio
+from dynpatch.io.git import Identity, Signing
+
+IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
+SIGNING_KEY_ENV = "DYNPATCH_SIGNING_KEY"
+FORMATS = ("openpgp", "ssh", "x509")
+_PROGRAMS = {"openpgp": ("gpg.program", "gpg"), "ssh": ("gpg.ssh.program", "ssh-keygen"),
+             "x509": ("gpg.x509.program", "gpgsm")}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Signer:
+    identity: Identity
+    source: str  # where it was found, shown to the person
+
+
+def resolve_identity(
+    option: str | None,
+    repo: Path,
+    series: Identity | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Signer:
+    """The person's identity for the PR commits (see the module docstring for the order)."""
+    env = os.environ if env is None else env
+    signer = _find_identity(option, repo, env)
+    if signer is None:
+        raise ToolkitError(
+            "no identity to author and sign off the PR commits: pass --identity "
+            f"'Name <email>', set ${IDENTITY_ENV}, or set git config user.name and user.email"
+        )
+    if series is not None and signer.identity == series:
+        raise ToolkitError(
+            f"{signer.identity} ({signer.source}) is the toolkit's series identity, not a "
+            "person: the PR commits must be signed off by you (pass --identity 'Name <email>')"
+        )
+    return signer
+
+
+def _find_identity(option: str | None, repo: Path, env: Mapping[str, str]) -> Signer | None:
+    if option:
+        return Signer(gitio.parse_identity(option), "--identity")
+    if env.get(IDENTITY_ENV):
+        return Signer(gitio.parse_identity(env[IDENTITY_ENV]), f"${IDENTITY_ENV}")
+    name, email = env.get("GIT_AUTHOR_NAME"), env.get("GIT_AUTHOR_EMAIL")
+    if name and email:
+        return Signer(gitio.parse_identity(f"{name} <{email}>"), "$GIT_AUTHOR_NAME/EMAIL")
+    name, email = gitio.config_get(repo, "user.name"), gitio.config_get(repo, "user.email")
+    if name and email:
+        return Signer(gitio.parse_identity(f"{name} <{email}>"), "git config user.name/email")
+    return None
+
+
+def resolve_signing(
+    key: str | None, fmt: str | None, repo: Path, env: Mapping[str, str] | None = None
+) -> Signing:
+    """What ``--sign`` signs with: the options, else ``$DYNPATCH_SIGNING_KEY``, else git
+    config ``user.signingkey`` / ``gpg.format`` (an SSH-looking key means ``ssh``)."""
+    env = os.environ if env is None else env
+    key = key or env.get(SIGNING_KEY_ENV) or gitio.config_get(repo, "user.signingkey")
+    fmt = fmt or gitio.config_get(repo, "gpg.format") or ("ssh" if _looks_ssh(key) else "openpgp")
+    if fmt not in FORMATS:
+        raise ToolkitError(f"signing format {fmt!r} is not one git knows ({', '.join(FORMATS)})")
+    if fmt == "ssh" and not key:
+        raise ToolkitError(
+            "SSH signing needs a key: pass --signing-key PATH or set git config user.signingkey"
+        )
+    setting, default = _PROGRAMS[fmt]
+    program = gitio.config_get(repo, setting) or default
+    if shutil.which(program) is None:
+        raise ToolkitError(f"--sign with format {fmt} needs {program}, which is not installed")
+    literal = key is not None and key.startswith(("key::", "ssh-"))
+    if fmt == "ssh" and key and not literal and not Path(key).expanduser().is_file():
+        raise ToolkitError(f"SSH signing key {key} not found")
+    return Signing(fmt, key)
+
+
+def _looks_ssh(key: str | None) -> bool:
+    if not key:
+        return False
+    if key.startswith(("key::", "ssh-", "ecdsa-", "sk-")) or key.endswith(".pub"):
+        return True
+    path = Path(key).expanduser()
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    return head.startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
+
+
+def allowed_signers_line(identity: Identity, public_key: str) -> str:
+    """One ``gpg.ssh.allowedSignersFile`` entry: ``identity`` may sign git objects with
+    ``public_key``."""
+    return f'{identity.email} namespaces="git" {public_key}\n'

@@ -1,0 +1,279 @@
+"""``python -m dynpatch bump VERSION``: move the pin to another release, safely.
+
+Everything is first built in a staging folder (``out/bump/``): the new pin text (the
+release's wheel sha256 and laid-out tree id), the series regenerated on the new base,
+then dynamo's CPU tests (test-upstream) and the replay (verify) on it, with the new
+release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed, old → new.
+Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
+``patches/`` replaced; if that replacement fails half-way, both are restored from the
+copies taken first. Any drift or failing check refuses the bump: the pin and patches/
+stay as they were (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from codemods.series import run_series
+from dynpatch import evidence, pinfile
+from dynpatch.patch import apply as patch
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import VENDOR, Checkout, fetch
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+from dynpatch.patch.apply import (
+    PATCHES,
+    ApplyReport,
+    apply_series,
+    install_series,
+    read_at,
+    series_names,
+)
+from dynpatch.pin import PIN_FILE, Pin, Release, load_pin
+from dynpatch.releases.matrix import envs, releases, run
+
+OUT = evidence.OUT / "bump"
+DEFAULT_BUDGET = 50  # hypothesis streams of the verify run (plus every named scenario)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "bump", help="move the pin to another release: regenerate, test, verify, or refuse"
+    )
+    p.add_argument("version", help="the ai-dynamo release to pin")
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+                   help=f"verify: hypothesis streams (default {DEFAULT_BUDGET})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
+    p.add_argument("--skip", action="append", choices=run.STAGES, default=[],
+                   help="do not run this check; the output says the pin moved without it")  # fmt: skip
+    p.add_argument("--out", type=Path, default=OUT, help="staging folder (logs stay there)")
+    # The checks' interpreter instead of vendor/runtimes/<X>/ (tests).
+    p.add_argument("--python", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
+    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
+    p.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
+    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
+    p.add_argument("--runtimes", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    pin = load_pin(args.pin)
+    old, new = pin.version, args.version
+    if new == old:
+        raise ToolkitError(f"the pin is already at {old}")
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    if not (args.patches / "series").is_file():
+        raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
+    # The pin and patches/ change together: no other run may read or write either meanwhile.
+    with files.lock(patch.patches_lock(args.vendor, args.patches), f"the series in {args.patches}"):
+        old_text = args.pin.read_text()
+        snapshot = _snapshot(args.patches)
+        args.out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=args.out, prefix=f"{new}-"))
+        try:
+            return _bump(args, pin, old_text, snapshot, stage, start)
+        except ToolkitError:  # bad input, unreachable source: leave no staging folder behind
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+
+
+def _bump(
+    args: argparse.Namespace, pin: Pin, old_text: str, snapshot: dict[str, bytes], stage: Path,
+    start: float,
+) -> int:  # fmt: skip
+    """Stage, regenerate, check; then install or refuse (see the module docstring)."""
+    from dynpatch.cli import err, out, print_outcomes
+
+    old, new = pin.version, args.version
+    out.print(f"bump ai-dynamo {old} → {new} (staging: {_rel(stage)})", markup=False)
+
+    with err.status(f"fetching ai-dynamo {new} ..."):
+        release, trust = _release(pin, new, args.vendor)
+        staged_pin = stage / "dynamo.toml"
+        files.write_atomic(staged_pin, pinfile.with_release(old_text, release))
+        checkout = fetch(load_pin(staged_pin), version=new, vendor=args.vendor)
+        release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
+        comment = f"sha256 recorded from PyPI on {time.strftime('%Y-%m-%d')} by `nox -s bump`"
+        new_text = pinfile.with_version(
+            pinfile.with_release(old_text, release, comment if trust else ""), new
+        )
+        files.write_atomic(staged_pin, new_text)
+        staged = load_pin(staged_pin)
+        checkout = fetch(staged, version=new, vendor=args.vendor)  # re-verified with the tree
+    out.print(f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})", markup=False)
+    out.print(f"laid-out tree {release.tree}", markup=False)
+
+    problems: list[str] = []
+    patches = stage / "patches"
+    result = run_series(lambda path: read_at(checkout.path, checkout.base, path))
+    if not result.ok:
+        print_outcomes(ApplyReport(result), f"ai-dynamo {new} (pypi)")
+        problems += result.problems()
+    else:
+        with err.status("regenerating the series on the new base ..."):
+            report = _regenerate(checkout, staged, args.vendor, patches)
+        print_outcomes(report, f"ai-dynamo {new} (pypi)")
+        if not report.patches:
+            problems.append(f"every target is already applied in {new}: nothing to pin a series to")
+    if problems:
+        return _refuse(problems, args, old, old_text, snapshot, stage)
+
+    out.print("git range-diff (committed series on " + old + " → regenerated on " + new + "):")
+    out.print(_range_diff(pin, old, args.patches, checkout, patches, args.vendor), markup=False)
+
+    for name in run.STAGES:
+        if name in args.skip:
+            out.print(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
+            continue
+        python = args.python or _runtime(new, args.runtimes)
+        with err.status(f"{name} on ai-dynamo {new} ..."):
+            cmd = run.stage_command(
+                name, staged_pin, args.vendor, new, patches, stage, python, args.budget, args.seed
+            )
+            check = run.run_stage_command(name, cmd, stage, patches)
+        out.print(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)", markup=False)
+        if check.status != run.PASS:
+            problems.append(f"{name} {check.status}: {check.detail}")
+    if problems:
+        return _refuse(problems, args, old, old_text, snapshot, stage)
+
+    changed = _install_all(args, new_text, old_text, snapshot, patches)
+    for name in run.STAGES:  # the checks' records now describe the pinned series
+        record = stage / "evidence" / f"{name}.json"
+        if record.is_file():
+            args.evidence.mkdir(parents=True, exist_ok=True)
+            files.write_atomic(args.evidence / record.name, record.read_text())
+    out.print(
+        f"pin moved {old} → {new}: {_rel(args.pin)} updated; {_rel(args.patches)}/ "
+        f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "
+        f"total {time.perf_counter() - start:.0f} s",
+        markup=False,
+    )
+    return 0
+
+
+def _release(pin: Pin, version: str, vendor: Path) -> tuple[Release, str]:
+    """The release entry and how its sha256 is trusted ('' when the pin has it)."""
+    if version in pin.releases:
+        return pin.release(version), ""
+    name = releases.wheel_name(pin.package, version)
+    wheel = gitio.download_wheel(pin.package, version, name, vendor / "cache" / "wheels")
+    digest = gitio.sha256_of(wheel)
+    trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
+    return releases.release_for(pin, version, digest), trust
+
+
+def _regenerate(checkout: Checkout, pin: Pin, vendor: Path, patches: Path) -> ApplyReport:
+    with tempfile.TemporaryDirectory(prefix="dynpatch-bump-") as tmp:
+        clone = Path(tmp) / "clone"
+        gitio.clone_at(checkout.path, checkout.base, clone)
+        return apply_series(
+            dataclasses.replace(checkout, path=clone),
+            author=gitio.parse_identity(pin.author),
+            date=pin.date,
+            branch=pin.branch,
+            vendor=vendor,
+            patches_dir=patches,
+        )
+
+
+def _range_diff(
+    pin: Pin, old: str, old_patches: Path, new_checkout: Checkout, new_patches: Path,
+    vendor: Path,
+) -> str:  # fmt: skip
+    """``git range-diff`` of the committed series (on the old base) and the regenerated one
+    (on the new base), both applied with ``git am`` in one scratch repository."""
+    old_checkout = fetch(pin, version=old, vendor=vendor)
+    with tempfile.TemporaryDirectory(prefix="dynpatch-range-diff-") as tmp:
+        repo = Path(tmp) / "repo"
+        gitio.clone_at(new_checkout.path, new_checkout.base, repo)
+        gitio.am(repo, [new_patches / n for n in series_names(new_patches)])
+        new_tip = gitio.rev_parse(repo, "HEAD") or ""
+        gitio.fetch_ref(repo, old_checkout.path, old_checkout.base, "refs/dynpatch/old-base")
+        gitio.git_cmd(repo, "checkout", "-q", "--detach", "refs/dynpatch/old-base")
+        gitio.am(repo, [old_patches / n for n in series_names(old_patches)])
+        old_tip = gitio.rev_parse(repo, "HEAD") or ""
+        return gitio.range_diff_ranges(
+            repo, f"{old_checkout.base}..{old_tip}", f"{new_checkout.base}..{new_tip}"
+        ).rstrip("\n")
+
+
+def _runtime(version: str, runtimes: Path | None) -> Path:
+    return envs.runtime_env(version, runtimes or envs.RUNTIMES).python
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    if not directory.is_dir():
+        return {}
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def _install_all(
+    args: argparse.Namespace, new_text: str, old_text: str, snapshot: dict[str, bytes],
+    patches: Path,
+) -> list[str]:  # fmt: skip
+    """Replace patches/ and the pin; on any failure put both back as they were."""
+    try:
+        changed = install_series(patches, args.patches)
+        files.write_atomic(args.pin, new_text)
+    except OSError as exc:
+        _restore(args, old_text, snapshot)
+        raise ToolkitError(
+            f"could not install the new pin and patches/ ({exc}); both restored as they were"
+        ) from None
+    except BaseException:  # interrupted: put things back, then let it through
+        _restore(args, old_text, snapshot)
+        raise
+    return changed
+
+
+def _restore(args: argparse.Namespace, old_text: str, snapshot: dict[str, bytes]) -> bool:
+    """Put the pin and patches/ back to ``old_text`` and ``snapshot``; True if anything
+    had to be put back."""
+    touched = False
+    if args.pin.read_text() != old_text:
+        files.write_atomic(args.pin, old_text)
+        touched = True
+    if _snapshot(args.patches) != snapshot:
+        folders = frozenset(p.name for p in args.patches.iterdir() if p.is_dir())
+        with files.staged_dir(args.patches, keep=folders) as tmp:
+            for name, data in snapshot.items():
+                (tmp / name).write_bytes(data)
+        touched = True
+    return touched
+
+
+def _refuse(
+    problems: list[str], args: argparse.Namespace, old: str, old_text: str,
+    snapshot: dict[str, bytes], stage: Path,
+) -> int:  # fmt: skip
+    from dynpatch.cli import out
+
+    # Nothing outside the staging folder is written before the checks pass; this makes
+    # sure of it rather than assuming it.
+    if _restore(args, old_text, snapshot):
+        out.print(f"{_rel(args.pin)} or {_rel(args.patches)}/ had changed: restored", markup=False)
+    out.print(f"REFUSED: {len(problems)} problem(s):", markup=False)
+    for p in problems:
+        out.print(f"  {p}", markup=False)
+    out.print(
+        f"{_rel(args.pin)} stays at {old} and {_rel(args.patches)}/ is unchanged; "
+        f"logs and the candidate series: {_rel(stage)}",
+        markup=False,
+    )
+    return 1
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

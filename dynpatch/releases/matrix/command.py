@@ -1,0 +1,280 @@
+"""``python -m dynpatch matrix``: the series against many dynamo releases, one row each.
+
+Releases run concurrently in two bounded pools: the light part (fetch, codemods,
+formatting, ``git am``; network and short processes) for up to ``--fetch-jobs`` releases at
+once, the heavy part (dynamo's tests and the replay, each a child process using a core) for
+up to ``--jobs``. Fetches, per-release runtimes and check results are cached: a warm rerun
+redoes the cheap parts and reuses test and verify verdicts whose inputs did not change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from dynpatch import evidence
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import VENDOR
+from dynpatch.format import upstream as formatting
+from dynpatch.patch.apply import PATCHES
+from dynpatch.pin import PIN_FILE, Pin, load_pin
+from dynpatch.releases.matrix import envs, releases, report, run
+
+OUT = evidence.OUT / "matrix"
+QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
+DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser(
+        "matrix", help="run the series against several dynamo releases; one row per release"
+    )
+    p.add_argument("--versions", help="comma-separated releases (default: the pin's [matrix])")
+    p.add_argument("--all", action="store_true", help="every release the pin lists")
+    p.add_argument("--newest", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the newest release or dev wheel on PyPI (default: the pin's "
+                   "[matrix] newest)")  # fmt: skip
+    p.add_argument("--budget", type=int, default=QUICK_BUDGET,
+                   help=f"quick verify: hypothesis streams per release (default {QUICK_BUDGET})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"hypothesis seed of quick verify (default {DEFAULT_SEED})")  # fmt: skip
+    p.add_argument("--jobs", type=int, default=_default_jobs(),
+                   help="releases whose tests and replay run at once (default: cores, max 2)")  # fmt: skip
+    p.add_argument("--fetch-jobs", type=int, default=3,
+                   help="releases fetched and patched at once (default 3)")  # fmt: skip
+    p.add_argument("--skip", action="append", choices=run.STAGES, default=[],
+                   help="do not run this check (shown as skipped, never as passed)")  # fmt: skip
+    p.add_argument("--fresh", action="store_true", help="ignore cached test and verify results")
+    p.add_argument("--out", type=Path, default=OUT, help="folder for matrix.md, matrix.json")
+    # One interpreter for every release's checks instead of vendor/runtimes/<X>/ (tests).
+    p.add_argument("--python", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
+    p.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
+    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
+    p.add_argument("--runtimes", type=Path, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=main)
+
+
+def _default_jobs() -> int:
+    # Each heavy job is one busy child process at a time; more than the cores only slows
+    # every release down (and the timings in the table with it).
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def main(args: argparse.Namespace) -> int:
+    from dynpatch.cli import err, out
+
+    start = time.perf_counter()
+    for name in ("jobs", "fetch_jobs"):
+        if getattr(args, name) < 1:
+            raise ToolkitError(f"--{name.replace('_', '-')} must be 1 or more")
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    pin = load_pin(args.pin)
+    if not (args.patches / "series").is_file():
+        raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
+    versions = _versions(args, pin)
+    candidates = releases.pinned(pin, versions)
+    want_newest = pin.matrix_newest if args.newest is None else args.newest
+    if want_newest:
+        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
+            try:
+                found = releases.newest(
+                    pin, args.vendor / "cache" / "wheels", args.vendor / "cache" / "tofu"
+                )
+            except ToolkitError as exc:
+                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
+        candidates = _with_newest(candidates, found)
+        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    if not candidates:
+        raise ToolkitError("no releases to run: the pin's [matrix] lists none")
+    args.out.mkdir(parents=True, exist_ok=True)
+    derived = load_pin(releases.derived_pin(pin, candidates, args.out / "pin.toml"))
+    # Built once here: the pools would otherwise race to create the same formatter env.
+    formatting.tools_python(args.vendor)
+    ctx = run.Context(
+        pin=derived,
+        vendor=args.vendor,
+        out=args.out,
+        committed=args.patches,
+        budget=args.budget,
+        seed=args.seed,
+        skip=frozenset(args.skip),
+        toolkit=run.toolkit_digest(),
+        fresh=args.fresh,
+    )
+    rows = _run_all(candidates, ctx, args, err)
+    total = time.perf_counter() - start
+
+    pinned_version = pin.version
+    bad = [r.version for r in rows if not r.ok]
+    counts = {s: sum(r.series == s for r in rows) for s in ("applied", "not-applicable")}
+    verdict = f"problems in {', '.join(bad)}" if bad else "every check that ran passed"
+    if args.skip:
+        verdict += f" (skipped: {', '.join(args.skip)})"
+    summary = (
+        f"{len(rows)} releases: {counts['applied']} applied, {counts['not-applicable']} not "
+        f"applicable, {sum(r.series == 'drifted' for r in rows)} drifted; {verdict}; "
+        f"wall time {total:.0f} s with --jobs {args.jobs}"
+    )
+    meta = {
+        "created": report.now(),
+        "pinned": pinned_version,
+        "toolkit": run.toolkit_digest(),
+        "committed_series_sha256": evidence.series_digest(args.patches),
+        "budget": args.budget,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "seconds": round(total, 1),
+        "ok": not bad,
+        "summary": summary,
+    }
+    md, js = report.write(rows, meta, args.out)
+    # Logs get the whole table unfolded (cli's log console is 120 wide); a terminal keeps
+    # its own width.
+    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
+    wide.print(report.rich_table(rows, pinned_version))
+    for line in report.notes(rows):
+        out.print(f"  {line}", markup=False)
+    for line in report.column_notes(pinned_version):
+        out.print(f"  * {line}", markup=False)
+    out.print(summary, markup=False)
+    out.print(f"wrote {_rel(md)} and {_rel(js)}", markup=False)
+    return 0 if not bad else 1
+
+
+def _versions(args: argparse.Namespace, pin: Pin) -> list[str]:
+    if args.all and args.versions:
+        raise ToolkitError("--all and --versions exclude each other")
+    if args.all:
+        return sorted(pin.releases, key=releases.version_key)
+    if args.versions:
+        versions = [v.strip() for v in args.versions.split(",") if v.strip()]
+    else:
+        versions = list(pin.matrix)
+    unknown = [v for v in versions if v not in pin.releases]
+    if unknown:
+        known = ", ".join(sorted(pin.releases, key=releases.version_key))
+        raise ToolkitError(
+            f'unknown version {unknown[0]}: {pin.path.name} has no [releases."{unknown[0]}"] '
+            f"entry with its wheel sha256 (known: {known})"
+        )
+    return list(dict.fromkeys(versions))
+
+
+def _with_newest(
+    candidates: list[releases.Candidate], found: releases.Candidate
+) -> list[releases.Candidate]:
+    for i, c in enumerate(candidates):
+        if c.release.version == found.release.version:
+            candidates = list(candidates)
+            candidates[i] = found
+            return candidates
+    return [*candidates, found]
+
+
+class Board:
+    """Progress, one line per release: a live display on a terminal, plain lines in logs."""
+
+    def __init__(self, console: Console, versions: list[str]):
+        self.console = console
+        self.live = console.is_terminal
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+            console=console, disable=not self.live,
+        )  # fmt: skip
+        self.tasks: dict[str, TaskID] = {}
+        self.width = max(len(v) for v in versions)
+        self._lock = threading.Lock()
+        self._versions = versions
+
+    def __enter__(self) -> Board:
+        self.progress.__enter__()
+        for v in self._versions:
+            self.tasks[v] = self.progress.add_task(f"{v:<{self.width}}  waiting", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def step(self, version: str, text: str) -> None:
+        line = f"{version:<{self.width}}  {text}"
+        self.progress.update(self.tasks[version], description=line)
+        if not self.live:
+            with self._lock:
+                self.console.print(f"[{time.strftime('%H:%M:%S')}] {line}", markup=False)
+
+    def done(self, version: str, text: str) -> None:
+        self.step(version, text)
+        self.progress.update(self.tasks[version], total=1, completed=1)
+
+
+def _run_all(
+    candidates: list[releases.Candidate], ctx: run.Context, args: argparse.Namespace,
+    console: Console,
+) -> list[run.Row]:  # fmt: skip
+    versions = [c.release.version for c in candidates]
+    light = threading.BoundedSemaphore(args.fetch_jobs)
+    heavy = threading.BoundedSemaphore(args.jobs)
+    runtimes = args.runtimes or envs.RUNTIMES
+
+    def one(candidate: releases.Candidate) -> run.Row:
+        version = candidate.release.version
+        t0 = time.perf_counter()
+
+        def step(text: str) -> None:
+            board.step(version, text)
+
+        with light:
+            try:
+                row = run.prepare(candidate, ctx, step)
+            except ToolkitError as exc:
+                row = run.new_row(candidate, ctx)
+                row.series, row.series_detail = "error", str(exc)
+                board.done(version, f"error: {exc}")
+                return row
+            python = args.python
+            if row.runnable and python is None and set(run.STAGES) - ctx.skip:
+                step(f"runtime env (ai-dynamo-runtime=={version})")
+                try:
+                    python = envs.runtime_env(version, runtimes).python
+                except ToolkitError as exc:
+                    row.test_upstream = row.verify = run.Check(run.ERROR, str(exc))
+        if row.runnable:
+            step("waiting for a free core")
+            with heavy:
+                run.check(row, ctx, python, step)
+        row.timings["total"] = time.perf_counter() - t0
+        board.done(version, _done_text(row))
+        return row
+
+    with Board(console, versions) as board, ThreadPoolExecutor(len(candidates)) as pool:
+        return list(pool.map(one, candidates))
+
+
+def _done_text(row: run.Row) -> str:
+    checks = ", ".join(
+        f"{name} {c.status}" + (" (cached)" if c.cached else "")
+        for name, c in (("own am", row.own_am), ("tests", row.test_upstream),
+                        ("verify", row.verify))
+        if c.status not in (run.NA, run.NOT_RUN)
+    )  # fmt: skip
+    return (
+        f"done: {row.series}"
+        + (f"; {checks}" if checks else "")
+        + (f" ({row.timings.get('total', 0):.0f} s)")
+    )
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,139 @@
+"""Which releases the matrix runs, and how far each one's wheel is trusted.
+
+Releases listed in the pin's ``[matrix]`` table have their sha256 in the pin. The newest
+release or dev wheel on PyPI is found at run time; unless the pin happens to list it, its
+sha256 is *trust on first use*: the digest of the first download is recorded under
+``vendor/cache/tofu/`` and every later use must match it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch import pinfile
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+from dynpatch.pin import Pin, Release
+
+PINNED = "pinned"
+TOFU = "trust-on-first-use"
+
+_DEV = re.compile(r"\.dev\d+")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    release: Release
+    trust: str  # PINNED or TOFU
+    newest: bool = False  # the newest build on PyPI, found at run time
+    note: str = ""  # how the sha256 was obtained, for the report
+
+
+def wheel_name(package: str, version: str) -> str:
+    """dynamo's wheels are pure Python: ``ai_dynamo-X-py3-none-any.whl``."""
+    return f"{package.replace('-', '_')}-{version}-py3-none-any.whl"
+
+
+def release_for(pin: Pin, version: str, sha256: str, tree: str = "") -> Release:
+    """A release entry for ``version`` as the pin would record it."""
+    tag = f"v{version}" if not _DEV.search(version) else "(dev build: no git tag)"
+    return Release(version, tag, wheel_name(pin.package, version), sha256.lower(), tree)
+
+
+def pinned(pin: Pin, versions: list[str]) -> list[Candidate]:
+    """Candidates for releases the pin knows (an unknown one is an error)."""
+    return [Candidate(pin.release(v), PINNED) for v in versions]
+
+
+def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
+    """The newest release or dev wheel on PyPI, as a candidate.
+
+    Always asks PyPI (a new build may have appeared). The wheel lands in the wheel cache;
+    if the pin lists the version its sha256 must match, otherwise the first download's
+    digest is recorded and later downloads must match that.
+    """
+    wheel_cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=wheel_cache, prefix=".newest-") as tmp:
+        got = gitio.download_newest_wheel(pin.package, Path(tmp))
+        prefix = f"{pin.package.replace('-', '_')}-"
+        if not got.name.startswith(prefix):
+            raise ToolkitError(f"pip download --pre {pin.package} gave {got.name}")
+        version = got.name[len(prefix) :].split("-", 1)[0]
+        if got.name != wheel_name(pin.package, version):
+            raise ToolkitError(f"newest {pin.package} {version} is not a pure-Python wheel")
+        digest = gitio.sha256_of(got)
+        cached = wheel_cache / got.name
+        if cached.is_file() and gitio.sha256_of(cached) != digest:
+            raise ToolkitError(
+                f"PyPI now serves a different {got.name} (sha256 {digest}) than the one "
+                f"cached in {wheel_cache}: refusing it"
+            )
+        if not cached.is_file():
+            shutil.move(str(got), cached)
+    if version in pin.releases:
+        release = pin.release(version)
+        if release.sha256 != digest:
+            raise ToolkitError(
+                f"sha256 mismatch for {got.name}: pinned {release.sha256}, PyPI gave {digest}"
+            )
+        return Candidate(release, PINNED, newest=True, note="newest on PyPI; sha256 pinned")
+    return _tofu(pin, version, digest, tofu_dir)
+
+
+def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> Candidate:
+    record = tofu_dir / f"{pin.package}-{version}.json"
+    if record.is_file():
+        seen = json.loads(record.read_text())
+        if seen["sha256"] != digest:
+            raise ToolkitError(
+                f"{pin.package} {version}: PyPI now gives sha256 {digest}, but the first "
+                f"use on {seen['recorded']} recorded {seen['sha256']} ({record}): refusing it"
+            )
+        note = (
+            f"sha256 {digest} is not in the pin: trust on first use, recorded "
+            f"{seen['recorded']} in {record.name}; this download matches it"
+        )
+        return Candidate(release_for(pin, version, digest), TOFU, True, note)
+    tofu_dir.mkdir(parents=True, exist_ok=True)
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
+    files.write_atomic(record, json.dumps(entry, indent=2) + "\n")
+    note = (
+        f"sha256 {digest} is not in the pin: trusted on first use (recorded now, {today}, "
+        f"in {record.name}); later runs must match it"
+    )
+    return Candidate(release_for(pin, version, digest), TOFU, True, note)
+
+
+def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:
+    """A copy of the pin file that also lists the trust-on-first-use releases.
+
+    The stages (test-upstream, verify) are run as ``python -m dynpatch`` children that
+    read a pin file; this gives them the matrix's releases without touching the real pin.
+    """
+    text = pin.path.read_text()
+    for c in candidates:
+        if c.release.version not in pin.releases:
+            text = pinfile.with_release(text, c.release, "trust on first use (version matrix)")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    files.write_atomic(dest, text)
+    return dest
+
+
+_PEP440 = re.compile(r"^(?P<nums>\d+(?:\.\d+)*)(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$")
+
+
+def version_key(version: str) -> tuple[tuple[int, ...], int, int, int]:
+    """Release order for the versions dynamo uses: X.devN < X < X.postN."""
+    m = _PEP440.match(version)
+    if not m:
+        return ((), 0, 0, 0)
+    nums = tuple(int(n) for n in m["nums"].split("."))
+    return (nums, 0 if m["dev"] else 1, int(m["post"] or 0), int(m["dev"] or 0))

@@ -1,0 +1,225 @@
+"""Parent side of the replay: run one child process per tree and read back its result.
+
+A child gets ``PYTHONPATH`` = the tree's ``components/src`` (first, so that tree's
+``dynamo`` wins), the ``tensorrt_llm`` stand-in and this toolkit. Its stdout and stderr
+go to a log file; every way it can fail (setup refused, crash, ``os._exit`` from a
+fatal path that was not intercepted, time-out) becomes one :class:`ToolkitError` line
+naming the tree and the log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dynpatch.errors import ToolkitError
+from dynpatch.pin import ROOT
+from dynpatch.replay import STANDIN_DIR
+from dynpatch.replay.child import TREE_MODULES
+
+CHILD_MODULE = "dynpatch.replay.child"
+
+
+@dataclass(frozen=True)
+class Tree:
+    label: str  # "baseline" or "patched"
+    src: Path  # the tree's components/src
+
+
+def child_env(src: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(ROOT)])
+    env.pop("PYTHONHOME", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the trees clean (they are reused by digest)
+    return env
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " / ".join(t.strip() for t in text[-lines:])
+
+
+def run_child(
+    tree: Tree,
+    job: dict[str, Any],
+    log: Path,
+    *,
+    python: str = sys.executable,
+    timeout: float = 1200.0,
+) -> dict[str, Any]:
+    """Run one child on ``tree``; its parsed result (``ok`` is true) or a ToolkitError."""
+    if not (tree.src / "dynamo").is_dir():
+        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    job = {**job, "tree": tree.label, "src": str(tree.src), "standin": str(STANDIN_DIR)}
+    with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
+        job_file = Path(tmp) / "job.json"
+        result_file = Path(tmp) / "result.json"
+        job_file.write_text(json.dumps(job))
+        cmd = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
+        with log.open("w") as fh:
+            try:
+                proc = subprocess.run(
+                    cmd,
+                    env=child_env(tree.src),
+                    stdin=subprocess.DEVNULL,
+                    stdout=fh,
+                    stderr=subprocess.STDOUT,
+                    timeout=timeout,
+                    cwd=tmp,
+                )
+            except subprocess.TimeoutExpired:
+                raise ToolkitError(
+                    f"{tree.label} replay did not finish in {timeout:.0f}s (log: {log})"
+                ) from None
+        if not result_file.is_file():
+            raise ToolkitError(
+                f"{tree.label} replay exited with status {proc.returncode} without a result "
+                f"(a crash or an uncaught process exit); log {log}: {_tail(log)}"
+            )
+        result: dict[str, Any] = json.loads(result_file.read_text())
+    if not result.get("ok"):
+        raise ToolkitError(f"{tree.label} replay refused to run: {result.get('error')}")
+    if proc.returncode != 0:
+        raise ToolkitError(f"{tree.label} replay exited with status {proc.returncode}; log {log}")
+    modules = result.get("modules", {})
+    missing = [m for m in TREE_MODULES if m not in modules]
+    if missing:
+        raise ToolkitError(f"{tree.label} replay did not report where {missing[0]} came from")
+    for name, path in modules.items():
+        if name.startswith("dynamo.") and name != "dynamo._core" and not _inside(path, tree.src):
+            raise ToolkitError(f"{tree.label} replay imported {name} from {path}, not {tree.src}")
+    return result
+
+
+def _inside(path: str, root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
+    """The two children really ran two different trees: the baseline without the change,
+    the patched one with it (a comparison of a tree with itself proves nothing)."""
+    if baseline.get("has_new_token_ids"):
+        raise ToolkitError(
+            "the baseline tree already has extract_from_completion_output(new_token_ids=...)"
+        )
+    if not patched.get("has_new_token_ids"):
+        raise ToolkitError(
+            "the patched tree lacks extract_from_completion_output(new_token_ids=...): "
+            "patches/ does not carry the change"
+        )
+
+
+class Worker:
+    """A persistent benchmark child (``--serve``) for one tree; see ``child.serve``.
+
+    ``with Worker(tree, log) as w: w.ask({...})``. Every failure (setup refused, crash,
+    silence past ``timeout``) is one ToolkitError naming the tree and the log.
+    """
+
+    def __init__(
+        self, tree: Tree, log: Path, *, python: str = sys.executable, timeout: float = 900
+    ):
+        if not (tree.src / "dynamo").is_dir():
+            raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+        self.tree, self.log, self.timeout = tree, log, timeout
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = tempfile.TemporaryDirectory(prefix="replay-worker-")
+        job_file = Path(self._tmp.name) / "job.json"
+        job_file.write_text(
+            json.dumps({"tree": tree.label, "src": str(tree.src), "standin": str(STANDIN_DIR)})
+        )
+        self._log = log.open("w")
+        self._proc = subprocess.Popen(
+            [python, "-m", CHILD_MODULE, str(job_file), "--serve"],
+            env=child_env(tree.src),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            cwd=self._tmp.name,
+            text=True,
+        )
+        self.hello: dict[str, Any] = {}
+
+    def ready(self) -> Worker:
+        """Wait for the child's setup report and check it ran the intended tree.
+
+        Separate from ``__init__`` so two workers can import dynamo at the same time.
+        """
+        if self.hello:
+            return self
+        self.hello = self._read()
+        tree = self.tree
+        if not self.hello.get("ok"):
+            self.close()
+            raise ToolkitError(f"{tree.label} replay refused to run: {self.hello.get('error')}")
+        modules = self.hello.get("modules", {})
+        for name in TREE_MODULES:
+            if not _inside(modules.get(name, ""), tree.src):
+                self.close()
+                raise ToolkitError(
+                    f"{tree.label} replay imported {name} from {modules.get(name)}, not {tree.src}"
+                )
+        return self
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def ask(self, command: dict[str, Any]) -> dict[str, Any]:
+        self.ready()
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(json.dumps(command) + "\n")
+            self._proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # reported by _read, with the exit status
+        return self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self._proc.stdout is not None
+        ready, _, _ = select.select([self._proc.stdout], [], [], self.timeout)
+        line = self._proc.stdout.readline() if ready else None
+        if line is None:
+            self.close()
+            raise ToolkitError(
+                f"{self.tree.label} replay worker gave no answer in {self.timeout:.0f}s; log {self.log}"
+            )
+        if not line:
+            status = self._proc.wait()
+            self.close()
+            raise ToolkitError(
+                f"{self.tree.label} replay worker exited with status {status} without an answer "
+                f"(a crash or an uncaught process exit); log {self.log}: {_tail(self.log)}"
+            )
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            try:
+                assert self._proc.stdin is not None
+                self._proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
+                self._proc.stdin.close()
+                self._proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+        self._log.close()
+        self._tmp.cleanup()

@@ -1,0 +1,417 @@
+"""The named replay scenarios and the benchmark streams (deterministic, standard library only).
+
+Each named scenario is a small, reviewable :class:`Script` aimed at one behaviour of the
+handler's response loop (see ``NAMED``); token ids and logprob values come from a
+``random.Random`` seeded by the scenario name, so both trees replay identical bytes.
+:func:`stream` builds the long uniform streams the benchmark and the 16k scenario use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+
+from dynpatch.replay.script import Delta, Position, Script, Step
+
+VOCAB = (1000, 150_000)  # token ids outside CPython's small-int cache, like a real vocab
+
+
+class _Gen:
+    """Deterministic token ids and logprob positions for one scenario."""
+
+    def __init__(self, name: str):
+        self.rng = random.Random(zlib.crc32(name.encode()))
+
+    def token(self) -> int:
+        return self.rng.randrange(*VOCAB)
+
+    def tokens(self, count: int) -> tuple[int, ...]:
+        return tuple(self.token() for _ in range(count))
+
+    def position(self, token: int, k: int, *, with_selected: bool = True) -> Position:
+        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k."""
+        lps = sorted((-self.rng.random() * 8 for _ in range(max(k, 1))), reverse=True)
+        ids = [token] if with_selected else []
+        while len(ids) < max(k, 1):
+            t = self.token()
+            if t != token and t not in ids:
+                ids.append(t)
+        if not with_selected:
+            self.rng.shuffle(ids)
+        return tuple((t, lp, r) for r, (t, lp) in enumerate(zip(ids, lps, strict=True), 1))
+
+    def positions(self, tokens: Sequence[int], k: int) -> tuple[Position, ...]:
+        return tuple(self.position(t, k) for t in tokens)
+
+
+def _chunks(total: int, sizes: Iterator[int]) -> list[int]:
+    """Split ``total`` tokens into increments drawn from ``sizes`` (the last one cut)."""
+    out: list[int] = []
+    done = 0
+    while done < total:
+        out.append(min(next(sizes), total - done))
+        done += out[-1]
+    return out
+
+
+def interleaved(
+    name: str,
+    *,
+    n: int,
+    tokens: int,
+    k: int | None,
+    sizes: Callable[[random.Random], int] = lambda r: 1,
+    lockstep: bool = False,
+    finish_reason: str = "length",
+    stop_reason: str | int | None = None,
+    engine_logprobs: bool = True,
+    flat: bool = False,
+    **script: object,
+) -> Script:
+    """``n`` choices of ``tokens`` tokens each.
+
+    Interleaved (TRT-LLM's ``n > 1`` streaming): each result grows one choice, round
+    robin, and still carries every choice. Lockstep: every result grows every choice.
+    ``k`` is the requested top-k (None: logprobs not requested, engine returns ``[]``);
+    ``flat`` makes the engine report bare floats (TRT-LLM's flat-float corner case).
+    """
+    g = _Gen(name)
+    plan = {c: _chunks(tokens, iter(lambda: sizes(g.rng), None)) for c in range(n)}
+    steps: list[Step] = []
+    rounds = max(len(p) for p in plan.values())
+    for r in range(rounds):
+        group: list[Delta] = []
+        for c in range(n):
+            if r >= len(plan[c]):
+                continue
+            toks = g.tokens(plan[c][r])
+            last = r == len(plan[c]) - 1
+            lps: tuple[Position, ...] = ()
+            if engine_logprobs and k is not None:
+                lps = (
+                    tuple(-g.rng.random() * 8 for _ in toks) if flat else g.positions(toks, k or 1)
+                )
+            group.append(
+                Delta(
+                    index=c,
+                    tokens=toks,
+                    logprobs=lps,
+                    finish_reason=finish_reason if last else None,
+                    stop_reason=stop_reason if last else None,
+                )
+            )
+        if lockstep:
+            steps.append(Step(deltas=tuple(group)))
+        else:
+            steps.extend(Step(deltas=(d,)) for d in group)
+    steps[-1] = Step(deltas=steps[-1].deltas, finished=True)
+    return Script(name=name, steps=tuple(steps), n=n, max_tokens=tokens, logprobs=k, **script)  # type: ignore[arg-type]
+
+
+def stream(tokens: int, choices: int, *, k: int = 1, increment: int = 1) -> Script:
+    """The benchmark shape: ``choices`` interleaved choices, ``increment`` tokens a step."""
+    return interleaved(
+        f"stream-{tokens}x{choices}-top{k}-inc{increment}",
+        n=choices,
+        tokens=tokens,
+        k=k,
+        sizes=lambda r: increment,
+    )
+
+
+# --- named scenarios ------------------------------------------------------------------
+
+
+def _with_step(script: Script, at: int, step: Step, *, replace: bool = False) -> Script:
+    steps = list(script.steps)
+    steps[at : at + (1 if replace else 0)] = [step]
+    return dataclasses.replace(script, steps=tuple(steps))
+
+
+def _edit_position(
+    script: Script, step: int, edit: Callable[[_Gen, int, Position], Position]
+) -> Script:
+    """Replace the first logprob position of ``step``'s first delta."""
+    g = _Gen(script.name + "/edit")
+    old = script.steps[step]
+    d = old.deltas[0]
+    new = Delta(
+        index=d.index,
+        tokens=d.tokens,
+        logprobs=(edit(g, d.tokens[0], d.logprobs[0]), *d.logprobs[1:]),
+        finish_reason=d.finish_reason,
+        stop_reason=d.stop_reason,
+        trim=d.trim,
+    )
+    return _with_step(
+        script, step, Step((new, *old.deltas[1:]), old.finished, old.no_outputs), replace=True
+    )
+
+
+def _sizes(*choices: int) -> Callable[[random.Random], int]:
+    return lambda r: r.choice(choices)
+
+
+def _empty_increments() -> Script:
+    # Results where the choice did not grow (TRT-LLM re-sends the same cumulative state).
+    base = interleaved("empty-increments", n=1, tokens=12, k=1)
+    steps: list[Step] = []
+    for i, s in enumerate(base.steps):
+        steps.append(s)
+        if i % 3 == 1 and not s.finished:
+            steps.append(Step(deltas=()))
+    return dataclasses.replace(base, steps=tuple(steps))
+
+
+def _logprobs_lagging() -> Script:
+    # Logprobs arrive one result after their tokens, then catch up.
+    g = _Gen("logprobs-lag")
+    toks = g.tokens(6)
+    pos = g.positions(toks, 2)
+    steps = (
+        Step((Delta(0, toks[:2], pos[:1]),)),
+        Step((Delta(0, toks[2:4], pos[1:3]),)),
+        Step((Delta(0, toks[4:6], pos[3:6], finish_reason="length"),), finished=True),
+    )
+    return Script(name="logprobs-lag", steps=steps, logprobs=2, max_tokens=6)
+
+
+def _logprobs_ahead() -> Script:
+    # More logprob positions than tokens in a result (the helper cuts to the delta).
+    g = _Gen("logprobs-ahead")
+    toks = g.tokens(5)
+    pos = g.positions(toks, 3)
+    steps = (
+        Step((Delta(0, toks[:1], pos[:3]),)),
+        Step((Delta(0, toks[1:3], ()),)),
+        Step((Delta(0, toks[3:5], pos[3:5], finish_reason="stop", stop_reason=toks[4]),), True),
+    )
+    return Script(name="logprobs-ahead", steps=steps, logprobs=3, max_tokens=5)
+
+
+def _prompt_logprobs() -> Script:
+    g = _Gen("prompt-logprobs")
+    prompt = g.tokens(5)
+    engine = (None, *(g.position(t, 2) for t in prompt[1:]))
+    return interleaved(
+        "prompt-logprobs",
+        n=2,
+        tokens=4,
+        k=1,
+        prompt=prompt,
+        prompt_logprobs=2,
+        engine_prompt_logprobs=engine,
+    )
+
+
+def _stop_word_trimmed() -> Script:
+    # TRT-LLM drops a matched stop word from token_ids on the last result, so the
+    # cumulative list gets shorter than what dynamo already streamed.
+    g = _Gen("stop-word-trimmed")
+    toks = g.tokens(7)
+    pos = g.positions(toks, 1)
+    steps = (
+        Step((Delta(0, toks[:3], pos[:3]),)),
+        Step((Delta(0, toks[3:6], pos[3:6]),)),
+        Step((Delta(0, toks[6:], pos[6:], "stop", "</end>", trim=2),), finished=True),
+    )
+    return Script(name="stop-word-trimmed", steps=steps, logprobs=1, max_tokens=16)
+
+
+def _staggered_finish() -> Script:
+    # Choice 0 finishes early; later results still carry it (with its finish_reason).
+    g = _Gen("staggered-finish")
+    a, b = g.tokens(2), g.tokens(5)
+    steps = (
+        Step((Delta(0, a[:1], g.positions(a[:1], 1)),)),
+        Step((Delta(1, b[:2], g.positions(b[:2], 1)),)),
+        Step((Delta(0, a[1:], g.positions(a[1:], 1), "stop", b[0]),)),
+        Step((Delta(1, b[2:4], g.positions(b[2:4], 1)),)),
+        Step((Delta(1, b[4:], g.positions(b[4:], 1), "length"),), finished=True),
+    )
+    return Script(name="staggered-finish", steps=steps, n=2, logprobs=1, max_tokens=5)
+
+
+def _mid_stream(name: str, kind: str, message: str, *, n: int = 2) -> Script:
+    base = interleaved(name, n=n, tokens=6, k=1)
+    return dataclasses.replace(
+        base, steps=(*base.steps[:5], Step(raise_kind=kind, message=message))
+    )
+
+
+def _no_outputs() -> Script:
+    base = interleaved("no-outputs-while-running", n=1, tokens=6, k=1)
+    return _with_step(base, 3, Step(no_outputs=True))
+
+
+def _finished_without_reason() -> Script:
+    base = interleaved("finished-without-reason", n=1, tokens=4, k=1)
+    last = base.steps[-1].deltas[0]
+    bare = Delta(last.index, last.tokens, last.logprobs)
+    return _with_step(base, len(base.steps) - 1, Step((bare,), finished=True), replace=True)
+
+
+def _missing(g: _Gen, token: int, old: Position) -> Position:
+    return g.position(token, 3, with_selected=False)
+
+
+LOGPROBS = ("finish", "log_probs", "top_logprobs", "no_worker_exit")
+
+# name -> (builder, expectations). Every builder is deterministic.
+_NAMED: dict[str, tuple[Callable[[], Script], tuple[str, ...]]] = {
+    # choices and increments
+    "1-choice-one-token-top1": (
+        lambda: interleaved("1-choice-one-token-top1", n=1, tokens=24, k=1),
+        LOGPROBS,
+    ),
+    "1-choice-multi-token-top5": (
+        lambda: interleaved(
+            "1-choice-multi-token-top5", n=1, tokens=40, k=5, sizes=_sizes(1, 2, 3, 5, 8)
+        ),
+        LOGPROBS,
+    ),
+    "empty-increments": (_empty_increments, (*LOGPROBS, "empty_delta")),
+    "2-choices-interleaved-top1": (
+        lambda: interleaved("2-choices-interleaved-top1", n=2, tokens=16, k=1),
+        (*LOGPROBS, "empty_delta"),
+    ),
+    "3-choices-interleaved-top5": (
+        lambda: interleaved("3-choices-interleaved-top5", n=3, tokens=12, k=5, sizes=_sizes(1, 2)),
+        (*LOGPROBS, "empty_delta"),
+    ),
+    "4-choices-interleaved-top1": (
+        lambda: interleaved("4-choices-interleaved-top1", n=4, tokens=32, k=1),
+        (*LOGPROBS, "empty_delta"),
+    ),
+    "4-choices-lockstep-multi-token-top5": (
+        lambda: interleaved(
+            "4-choices-lockstep-multi-token-top5",
+            n=4,
+            tokens=20,
+            k=5,
+            sizes=_sizes(1, 3, 4),
+            lockstep=True,
+        ),
+        LOGPROBS,
+    ),
+    # logprob shapes
+    "logprobs-not-requested": (
+        lambda: interleaved("logprobs-not-requested", n=2, tokens=10, k=None),
+        ("finish", "no_log_probs"),
+    ),
+    "logprobs-requested-engine-empty": (
+        lambda: interleaved(
+            "logprobs-requested-engine-empty", n=2, tokens=10, k=1, engine_logprobs=False
+        ),
+        ("finish", "no_log_probs"),
+    ),
+    "logprobs-zero-means-selected-only": (
+        lambda: interleaved("logprobs-zero-means-selected-only", n=1, tokens=8, k=0),
+        LOGPROBS,
+    ),
+    "none-position": (
+        lambda: _edit_position(
+            interleaved("none-position", n=1, tokens=8, k=1), 4, lambda g, t, p: None
+        ),
+        (*LOGPROBS, "dropped"),
+    ),
+    "missing-selected-token-falls-back-to-first": (
+        lambda: _edit_position(
+            interleaved("missing-selected-token-falls-back-to-first", n=2, tokens=8, k=3),
+            5,
+            _missing,
+        ),
+        LOGPROBS,
+    ),
+    "empty-position-dict": (
+        lambda: _edit_position(
+            interleaved("empty-position-dict", n=1, tokens=8, k=1), 2, lambda g, t, p: ()
+        ),
+        (*LOGPROBS, "dropped"),
+    ),
+    "flat-float-logprobs": (
+        lambda: interleaved(
+            "flat-float-logprobs", n=2, tokens=6, k=1, sizes=_sizes(1, 2), flat=True
+        ),
+        ("finish", "log_probs", "flat"),
+    ),
+    "logprobs-lag": (_logprobs_lagging, LOGPROBS),
+    "logprobs-ahead": (_logprobs_ahead, (*LOGPROBS, "stop_reason")),
+    "prompt-logprobs": (_prompt_logprobs, (*LOGPROBS, "prompt_logprobs")),
+    # finishing
+    "finish-length-cached-tokens": (
+        lambda: interleaved("finish-length-cached-tokens", n=1, tokens=6, k=1, cached_tokens=3),
+        (*LOGPROBS, "cached_tokens"),
+    ),
+    "finish-stop-string-reason": (
+        lambda: interleaved(
+            "finish-stop-string-reason",
+            n=1,
+            tokens=6,
+            k=1,
+            finish_reason="stop",
+            stop_reason="###",
+        ),
+        (*LOGPROBS, "stop_reason"),
+    ),
+    "finish-stop-token-reason": (
+        lambda: interleaved(
+            "finish-stop-token-reason", n=3, tokens=5, k=2, finish_reason="stop", stop_reason=2
+        ),
+        (*LOGPROBS, "stop_reason"),
+    ),
+    "finish-cancelled": (
+        lambda: interleaved("finish-cancelled", n=1, tokens=3, k=1, finish_reason="cancelled"),
+        LOGPROBS,
+    ),
+    "finished-without-reason": (_finished_without_reason, ("log_probs", "unknown_finish")),
+    "stop-word-trimmed": (_stop_word_trimmed, (*LOGPROBS, "stop_reason")),
+    "staggered-finish": (_staggered_finish, (*LOGPROBS, "stop_reason")),
+    # failures
+    "no-outputs-while-running": (_no_outputs, ("log_probs", "error_chunk", "no_worker_exit")),
+    "request-error-mid-stream": (
+        lambda: _mid_stream("request-error-mid-stream", "request", "context too long"),
+        ("log_probs", "error_chunk", "no_worker_exit"),
+    ),
+    "fatal-engine-error-mid-stream": (
+        lambda: _mid_stream("fatal-engine-error-mid-stream", "fatal", "executor worker died"),
+        ("log_probs", "error_chunk", "worker_exit"),
+    ),
+    "engine-shutdown-mid-stream": (
+        lambda: _mid_stream("engine-shutdown-mid-stream", "shutdown", "engine is shutting down"),
+        ("log_probs", "raised", "no_worker_exit"),
+    ),
+    "rejected-at-submission": (
+        lambda: Script(
+            name="rejected-at-submission", steps=(), reject="prompt exceeds max_seq_len"
+        ),
+        ("error_chunk", "no_worker_exit"),
+    ),
+    # scheduling and length
+    "engine-yields-between-results": (
+        lambda: interleaved("engine-yields-between-results", n=2, tokens=8, k=1, suspend=True),
+        LOGPROBS,
+    ),
+    "long-stream-16k-top5": (
+        lambda: interleaved(
+            "long-stream-16k-top5", n=1, tokens=16384, k=5, sizes=_sizes(1, 1, 1, 2, 4)
+        ),
+        LOGPROBS,
+    ),
+}
+NAMED: tuple[str, ...] = tuple(_NAMED)
+
+
+def named(names: Sequence[str] | None = None) -> list[Script]:
+    """The named scenarios (all, or the ones listed), built fresh."""
+    chosen = list(NAMED) if names is None else list(names)
+    unknown = [n for n in chosen if n not in NAMED]
+    if unknown:
+        raise KeyError(f"unknown scenario(s): {', '.join(unknown)}")
+    out = []
+    for name in chosen:
+        build, expect = _NAMED[name]
+        out.append(dataclasses.replace(build(), expect=expect))
+    return out

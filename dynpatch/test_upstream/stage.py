@@ -1,0 +1,333 @@
+"""Stage test-upstream: dynamo's own tests, baseline vs patched, tier by tier.
+
+``python -m dynpatch test-upstream [--tier cpu|gpu|all]``. For each tier it runs the
+same selection on the baseline and the patched tree, prints a table per test file
+and one verdict, runs the tests the series adds against the baseline helper (the
+mutation proof), writes JUnit XML for every run, and saves the evidence record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from dynpatch import evidence
+from dynpatch.errors import ToolkitError
+from dynpatch.io import git as gitio
+from dynpatch.patch.apply import PATCHES
+from dynpatch.patch.trees import TREES, Trees, prepare_trees
+from dynpatch.test_upstream import interpreter, mutants, report, tiers, verdict
+from dynpatch.test_upstream.runner import Run, run_pytest
+
+OUT = evidence.OUT / "test-upstream"
+
+
+@dataclass
+class TierResult:
+    tier: tiers.Tier
+    baseline: Run
+    patched: Run
+    mutant: Run | None = None
+    mutation: verdict.Mutation | None = None
+    ignored: Run | None = None  # new tests on the keyword-ignored helper
+    ignored_line: str = ""
+    caught_copy: list[str] = field(default_factory=list)  # new tests that fail there
+    problems: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from dynpatch.cli import add_fetch_args
+
+    p = subparsers.add_parser(
+        "test-upstream", help="dynamo's own tests on the baseline and the patched tree"
+    )
+    add_fetch_args(p)
+    p.add_argument(
+        "--tier",
+        help="cpu, gpu or all (default: every tier this machine can run)",
+    )  # validated in run(), so a bad value gives one error line
+    p.add_argument(
+        "--gpu-python",
+        default=os.environ.get("DYNPATCH_GPU_PYTHON"),
+        help="Python of the GPU tier, e.g. the TRT-LLM container's "
+        "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)",
+    )
+    p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=OUT, help="folder for JUnit XML and logs")
+    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
+    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
+    p.add_argument("--trees", type=Path, default=TREES, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynpatch.cli import checkout_from, err, out
+
+    start = time.perf_counter()
+    if args.tier is not None and args.tier not in tiers.CHOICES:
+        raise ToolkitError(
+            f"unknown --tier {args.tier!r}: choose one of {', '.join(tiers.CHOICES)}"
+        )
+    _pin, checkout = checkout_from(args)
+    version = checkout.release.version
+    gpu_python = args.gpu_python or args.python
+    with err.status("asking the test interpreters what they have ..."):
+        gpu_env = interpreter.probe(gpu_python)
+        cpu_env = gpu_env if gpu_python == args.python else interpreter.probe(args.python)
+    plan = tiers.plan(args.tier, tiers.gpu_problem(gpu_env, version))
+    if tiers.CPU in plan.tiers:
+        problem = interpreter.env_problem(cpu_env, version)
+        if problem:
+            raise ToolkitError(
+                f"{problem}: `nox -s test-upstream` installs what the CPU tier needs"
+            )
+    if not (args.patches / "series").is_file():
+        raise ToolkitError(f"no patch series in {_rel(args.patches)}: run `nox -s apply` first")
+    with err.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, args.patches, args.trees)
+    t_trees = time.perf_counter()
+
+    new_tests = series_new_tests(trees)
+    junit_dir = args.out / "junit"
+    for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
+        stale.unlink()
+    results = []
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=args.out, prefix=".mutants-") as tmp:
+        test_files = {p for p, _ in new_tests}
+        with err.status("building the mutants (baseline code, patched tests) ..."):
+            built = {
+                side: mutants.build(trees, test_files, Path(tmp) / side, keyword_ignored=ignored)
+                for side, ignored in (("mutant", False), ("ignored", True))
+            }
+        for tier in plan.tiers:
+            python = gpu_python if tier is tiers.GPU else args.python
+            results.append(run_tier(tier, trees, built, python, new_tests, args.out, err))
+
+    sections = [_section(r, version) for r in results]
+    problems = [p for r in results for p in r.problems]
+    lines = list(plan.not_run)
+    junits = sorted(
+        run.junit.name
+        for r in results
+        for run in (r.baseline, r.patched, r.mutant, r.ignored)
+        if run is not None and run.junit is not None
+    )
+    lines.append(f"JUnit XML: {_rel(junit_dir)}/ ({', '.join(junits) or 'none'})")
+    timing = ", ".join(
+        f"{run.label} {run.seconds:.1f} s"
+        for r in results
+        for run in (r.baseline, r.patched, r.mutant, r.ignored)
+        if run is not None
+    )
+    lines.append(
+        f"timings: trees {t_trees - start:.1f} s, {timing}; total {time.perf_counter() - start:.1f} s"
+    )
+    ok = not problems
+    lines.append("verdict: pass" if ok else f"verdict: FAIL ({len(problems)} problem(s) above)")
+    for section in sections:
+        report.print_section(out, section)
+    for line in lines:
+        out.print(line, markup=False)
+    saved = evidence.save(
+        "test-upstream",
+        args.patches,
+        command=_command(args),
+        verdict="pass" if ok else "fail",
+        summary_md=report.markdown(sections, lines),
+        details=_details(results, plan, trees, junit_dir, version, problems),
+        out=args.evidence,
+    )
+    out.print(f"evidence: {_rel(saved)}", markup=False)
+    return 0 if ok else 1
+
+
+def series_new_tests(trees: Trees) -> set[tuple[str, str]]:
+    """(test file, test function) pairs the series adds, read off the two trees."""
+    changed = gitio.git_cmd(trees.patched, "diff", "--name-only", trees.base, "HEAD").split()
+    found = set()
+    for path in changed:
+        if "/tests/" not in path or not path.endswith(".py"):
+            continue
+        old = trees.baseline / path
+        new = verdict.new_test_functions(
+            old.read_text() if old.is_file() else None, (trees.patched / path).read_text()
+        )
+        found |= {(path, name) for name in new}
+    return found
+
+
+def run_tier(
+    tier: tiers.Tier,
+    trees: Trees,
+    mutant_trees: dict[str, Path],
+    python: str,
+    new_tests: set[tuple[str, str]],
+    out_dir: Path,
+    console: Console,
+) -> TierResult:
+    """Baseline, patched, then the new tests on the mutant; the tier's verdict."""
+    runs = {}
+    for side, tree in (("baseline", trees.baseline), ("patched", trees.patched)):
+        runs[side] = _pytest(console, tier, side, tree, python, out_dir, None)
+    result = TierResult(tier, runs["baseline"], runs["patched"])
+    result.problems += verdict.run_problems(result.baseline, "baseline")
+    result.problems += verdict.run_problems(result.patched, "patched")
+    result.problems += [
+        f"regression: {r}" for r in verdict.regressions(result.baseline, result.patched)
+    ]
+
+    collected = {k.split("::", 1)[0] for k in result.patched.tests} | set(
+        result.patched.collect_errors
+    )
+    expected = {f"{p}::{n}" for p, n in new_tests if p in collected}
+    elsewhere = sorted(f"{p}::{n}" for p, n in new_tests if p not in collected)
+    if expected:
+        targets = sorted(expected)
+        mutant = _pytest(console, tier, "mutant", mutant_trees["mutant"], python, out_dir, targets)
+        result.mutant = mutant
+        result.mutation = verdict.mutation(expected, result.patched, mutant, tier.title)
+        result.problems += result.mutation.problems
+        result.problems += verdict.import_problems(mutant, "mutant")
+        ignored = _pytest(
+            console, tier, "ignored", mutant_trees["ignored"], python, out_dir, targets
+        )
+        result.ignored = ignored
+        result.caught_copy, result.ignored_line, problems = verdict.keyword_ignored(
+            result.mutation.tests, ignored, tier.title
+        )
+        result.problems += problems + verdict.import_problems(ignored, "keyword-ignored mutant")
+    elif tier is tiers.CPU:
+        result.problems.append(f"{tier.title}: no new regression tests ran")
+    result.lines += _lines(result, elsewhere)
+    return result
+
+
+def _pytest(
+    console: Console, tier: tiers.Tier, side: str, tree: Path, python: str, out_dir: Path,
+    targets: list[str] | None,
+) -> Run:  # fmt: skip
+    what = {
+        "mutant": "the new tests on the baseline helper",
+        "ignored": "the new tests on a helper that ignores new_token_ids",
+    }.get(side, side)
+    with console.status(f"{tier.title}: dynamo's tests, {what} ..."):
+        return run_pytest(
+            label=f"{tier.name}-{side}",
+            tree=tree,
+            python=python,
+            targets=targets or [d for d in tier.dirs if (tree / d).is_dir()],
+            marker=None if targets else tier.marker,
+            work=out_dir / "work" / f"{tier.name}-{side}",
+            junit_dir=out_dir / "junit",
+        )
+
+
+def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
+    title, base, patched = result.tier.title, result.baseline, result.patched
+    new = len(set(patched.tests) - set(base.tests))
+    regressions = verdict.regressions(base, patched)
+    lines = [
+        f"{title}: {len(base.tests)} tests on baseline, {len(patched.tests)} on patched "
+        f"({new} new); regressions: {len(regressions) or 'none'}"
+    ]
+    both = verdict.fail_on_both(base, patched)
+    if both:
+        shown = ", ".join(report.short(k) for k in both[:3]) + (" ..." if len(both) > 3 else "")
+        lines.append(f"{title}: {len(both)} fail on both sides, so not from the patch: {shown}")
+    lines.append(
+        f"{title}: {verdict.HELPER_MODULE} came from "
+        f"baseline {_rel(Path(verdict.imported_from(base)))}, "
+        f"patched {_rel(Path(verdict.imported_from(patched)))}"
+    )
+    if result.mutation is not None:
+        lines += [result.mutation.line(), result.ignored_line]
+    if elsewhere:
+        lines.append(
+            f"{title}: not collected here (needs another tier): "
+            + ", ".join(report.short(k) for k in elsewhere)
+        )
+    lines += [f"problem: {p}" for p in result.problems]
+    return lines
+
+
+def _section(result: TierResult, version: str) -> report.Section:
+    title = (
+        f'dynamo\'s own tests, {result.tier.title} (-m "{result.tier.marker}"), '
+        f"ai-dynamo {version}: baseline vs patched"
+    )
+    rows = verdict.file_rows(result.baseline, result.patched)
+    return report.Section(title, rows, result.lines)
+
+
+def _details(
+    results: list[TierResult], plan: tiers.Plan, trees: Trees, junit_dir: Path, version: str,
+    problems: list[str],
+) -> dict[str, object]:  # fmt: skip
+    def run_record(run: Run | None) -> dict[str, object] | None:
+        if run is None:
+            return None
+        counts: dict[str, int] = {}
+        for r in run.tests.values():
+            counts[r.outcome] = counts.get(r.outcome, 0) + 1
+        return {
+            "tree": _rel(run.tree),
+            "exit_code": run.exit_code,
+            "counts": counts,
+            "collect_errors": run.collect_errors,
+            "junit": _rel(run.junit) if run.junit else None,
+            "helper_imported_from": verdict.imported_from(run),
+            "seconds": round(run.seconds, 2),
+        }
+
+    return {
+        "version": version,
+        "base": trees.base,
+        "series_sha256": trees.series_sha256,
+        "tiers_run": [r.tier.name for r in results],
+        "tiers_not_run": list(plan.not_run),
+        "junit_dir": _rel(junit_dir),
+        "problems": problems,
+        "tiers": {
+            r.tier.name: {
+                "marker": r.tier.marker,
+                "baseline": run_record(r.baseline),
+                "patched": run_record(r.patched),
+                "mutant": run_record(r.mutant),
+                "regressions": verdict.regressions(r.baseline, r.patched),
+                "fail_on_both": verdict.fail_on_both(r.baseline, r.patched),
+                "new_tests": r.mutation.tests if r.mutation else [],
+                "keyword_ignored": run_record(r.ignored),
+                "mutation": r.mutation.line() if r.mutation else None,
+                "keyword_ignored_line": r.ignored_line or None,
+                "keyword_ignored_caught": r.caught_copy,
+            }
+            for r in results
+        },
+    }
+
+
+def _command(args: argparse.Namespace) -> str:
+    cmd = ["nox", "-s", "test-upstream"]
+    extra = [f"--tier={args.tier}"] if args.tier else []
+    if args.source != "pypi":
+        extra.append(f"--source={args.source}")
+    if args.version:
+        extra.append(f"--version={args.version}")
+    return shlex.join([*cmd, "--", *extra] if extra else cmd)
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

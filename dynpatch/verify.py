@@ -1,0 +1,276 @@
+"""Stage verify: the real TRT-LLM handler on both trees emits identical chunk streams.
+
+``python -m dynpatch verify [--budget N] [--seed S] [--scenario NAME ...]``. The named
+scenarios (``dynpatch/replay/scenarios.py``) and ``--budget`` hypothesis property
+streams are replayed through ``AggregatedHandler.generate`` of the baseline tree and of
+the patched tree, each in its own child process. Every record (the submission to the
+engine, each chunk, dynamo's fatal-exit request, an exception leaving the handler) is
+compared as canonical JSON; the first divergence of each scenario is reported with the
+chunk index, the field and both values. Exit status 1 on any divergence or unmet
+scenario expectation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from dynpatch import evidence
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files
+from dynpatch.patch.apply import PATCHES
+from dynpatch.replay import expect, runner, scenarios, wire
+from dynpatch.replay.progress import Steps
+from dynpatch.replay.script import Script, to_json
+
+OUT = evidence.OUT / "verify"
+DEFAULT_BUDGET = 200
+# What the property streams reached, reported so a weak draw is visible.
+TRAITS = ("log_probs", "top_logprobs", "dropped", "flat", "error_chunk", "worker_exit", "raised")
+
+
+@dataclass
+class Outcome:
+    name: str
+    records: int
+    chunks: int
+    events: list[str]
+    divergence: wire.Divergence | None = None
+    unmet: list[str] = field(default_factory=list)
+    traits: list[str] = field(default_factory=list)  # which TRAITS the baseline stream shows
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None and not self.unmet
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from dynpatch.cli import add_fetch_args
+
+    p = subparsers.add_parser(
+        "verify", help="replay the real TRT-LLM handler on both trees and diff the chunks"
+    )
+    add_fetch_args(p)
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
+                   help=f"hypothesis property streams (default: {DEFAULT_BUDGET}; 0: none)")  # fmt: skip
+    p.add_argument("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
+    p.add_argument("--scenario", action="append", metavar="NAME",
+                   help="replay only this named scenario (repeatable)")  # fmt: skip
+    p.add_argument("--python", default=sys.executable,
+                   help="interpreter of the replay children (default: this one)")  # fmt: skip
+    p.add_argument("--out", type=Path, default=OUT, help="folder for the report and logs")
+    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
+    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynpatch.cli import checkout_from, err, out
+
+    start = time.perf_counter()
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    names = args.scenario or list(scenarios.NAMED)
+    unknown = [n for n in names if n not in scenarios.NAMED]
+    if unknown:
+        raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    _pin, checkout = checkout_from(args)
+    from dynpatch.patch.trees import prepare_trees
+
+    with err.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, args.patches)
+
+    properties: list[Script] = []
+    if args.budget:
+        try:
+            from dynpatch.replay.properties import draw_scripts
+        except ImportError:
+            raise ToolkitError(
+                "hypothesis is not installed here: run `nox -s verify` (it installs it)"
+            ) from None
+        with err.status(f"drawing {args.budget} property streams (seed {seed}) ..."):
+            properties = draw_scripts(args.budget, seed)
+    job = {
+        "mode": "verify",
+        "scenarios": names,
+        "scripts": [to_json(s) for s in properties],
+    }
+    results = {}
+    with Steps(err, 2) as steps:
+        for label, root in (("baseline", trees.baseline), ("patched", trees.patched)):
+            steps.start(f"replaying {len(names) + len(properties)} scenarios on the {label} tree")
+            tree = runner.Tree(label, trees.src(root))
+            log = args.out / "logs" / f"{label}.log"
+            results[label] = runner.run_child(tree, job, log, python=args.python)
+            steps.done()
+    runner.check_trees(results["baseline"], results["patched"])
+
+    expectations = {s.name: s.expect for s in scenarios.named(names)}
+    outcomes = compare(results["baseline"], results["patched"], expectations)
+    if len(outcomes) != len(names) + len(properties):
+        raise ToolkitError(
+            f"the replay returned {len(outcomes)} scenarios, expected {len(names) + len(properties)}"
+        )
+    lines = summary_lines(outcomes, len(names), len(properties), seed, args.budget)
+    lines.append(f"timing: {time.perf_counter() - start:.1f} s")
+    table = outcome_table([o for o in outcomes if not o.name.startswith("property-")])
+
+    out.print(table)
+    for line in lines:
+        out.print(line, markup=False)
+    report = args.out / "verify.json"
+    args.out.mkdir(parents=True, exist_ok=True)
+    details = _details(outcomes, results, trees, seed, args.budget, properties)
+    files.write_atomic(report, json.dumps(details, indent=2) + "\n")
+    ok = all(o.ok for o in outcomes)
+    saved = evidence.save(
+        "verify",
+        args.patches,
+        command=_command(args, seed),
+        verdict="pass" if ok else "fail",
+        summary_md=markdown(outcomes, lines),
+        details=details,
+        out=args.evidence,
+    )
+    out.print(f"report: {_rel(report)}; evidence: {_rel(saved)}", markup=False)
+    return 0 if ok else 1
+
+
+def compare(
+    baseline: dict[str, Any], patched: dict[str, Any], expectations: dict[str, tuple[str, ...]]
+) -> list[Outcome]:
+    """Scenario by scenario: first divergence, and the named scenario's expectations."""
+    a_list, b_list = baseline["scenarios"], patched["scenarios"]
+    if [s["name"] for s in a_list] != [s["name"] for s in b_list]:
+        raise ToolkitError("the two replays ran different scenario lists")
+    outcomes = []
+    for a, b in zip(a_list, b_list, strict=True):
+        records = a["records"]
+        kinds = [json.loads(r)["kind"] for r in records]
+        outcome = Outcome(
+            name=a["name"],
+            records=len(records),
+            chunks=kinds.count("chunk"),
+            events=[k for k in kinds if k not in ("submit", "chunk")],
+            divergence=wire.first_divergence(a["name"], records, b["records"]),
+            traits=[t for t in TRAITS if not expect.unmet((t,), records)],
+        )
+        if a["name"] in expectations:
+            outcome.unmet = [
+                f"{side}: {m}"
+                for side, recs in (("baseline", records), ("patched", b["records"]))
+                for m in expect.unmet(expectations[a["name"]], recs)
+            ]
+        outcomes.append(outcome)
+    return outcomes
+
+
+def summary_lines(
+    outcomes: list[Outcome], named: int, props: int, seed: int, budget: int
+) -> list[str]:
+    chunks = sum(o.chunks for o in outcomes)
+    diverged = [o for o in outcomes if o.divergence is not None]
+    unmet = [o for o in outcomes if o.unmet]
+    lines = [
+        f"{len(outcomes)} scenarios: {named} named + {props} property streams "
+        f"(hypothesis seed {seed}, budget {budget}); {chunks} chunks compared per tree"
+    ]
+    drawn = [o for o in outcomes if o.name.startswith("property-")]
+    if drawn:
+        reached = ", ".join(f"{sum(t in o.traits for o in drawn)} {t}" for t in TRAITS)
+        lines.append(
+            f"property streams reached: {reached} "
+            f"({sum(o.chunks for o in drawn)} chunks in {len(drawn)} streams)"
+        )
+    for o in diverged:
+        assert o.divergence is not None
+        lines.append(f"DIVERGENCE: {o.divergence.describe()}")
+    for o in unmet:
+        lines.append(f"EXPECTATION NOT MET: scenario {o.name}: {'; '.join(o.unmet)}")
+    lines.append(f"{len(diverged)} divergences")
+    if unmet:
+        lines.append(f"{len(unmet)} scenarios did not show what they are named for")
+    return lines
+
+
+def outcome_table(outcomes: list[Outcome]) -> Table:
+    table = Table(title="named scenarios (baseline vs patched)", title_justify="left")
+    for column in ("scenario", "chunks", "events", "result"):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        result = "[green]identical[/]"
+        if o.divergence is not None:
+            result = "[bold red]DIVERGED[/]"
+        elif o.unmet:
+            result = "[bold red]expectation not met[/]"
+        table.add_row(o.name, str(o.chunks), ", ".join(o.events) or "-", result)
+    return table
+
+
+def markdown(outcomes: list[Outcome], lines: list[str]) -> str:
+    named = [o for o in outcomes if not o.name.startswith("property-")]
+    rows = ["| scenario | chunks | events | result |", "|---|---:|---|---|"]
+    for o in named:
+        result = "identical" if o.ok else ("DIVERGED" if o.divergence else "expectation not met")
+        rows.append(f"| {o.name} | {o.chunks} | {', '.join(o.events) or '-'} | {result} |")
+    return "\n".join([*rows, "", *(f"    {line}" for line in lines)]) + "\n"
+
+
+def _details(
+    outcomes: list[Outcome],
+    results: dict[str, dict[str, Any]],
+    trees: Any,
+    seed: int,
+    budget: int,
+    properties: list[Script],
+) -> dict[str, Any]:
+    diverged = {o.name for o in outcomes if o.divergence is not None}
+    return {
+        "seed": seed,
+        "budget": budget,
+        "scenarios": [
+            {
+                "name": o.name,
+                "chunks": o.chunks,
+                "records": o.records,
+                "events": o.events,
+                "divergence": None if o.divergence is None else o.divergence.__dict__,
+                "unmet": o.unmet,
+            }
+            for o in outcomes
+        ],
+        # A diverging property stream is kept whole, to replay it with --seed or by hand.
+        "diverged_property_scripts": [to_json(s) for s in properties if s.name in diverged],
+        "trees": {
+            "base": trees.base,
+            "series_sha256": trees.series_sha256,
+            "baseline": str(trees.baseline),
+            "patched": str(trees.patched),
+        },
+        "modules": {label: r["modules"] for label, r in results.items()},
+        "environment": results["baseline"].get("environment"),
+    }
+
+
+def _command(args: argparse.Namespace, seed: int) -> str:
+    parts = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
+    for name in args.scenario or ():
+        parts += ["--scenario", name]
+    return shlex.join(parts)
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,160 @@
+"""dynpatch.io.files: atomic writes, folders swapped whole, owned scratch folders, locks."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files
+
+
+def test_write_atomic_keeps_the_mode_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "a.txt"
+    target.write_text("old")
+    target.chmod(0o600)
+    files.write_atomic(target, "new")
+    assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_write_atomic_where_a_folder_is_missing_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(ToolkitError, match=r"cannot write .*file/x"):
+        files.write_atomic(blocker / "x", "text")
+
+
+def test_staged_dir_replaces_whole_and_carries_what_it_is_told_to_keep(tmp_path: Path) -> None:
+    final = tmp_path / "patches"
+    final.mkdir()
+    (final / "0001.patch").write_text("old")
+    (final / "NOTES.md").write_text("mine")
+    with files.staged_dir(final, keep=frozenset({"NOTES.md"})) as tmp:
+        (tmp / "0002.patch").write_text("new")
+    assert sorted(p.name for p in final.iterdir()) == ["0002.patch", "NOTES.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches"]
+
+
+def test_staged_dir_leaves_the_old_folder_on_error(tmp_path: Path) -> None:
+    final = tmp_path / "patches"
+    final.mkdir()
+    (final / "0001.patch").write_text("old")
+    with pytest.raises(RuntimeError), files.staged_dir(final) as tmp:
+        (tmp / "half").write_text("x")
+        raise RuntimeError("boom")
+    assert [p.name for p in final.iterdir()] == ["0001.patch"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches"]
+
+
+def test_staged_dir_replaces_a_file_in_the_way(tmp_path: Path) -> None:
+    final = tmp_path / "checkout"
+    final.write_text("a file")
+    with files.staged_dir(final) as tmp:
+        (tmp / "x").write_text("x")
+    assert (final / "x").read_text() == "x"
+
+
+def test_the_two_rename_fallback_is_used_where_no_exchange_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(files.NO_EXCHANGE_ENV, "1")
+    final = tmp_path / "d"
+    final.mkdir()
+    (final / "a").write_text("old")
+    with files.staged_dir(final) as tmp:
+        (tmp / "a").write_text("new")
+    assert (final / "a").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def test_recover_puts_back_a_folder_a_dead_swap_moved_aside(tmp_path: Path) -> None:
+    aside = tmp_path / ".patches.previous-12345"
+    aside.mkdir()
+    (aside / "series").write_text("old")
+    files.recover(tmp_path / "patches")
+    assert (tmp_path / "patches" / "series").read_text() == "old" and not aside.exists()
+
+
+def test_recover_drops_the_aside_copy_when_the_new_folder_is_in(tmp_path: Path) -> None:
+    (tmp_path / "patches").mkdir()
+    (tmp_path / ".patches.previous-12345").mkdir()
+    files.recover(tmp_path / "patches")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches"]
+
+
+def test_sweep_removes_dead_folders_and_keeps_live_ones(tmp_path: Path) -> None:
+    dead = tmp_path / ".x.staging-dead"
+    dead.mkdir()  # no owner holds it: its run died
+    (tmp_path / ".x.staging-gone.owner").write_text("")  # an owner lock without its folder
+    with files.owned_dir(tmp_path, ".x.staging-") as live:
+        assert not dead.exists(), "owned_dir sweeps the dead siblings first"
+        (tmp_path / ".x.staging-dead2").mkdir()
+        removed = files.sweep(tmp_path, ".x.staging-*")
+        assert [p.name for p in removed] == [".x.staging-dead2"]
+        assert live.is_dir()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_in_another_thread_never_takes_a_live_folder(tmp_path: Path) -> None:
+    """The owner lock exists before the folder does, so no sweep sees it unowned."""
+    problems: list[BaseException] = []
+    stop = threading.Event()
+
+    def sweeper() -> None:
+        while not stop.is_set():
+            files.sweep(tmp_path, ".s-*")
+
+    def maker() -> None:
+        try:
+            for _ in range(200):
+                with files.owned_dir(tmp_path, ".s-") as d:
+                    (d / "f").write_text("x")
+                    assert (d / "f").read_text() == "x"
+        except BaseException as exc:  # reported below
+            problems.append(exc)
+
+    threads = [threading.Thread(target=sweeper), threading.Thread(target=maker)]
+    threads[0].start()
+    threads[1].start()
+    threads[1].join()
+    stop.set()
+    threads[0].join()
+    assert problems == []
+
+
+def test_a_held_lock_times_out_with_one_line(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(files.LOCK_TIMEOUT_ENV, "0.2")
+    lock_file = tmp_path / "locks" / "x.lock"
+    result: list[str] = []
+
+    with files.lock(lock_file, "the thing"):
+        with files.lock(lock_file, "the thing"):  # reentrant in one thread
+            pass
+
+        def other() -> None:
+            try:
+                with files.lock(lock_file, "the thing"):
+                    result.append("acquired")
+            except ToolkitError as exc:
+                result.append(str(exc))
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    assert len(result) == 1 and result[0].startswith(f"another run holds {lock_file} (the thing)")
+
+
+def test_a_bad_lock_timeout_is_one_line(monkeypatch) -> None:
+    monkeypatch.setenv(files.LOCK_TIMEOUT_ENV, "soon")
+    with pytest.raises(ToolkitError, match="must be a number of seconds"):
+        files.lock_timeout()
+
+
+def test_os_error_names_the_path() -> None:
+    exc = files.os_error(PermissionError(13, "Permission denied", "/x/y"), "cannot write")
+    assert str(exc) == "cannot write (/x/y): Permission denied"
+    assert os.sep in str(exc)

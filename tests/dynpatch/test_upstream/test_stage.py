@@ -1,0 +1,181 @@
+"""`test-upstream` end to end on a synthetic release (offline): apply the real series to
+a small tree in dynamo's shape, then run the stage through the command line.
+
+The synthetic tree has a helper with the real helper's semantics, a test module in the
+shape of dynamo's test_logprobs.py and a trtllm tests folder whose conftest skips
+``test_trtllm_*`` files without tensorrt_llm, as dynamo's does. A stand-in
+``ai-dynamo-runtime`` distribution (metadata only) makes the pin check pass.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dynpatch import cli
+from dynpatch.fetch import fetch
+from dynpatch.io import git as gitio
+from dynpatch.patch.apply import apply_series
+from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.upstream_tree import FILES
+
+
+def fake_dists(site: Path, runtime: str) -> Path:
+    """Metadata-only distributions, so the interpreter probe finds these versions."""
+    for name, version in (("ai_dynamo_runtime", runtime), ("pytest_asyncio", "0.0.0")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        dist = name.replace("_", "-")
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    return site
+
+
+@pytest.fixture
+def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A synthetic release with its patch series applied and exported; returns a
+    function that runs `test-upstream` on it with extra arguments."""
+    rel = synthetic_release(FILES)
+    checkout = fetch(rel.pin, vendor=rel.vendor)
+    patches = tmp_path / "patches"
+    apply_series(
+        checkout,
+        author=gitio.parse_identity("Test Author <test@example.invalid>"),
+        date=rel.pin.date,
+        branch=rel.pin.branch,
+        vendor=REAL_VENDOR,
+        patches_dir=patches,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
+    monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
+
+    def run(*extra: str) -> int:
+        return cli.main(
+            [
+                "test-upstream",
+                "--pin", str(rel.pin.path), "--vendor", str(rel.vendor),
+                "--patches", str(patches), "--out", str(tmp_path / "out"),
+                "--evidence", str(tmp_path / "evidence"), "--trees", str(tmp_path / "trees"),
+                *extra,
+            ]
+        )  # fmt: skip
+
+    run.tmp = tmp_path  # type: ignore[attr-defined]
+    run.patches = patches  # type: ignore[attr-defined]
+    return run
+
+
+def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
+    assert stage() == 0
+    printed = capsys.readouterr().out
+    assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
+    assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
+    assert "CPU tier: 2 tests on baseline, 16 on patched (14 new); regressions: none" in printed
+    assert (
+        "new regression tests: 14 fail on baseline, 14 pass on patched (of 14; on baseline: "
+        "14 x TypeError: unexpected keyword argument 'new_token_ids')"
+    ) in printed
+    assert (
+        "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_logprob_delta.py"
+        "::test_response_loop_passes_its_delta_to_the_logprob_helper"
+    ) in printed
+    assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
+    assert (
+        "with new_token_ids accepted but ignored (history still copied): 11 of 14 fail on "
+        "their own assertions; not caught there: "
+        "test_extract_completion_bails_out_the_same_with_delta[logprobs-empty], "
+        "test_extract_completion_bails_out_the_same_with_delta[logprobs-none], "
+        "test_extract_completion_delta_window_follows_the_stream"
+    ) in printed
+    assert "JUnit XML: " in printed
+    assert "(cpu-baseline.xml, cpu-ignored.xml, cpu-mutant.xml, cpu-patched.xml)" in printed
+    assert "verdict: pass" in printed
+
+    junit = stage.tmp / "out" / "junit"
+    assert sorted(p.name for p in junit.iterdir()) == [
+        "cpu-baseline.xml", "cpu-ignored.xml", "cpu-mutant.xml", "cpu-patched.xml",
+    ]  # fmt: skip
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
+    assert record["details"]["tiers_run"] == ["cpu"]
+    assert record["details"]["tiers_not_run"][0].startswith("GPU tier: not run (")
+    assert "new regression tests: 14 fail on baseline, 14 pass on patched" in record["summary_md"]
+    assert (
+        "| `common/backend/tests/test_logprobs.py` | 1 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
+        in (record["summary_md"])
+    )
+    cpu = record["details"]["tiers"]["cpu"]
+    assert cpu["patched"]["helper_imported_from"].startswith(str(stage.tmp / "trees" / "patched-"))
+    assert cpu["baseline"]["helper_imported_from"].startswith(
+        str(stage.tmp / "trees" / "baseline-")
+    )
+    assert len(cpu["new_tests"]) == 14 and cpu["regressions"] == []
+    # the mutant tree is thrown away; the cached trees stay clean
+    assert len(cpu["keyword_ignored_caught"]) == 11
+    assert not list((stage.tmp / "out").glob(".mutants-*"))
+    for tree in (stage.tmp / "trees").iterdir():
+        assert gitio.local_changes(tree) == []
+
+
+def test_a_regression_fails_the_verdict(stage, capsys) -> None:
+    # Break the patched helper for one case the old test covers: the series now
+    # makes a passing baseline test fail.
+    patch = next(stage.patches.glob("0001-*.patch"))
+    text = patch.read_text()
+    broken = text.replace(
+        "+        new_token_ids = token_ids[num_output_tokens_so_far:]\n",
+        "+        new_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
+    )
+    assert broken != text
+    patch.write_text(broken)
+    assert stage("--tier", "cpu") == 1
+    printed = capsys.readouterr().out
+    assert "regressions: 1" in printed
+    assert (
+        "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
+        "::test_extract_completion_slices_from_offset (failed)"
+    ) in printed
+    assert "GPU tier: not run (not requested: --tier cpu)" in printed
+    assert "verdict: FAIL" in printed
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["verdict"] == "fail"
+
+
+def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
+    def error_of(*extra: str) -> str:
+        assert stage(*extra) == 2
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+        return lines[0]
+
+    assert error_of("--tier", "fast") == "error: unknown --tier 'fast': choose one of cpu, gpu, all"
+    assert error_of("--tier", "gpu").startswith(
+        "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
+    )
+    gone = stage.tmp / "no-patches"
+    assert error_of("--patches", str(gone)) == (
+        f"error: no patch series in {gone}: run `nox -s apply` first"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(fake_dists(stage.tmp / "site2", "1.0.0")))
+    assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
+    assert not (stage.tmp / "evidence").exists() and not (stage.tmp / "out").exists()
+
+
+@pytest.mark.integration
+def test_the_committed_series_carries_its_regression_tests() -> None:
+    from codemods import regression_tests
+    from dynpatch.patch.trees import prepare_trees
+    from dynpatch.pin import load_pin
+    from dynpatch.test_upstream.stage import series_new_tests
+
+    trees = prepare_trees(fetch(load_pin()))
+    added = series_new_tests(trees)
+    helper_tests = {n for n in regression_tests.added_names() if n.startswith("test_")}
+    assert added == {(regression_tests.HELPER_TESTS_PATH, n) for n in helper_tests} | {
+        (
+            regression_tests.HANDLER_TEST_PATH,
+            "test_response_loop_passes_its_delta_to_the_logprob_helper",
+        )
+    }
