@@ -22,7 +22,6 @@ target lines as printed) and ``per_chunk.png``; ``--quick`` writes under
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -37,8 +36,10 @@ from typing import Any
 
 from rich.table import Table
 
-from dynpatch import evidence
+from dynpatch import console, evidence
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
+from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.patch.apply import PATCHES
 from dynpatch.replay import runner
@@ -70,7 +71,7 @@ class Settings:
     min_chunks: int  # per sweep case and round: short streams are replayed until this many
 
     @staticmethod
-    def of(args: argparse.Namespace) -> Settings:
+    def of(args: Options) -> Settings:
         quick = bool(args.quick)
         return Settings(
             quick=quick,
@@ -92,31 +93,21 @@ class Target:
         return f"{self.label}: {self.detail} -> {'met' if self.met else 'NOT MET'}"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from dynpatch.cli import add_fetch_args
-
-    p = subparsers.add_parser("bench", help="A/B benchmark of the handler, baseline vs patched")
-    add_fetch_args(p)
-    p.add_argument("--quick", action="store_true",
-                   help="CI form: same code path, fewer samples (out/bench/quick/)")  # fmt: skip
-    p.add_argument("--pairs", type=int, help="reference A/B process pairs (default 10; quick 3)")
-    p.add_argument("--ops", type=int,
-                   help="interleaved op pairs per process pair (default 30; quick 8)")  # fmt: skip
-    p.add_argument("--warmup", type=int, help="warm-up ops per worker (default 5; quick 2)")
-    p.add_argument("--rounds", type=int,
-                   help="sweep rounds, each a new process pair (default 3; quick 1)")  # fmt: skip
-    p.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
-    p.add_argument("--python", default=sys.executable,
-                   help="interpreter of the replay children (default: this one)")  # fmt: skip
-    p.add_argument("--out", type=Path, help="output folder (default: out/bench[/quick])")
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
+@dataclass(frozen=True, kw_only=True)
+class Options(FetchOptions):
+    quick: bool = False  # CI form: same code path, fewer samples
+    pairs: int | None = None  # None: the form's default
+    ops: int | None = None
+    warmup: int | None = None
+    rounds: int | None = None
+    strict: bool = False  # exit 1 when a target is not met
+    python: str = sys.executable  # interpreter of the replay children
+    out: Path | None = None  # None: out/bench[/quick]
+    patches: Path = PATCHES
+    evidence: Path = evidence.EVIDENCE
 
 
-def run(args: argparse.Namespace) -> int:
-    from dynpatch.cli import checkout_from, err, out
-
+def run(args: Options) -> int:
     for name in ("pairs", "ops", "rounds"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -126,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.of(args)
     out_dir: Path = args.out or (OUT / "quick" if settings.quick else OUT)
     start = time.perf_counter()
-    _pin, checkout = checkout_from(args)
+    _pin, checkout = pinned(args)
     from dynpatch.patch.trees import prepare_trees
 
     with err.status("preparing the baseline and patched trees ..."):
@@ -212,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     for line in [*target_lines, *notes]:
         out.print(line, markup=False)
     out.print(
-        f"wrote {_rel(out_dir / 'bench.json')}, {_rel(out_dir / 'bench.md')}, {_rel(plot)} "
+        f"wrote {console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / 'bench.md')}, {console.rel(plot)} "
         f"in {time.perf_counter() - start:.0f} s",
         markup=False,
     )
@@ -226,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
         details={k: v for k, v in data.items() if k != "sweep"} | {"sweep": sweep},
         out=args.evidence,
     )
-    out.print(f"evidence: {_rel(saved)}", markup=False)
+    out.print(f"evidence: {console.rel(saved)}", markup=False)
     return 1 if args.strict and not all_met else 0
 
 
@@ -579,7 +570,7 @@ def markdown(
         "",
         *(f"    {line}" for line in [*target_lines, *notes]),
         "",
-        f"Plot: `{_rel(plot)}` (per-chunk time against history length, {SIZES[-1]}-token streams)",
+        f"Plot: `{console.rel(plot)}` (per-chunk time against history length, {SIZES[-1]}-token streams)",
     ]
     return "\n".join(parts) + "\n"
 
@@ -686,7 +677,7 @@ def _environment(
     }
 
 
-def _command(args: argparse.Namespace) -> str:
+def _command(args: Options) -> str:
     parts = ["nox", "-s", "bench"]
     extra = []
     if args.quick:
@@ -697,10 +688,3 @@ def _command(args: argparse.Namespace) -> str:
     if args.strict:
         extra.append("--strict")
     return shlex.join(parts + (["--", *extra] if extra else []))
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

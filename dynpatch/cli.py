@@ -1,185 +1,35 @@
 """Command line: ``python -m dynpatch <verb>`` (the nox sessions call this).
 
-Every failure the user can cause ends in one ``error: ...`` line on stderr and exit
-status 2; nothing is left half-written.
+All argparse lives here. Each verb's options become that stage's ``Options`` dataclass,
+handed to its ``run``; no stage imports this module. Every failure the user can cause
+ends in one ``error: ...`` line on stderr and exit status 2; nothing is left half-written.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import dataclasses
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from rich.console import Console
-from rich.table import Table
-
-from codemods.outcome import Status
+from dynpatch import bench, evidence, fetch, pin, verify
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import SOURCES, VENDOR, Checkout, Request, locked
 from dynpatch.io import git as gitio
-from dynpatch.patch.apply import PATCHES, ApplyReport, SeriesFailed, apply_series
-from dynpatch.pin import PIN_FILE, Pin, load_pin
+from dynpatch.patch import command as apply_command
+from dynpatch.patch.apply import PATCHES
+from dynpatch.patch.trees import TREES
+from dynpatch.pr import command as pr_command
+from dynpatch.pr import identity
+from dynpatch.releases import bump
+from dynpatch.releases.matrix import command as matrix_command
+from dynpatch.releases.matrix import run as matrix_run
+from dynpatch.test_upstream import stage as test_upstream
 
-out = Console(highlight=False, soft_wrap=True)
-if not out.is_terminal:  # logs and CI: wide enough that tables do not fold
-    out = Console(highlight=False, soft_wrap=True, width=120)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-_STYLE = {
-    Status.APPLIED: "green",
-    Status.ALREADY_APPLIED: "cyan",
-    Status.NOT_APPLICABLE: "yellow",
-    Status.DRIFTED: "bold red",
-}
-
-
-def add_fetch_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("upstream checkout")
-    g.add_argument("--source", choices=SOURCES, default="pypi",
-                   help="where the pinned tree comes from (default: pypi)")  # fmt: skip
-    g.add_argument("--version", help="release to use (default: the pin)")
-    g.add_argument("--url", help="git source: repository URL (default: the pin's)")
-    g.add_argument("--ref", help="git source: tag or commit (default: the release tag)")
-    g.add_argument("--path", type=Path, help="path source: a clean local dynamo clone")
-    g.add_argument("--force", action="store_true",
-                   help="rebuild a cached checkout, discarding local edits in it")  # fmt: skip
-    g.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds before an unreachable git remote fails (default: 60)")  # fmt: skip
-    g.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
-    g.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
-
-
-def request_from(args: argparse.Namespace) -> Request:
-    return Request(
-        source=args.source,
-        version=args.version,
-        url=args.url,
-        ref=args.ref,
-        path=args.path,
-        force=args.force,
-        vendor=args.vendor,
-        timeout=args.timeout,
-    )
-
-
-def checkout_from(args: argparse.Namespace) -> tuple[Pin, Checkout]:
-    """The pin and the checkout the fetch options ask for (materialised or re-verified)."""
-    pin = load_pin(args.pin)
-    doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
-    with err.status(doing), locked(pin, request_from(args)) as checkout:
-        return pin, checkout
-
-
-def cmd_fetch(args: argparse.Namespace) -> int:
-    _pin, checkout = checkout_from(args)
-    out.print(f"checkout: {_rel(checkout.path)}")
-    out.print(
-        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})"
-    )
-    for line in checkout.provenance:
-        out.print(f"          {line.strip()}")
-    return 0
-
-
-def cmd_apply(args: argparse.Namespace) -> int:
-    start = time.perf_counter()
-    pin = load_pin(args.pin)
-    author = gitio.parse_identity(args.author or os.environ.get("DYNPATCH_AUTHOR") or pin.author)
-    if args.version and args.version != pin.version and not args.check:
-        raise ToolkitError(
-            f"{_rel(args.patches)}/ is made against the pin ({pin.version}); apply --version "
-            f"{args.version} would rewrite it for another release: move the pin with "
-            f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
-        )
-    if args.patches.exists() and not args.patches.is_dir():
-        raise ToolkitError(f"{args.patches} is not a folder: move it away and rerun")
-    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
-    status.start()
-    try:
-        with locked(pin, request_from(args)) as checkout:
-            status.stop()
-            fetched = time.perf_counter()
-            report = _apply(args, checkout, pin, author)
-    finally:
-        status.stop()
-    print_outcomes(report, f"ai-dynamo {checkout.release.version} ({checkout.source})")
-    if report.result.not_applicable:
-        raise ToolkitError(report.result.problems()[0])
-    if not report.patches:
-        out.print("every target is already applied at the base: no patch to export")
-        return 0
-    where = _rel(args.patches)
-    if args.check:
-        out.print(f"{where}/ is up to date ({', '.join(report.patches)})")
-    elif report.changed_files:
-        out.print(f"wrote {where}/: {', '.join(report.changed_files)}")
-    else:
-        out.print(f"{where}/ unchanged ({', '.join(report.patches)})")
-    if not args.check:
-        out.print(f"work branch {pin.branch} in {_rel(checkout.path)} at {report.commit[:12]}")
-    t = report.timings
-    out.print(
-        f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
-        f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
-        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
-    )
-    return 0
-
-
-def _apply(
-    args: argparse.Namespace, checkout: Checkout, pin: Pin, author: gitio.Identity
-) -> ApplyReport:
-    """``apply_series`` with the options; a drifted series prints its table first."""
-    try:
-        return apply_series(
-            checkout,
-            author=author,
-            date=pin.date,
-            branch=pin.branch,
-            vendor=args.vendor,
-            patches_dir=args.patches,
-            check=args.check,
-            force=args.force,
-        )
-    except SeriesFailed as exc:
-        print_outcomes(exc.report, f"ai-dynamo {checkout.release.version} ({checkout.source})")
-        raise
-
-
-def cmd_pin(args: argparse.Namespace) -> int:
-    """One value of the pin, for the noxfile (which must not parse the pin itself)."""
-    pin = load_pin(args.pin)
-    values = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
-    print(values[args.field])
-    return 0
-
-
-def print_outcomes(report: ApplyReport, title: str) -> None:
-    table = Table(title=f"patch series on {title}", title_justify="left")
-    for column in ("target", "result", "lines", "detail"):
-        table.add_column(column, overflow="fold")
-    for o in report.outcomes:
-        added, removed = report.lines.get(o.target.qualname, (0, 0))
-        lines = f"+{added} -{removed}" if (added or removed) else "-"
-        table.add_row(
-            f"{Path(o.target.path).name}::{o.target.qualname}",
-            f"[{_STYLE[o.status]}]{o.status}[/]",
-            lines,
-            o.detail if o.status is not Status.APPLIED else "",
-        )
-    out.print(table)
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+Run = Callable[[argparse.Namespace], int]
 
 
 class Parser(argparse.ArgumentParser):
@@ -190,47 +40,209 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def _calls(run: Callable[[Any], int], options: type) -> Run:
+    """The verb's handler: the parsed values as ``options``, handed to ``run``."""
+
+    def handler(args: argparse.Namespace) -> int:
+        names = {f.name for f in dataclasses.fields(options)}
+        return run(options(**{k: v for k, v in vars(args).items() if k in names}))
+
+    return handler
+
+
+def _hidden(p: argparse.ArgumentParser, *names: str, **defaults: Path | None) -> None:
+    """Options the tests use to point a run at temporary places (not in --help)."""
+    for name in names:
+        p.add_argument(f"--{name}", type=Path, default=defaults[name], help=argparse.SUPPRESS)
+
+
+def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool = True) -> None:
+    g = p.add_argument_group("upstream checkout")
+    add = g.add_argument
+    add("--source", choices=fetch.SOURCES, default="pypi",
+        help="where the pinned tree comes from (default: pypi)")  # fmt: skip
+    add("--version", help="release to use (default: the pin)")
+    add("--url", help="git source: repository URL (default: the pin's)")
+    add("--ref", help="git source: tag or commit (default: the release tag)")
+    add("--path", type=Path, help="path source: a clean local dynamo clone")
+    if force:
+        add("--force", action="store_true",
+            help="rebuild a cached checkout that fails verification or has local edits")  # fmt: skip
+    add("--timeout", type=float, default=timeout,
+        help=f"seconds before an unreachable git remote fails (default: {timeout:.0f})")  # fmt: skip
+    _hidden(p, "pin", "vendor", pin=pin.PIN_FILE, vendor=fetch.VENDOR)
+
+
+def _add_fetch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("fetch", help="materialise or re-verify the pinned upstream checkout")
+    _fetch_args(p)
+    p.set_defaults(func=_calls(fetch.show, fetch.FetchOptions))
+
+
+def _add_apply(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("apply", help="codemods -> format -> commit -> patches/ (and check)")
+    _fetch_args(p)
+    p.add_argument("--check", action="store_true",
+                   help="regenerate in a temporary place; fail if patches/ differs")  # fmt: skip
+    p.add_argument("--author", help="'Name <email>' of the series commit (default: "
+                   f"${apply_command.AUTHOR_ENV}, else the pin's)")  # fmt: skip
+    _hidden(p, "patches", patches=PATCHES)
+    p.set_defaults(func=_calls(apply_command.run, apply_command.Options))
+
+
+def _add_pin(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("pin", help="print one value of the pin (for the noxfile)")
+    p.add_argument("field", choices=("version", "runtime"))
+    _hidden(p, "pin", pin=pin.PIN_FILE)
+    p.set_defaults(func=lambda args: pin.show(args.pin, args.field))
+
+
+def _add_test_upstream(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "test-upstream", help="dynamo's own tests on the baseline and the patched tree"
+    )
+    _fetch_args(p)
+    p.add_argument("--tier", help="cpu, gpu or all (default: every tier this machine can run)")
+    p.add_argument("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"),
+                   help="Python of the GPU tier, e.g. the TRT-LLM container's "
+                   "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)")  # fmt: skip
+    p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, default=test_upstream.OUT,
+                   help="folder for JUnit XML and logs")  # fmt: skip
+    _hidden(p, "patches", "evidence", "trees", patches=PATCHES, evidence=evidence.EVIDENCE,
+            trees=TREES)  # fmt: skip
+    p.set_defaults(func=_calls(test_upstream.run, test_upstream.Options))
+
+
+def _add_verify(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "verify", help="replay the real TRT-LLM handler on both trees and diff the chunks"
+    )
+    _fetch_args(p)
+    p.add_argument("--budget", type=int, default=verify.DEFAULT_BUDGET,
+                   help=f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; "
+                   "0: none)")  # fmt: skip
+    p.add_argument("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
+    p.add_argument("--scenario", action="append", metavar="NAME",
+                   help="replay only this named scenario (repeatable)")  # fmt: skip
+    p.add_argument("--python", default=sys.executable,
+                   help="interpreter of the replay children (default: this one)")  # fmt: skip
+    p.add_argument("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
+    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
+    p.set_defaults(func=_calls(verify.run, verify.Options))
+
+
+def _add_bench(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("bench", help="A/B benchmark of the handler, baseline vs patched")
+    _fetch_args(p)
+    p.add_argument("--quick", action="store_true",
+                   help="CI form: same code path, fewer samples (out/bench/quick/)")  # fmt: skip
+    p.add_argument("--pairs", type=int, help="reference A/B process pairs (default 10; quick 3)")
+    p.add_argument("--ops", type=int,
+                   help="interleaved op pairs per process pair (default 30; quick 8)")  # fmt: skip
+    p.add_argument("--warmup", type=int, help="warm-up ops per worker (default 5; quick 2)")
+    p.add_argument("--rounds", type=int,
+                   help="sweep rounds, each a new process pair (default 3; quick 1)")  # fmt: skip
+    p.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
+    p.add_argument("--python", default=sys.executable,
+                   help="interpreter of the replay children (default: this one)")  # fmt: skip
+    p.add_argument("--out", type=Path, help="output folder (default: out/bench[/quick])")
+    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
+    p.set_defaults(func=_calls(bench.run, bench.Options))
+
+
+def _add_pr(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "pr",
+        help="the PR branch (git am of patches/, DCO, optional signing) and its description; "
+        "pushes only with --push",
+    )
+    _fetch_args(p, timeout=120.0, force=False)
+    add = p.add_argument
+    add("--branch", help=f"branch name (default: ${pr_command.BRANCH_ENV}, else "
+        f"{pr_command.DEFAULT_BRANCH})")  # fmt: skip
+    add("--identity", metavar="'NAME <EMAIL>'",
+        help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
+        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)")  # fmt: skip
+    add("--sign", action="store_true",
+        help="sign the commits with git (GPG or SSH) and verify them")  # fmt: skip
+    add("--signing-key", help="user.signingkey for --sign (default: git config)")
+    add("--signing-format", choices=identity.FORMATS,
+        help="gpg.format for --sign (default: git config, else from the key)")  # fmt: skip
+    add("--force", dest="replace", action="store_true",
+        help="replace an existing branch whose commits differ (range-diff shown)")  # fmt: skip
+    add("--push", metavar="REMOTE",
+        help="push the branch to REMOTE (your fork: remote name or URL); "
+        "default: push nothing")  # fmt: skip
+    add("--out", type=Path, default=pr_command.DESCRIPTION_FILE,
+        help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
+    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
+    p.set_defaults(func=_calls(pr_command.run, pr_command.Options))
+
+
+def _add_matrix(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "matrix", help="run the series against several dynamo releases; one row per release"
+    )
+    add = p.add_argument
+    add("--versions", help="comma-separated releases (default: the pin's [matrix])")
+    add("--all", action="store_true", help="every release the pin lists")
+    add("--newest", action=argparse.BooleanOptionalAction, default=None,
+        help="add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)")  # fmt: skip
+    add("--budget", type=int, default=matrix_command.QUICK_BUDGET,
+        help=f"quick verify: hypothesis streams per release (default "
+        f"{matrix_command.QUICK_BUDGET})")  # fmt: skip
+    add("--seed", type=int, default=matrix_command.DEFAULT_SEED,
+        help=f"hypothesis seed of quick verify (default {matrix_command.DEFAULT_SEED})")  # fmt: skip
+    add("--jobs", type=int, default=matrix_command.default_jobs(),
+        help="releases whose tests and replay run at once (default: cores, max 2)")  # fmt: skip
+    add("--fetch-jobs", type=int, default=3,
+        help="releases fetched and patched at once (default 3)")  # fmt: skip
+    add("--skip", action="append", choices=matrix_run.STAGES, default=[],
+        help="do not run this check (shown as skipped, never as passed)")  # fmt: skip
+    add("--fresh", action="store_true", help="ignore cached test and verify results")
+    add("--out", type=Path, default=matrix_command.OUT,
+        help="folder for matrix.md, matrix.json")  # fmt: skip
+    _hidden(p, "python", "pin", "vendor", "patches", "runtimes", python=None,
+            pin=pin.PIN_FILE, vendor=fetch.VENDOR, patches=PATCHES, runtimes=None)  # fmt: skip
+    p.set_defaults(func=_calls(matrix_command.main, matrix_command.Options))
+
+
+def _add_bump(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "bump", help="move the pin to another release: regenerate, test, verify, or refuse"
+    )
+    p.add_argument("version", help="the ai-dynamo release to pin")
+    p.add_argument("--budget", type=int, default=bump.DEFAULT_BUDGET,
+                   help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
+    p.add_argument("--skip", action="append", choices=matrix_run.STAGES, default=[],
+                   help="do not run this check; the output says the pin moved without it")  # fmt: skip
+    p.add_argument("--out", type=Path, default=bump.OUT,
+                   help="staging folder (logs stay there)")  # fmt: skip
+    _hidden(p, "python", "pin", "patches", "vendor", "evidence", "runtimes", python=None,
+            pin=pin.PIN_FILE, patches=PATCHES, vendor=fetch.VENDOR,
+            evidence=evidence.EVIDENCE, runtimes=None)  # fmt: skip
+    p.set_defaults(func=_calls(bump.main, bump.Options))
+
+
+VERBS = (
+    _add_fetch, _add_apply, _add_pin, _add_test_upstream, _add_verify, _add_bench, _add_pr,
+    _add_matrix, _add_bump,
+)  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="dynpatch", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("fetch", help="materialise or re-verify the pinned upstream checkout")
-    add_fetch_args(p)
-    p.set_defaults(func=cmd_fetch)
-
-    p = sub.add_parser("apply", help="codemods -> format -> commit -> patches/ (and check)")
-    add_fetch_args(p)
-    p.add_argument("--check", action="store_true",
-                   help="regenerate in a temporary place; fail if patches/ differs")  # fmt: skip
-    p.add_argument("--author", help="'Name <email>' of the series commit (default: the pin's)")
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_apply)
-
-    p = sub.add_parser("pin", help="print one value of the pin (for the noxfile)")
-    p.add_argument("field", choices=("version", "runtime"))
-    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_pin)
-
-    for module in STAGE_MODULES:
-        importlib.import_module(module).register(sub)
+    for add in VERBS:
+        add(sub)
     return parser
-
-
-# Later pipeline stages register their own verbs: each module has
-# ``register(subparsers)``, which adds a parser whose ``func`` takes the parsed args.
-STAGE_MODULES: tuple[str, ...] = (
-    "dynpatch.pr",
-    "dynpatch.test_upstream",
-    "dynpatch.verify",
-    "dynpatch.bench",
-    "dynpatch.releases.matrix",
-    "dynpatch.releases.bump",
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    func: Callable[[argparse.Namespace], int] = args.func
+    func: Run = args.func
     try:
         return func(args)
     except ToolkitError as exc:

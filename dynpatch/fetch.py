@@ -19,10 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
-from dynpatch.pin import ROOT, Pin, Release
+from dynpatch.pin import PIN_FILE, ROOT, Pin, Release, load_pin
 
 VENDOR = ROOT / "vendor"
 SOURCES = ("pypi", "git", "path")
@@ -50,6 +51,47 @@ class Request:
     force: bool = False
     vendor: Path = VENDOR
     timeout: float = 60.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchOptions:
+    """The fetch options every stage that needs the pinned checkout takes."""
+
+    source: str = "pypi"
+    version: str | None = None
+    url: str | None = None
+    ref: str | None = None
+    path: Path | None = None
+    force: bool = False
+    timeout: float = 60.0
+    pin: Path = PIN_FILE
+    vendor: Path = VENDOR
+
+    def request(self) -> Request:
+        return Request(
+            self.source, self.version, self.url, self.ref, self.path, self.force, self.vendor,
+            self.timeout,
+        )  # fmt: skip
+
+
+def pinned(options: FetchOptions) -> tuple[Pin, Checkout]:
+    """The pin and the checkout ``options`` ask for, materialised or re-verified."""
+    pin = load_pin(options.pin)
+    doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
+    with console.err.status(doing), locked(pin, options.request()) as checkout:
+        return pin, checkout
+
+
+def show(options: FetchOptions) -> int:
+    """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
+    _pin, checkout = pinned(options)
+    console.out.print(f"checkout: {console.rel(checkout.path)}")
+    console.out.print(
+        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})"
+    )
+    for line in checkout.provenance:
+        console.out.print(f"          {line.strip()}")
+    return 0
 
 
 def fetch(

@@ -125,3 +125,11 @@ def _check_date(pin: Pin) -> None:
             f"pin file {pin.path} is malformed: [series] date {pin.date!r} is not an ISO 8601 "
             "date with a time zone (e.g. 2026-11-30T00:00:00+00:00)"
         )
+
+
+def show(pin_file: Path, field: str) -> int:
+    """``python -m dynpatch pin FIELD``: one value of the pin, for the noxfile (which must
+    not parse the pin itself, so that a bad pin gets this module's one error line)."""
+    pin = load_pin(pin_file)
+    print({"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}[field])
+    return 0

@@ -12,7 +12,6 @@ scenario expectation.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import shlex
@@ -24,8 +23,10 @@ from typing import Any
 
 from rich.table import Table
 
-from dynpatch import evidence
+from dynpatch import console, evidence
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
+from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.patch.apply import PATCHES
 from dynpatch.replay import expect, runner, scenarios, wire
@@ -53,29 +54,18 @@ class Outcome:
         return self.divergence is None and not self.unmet
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from dynpatch.cli import add_fetch_args
-
-    p = subparsers.add_parser(
-        "verify", help="replay the real TRT-LLM handler on both trees and diff the chunks"
-    )
-    add_fetch_args(p)
-    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"hypothesis property streams (default: {DEFAULT_BUDGET}; 0: none)")  # fmt: skip
-    p.add_argument("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
-    p.add_argument("--scenario", action="append", metavar="NAME",
-                   help="replay only this named scenario (repeatable)")  # fmt: skip
-    p.add_argument("--python", default=sys.executable,
-                   help="interpreter of the replay children (default: this one)")  # fmt: skip
-    p.add_argument("--out", type=Path, default=OUT, help="folder for the report and logs")
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
+@dataclass(frozen=True, kw_only=True)
+class Options(FetchOptions):
+    budget: int = DEFAULT_BUDGET  # hypothesis property streams (0: none)
+    seed: int | None = None  # None: a fresh one, printed
+    scenario: list[str] | None = None  # only these named scenarios
+    python: str = sys.executable  # interpreter of the replay children
+    out: Path = OUT
+    patches: Path = PATCHES
+    evidence: Path = evidence.EVIDENCE
 
 
-def run(args: argparse.Namespace) -> int:
-    from dynpatch.cli import checkout_from, err, out
-
+def run(args: Options) -> int:
     start = time.perf_counter()
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
@@ -84,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    _pin, checkout = checkout_from(args)
+    _pin, checkout = pinned(args)
     from dynpatch.patch.trees import prepare_trees
 
     with err.status("preparing the baseline and patched trees ..."):
@@ -142,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         details=details,
         out=args.evidence,
     )
-    out.print(f"report: {_rel(report)}; evidence: {_rel(saved)}", markup=False)
+    out.print(f"report: {console.rel(report)}; evidence: {console.rel(saved)}", markup=False)
     return 0 if ok else 1
 
 
@@ -262,15 +252,8 @@ def _details(
     }
 
 
-def _command(args: argparse.Namespace, seed: int) -> str:
+def _command(args: Options, seed: int) -> str:
     parts = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
     for name in args.scenario or ():
         parts += ["--scenario", name]
     return shlex.join(parts)
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

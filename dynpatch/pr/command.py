@@ -13,67 +13,26 @@ description -> the ``gh pr create`` line.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import EVIDENCE, OUT, series_digest
-from dynpatch.fetch import SOURCES, VENDOR, Checkout, Request, locked
+from dynpatch.fetch import Checkout, FetchOptions, Request, locked
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES, series_names
-from dynpatch.pin import PIN_FILE, Pin, load_pin
+from dynpatch.pin import Pin, load_pin
 from dynpatch.pr import branch as branches
 from dynpatch.pr import description, identity, publish, validation
-from dynpatch.pr.identity import FORMATS
 
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
 BRANCH_ENV = "DYNPATCH_PR_BRANCH"
 DESCRIPTION_FILE = OUT / "pr" / "PR_DESCRIPTION.md"
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser(
-        "pr",
-        help="the PR branch (git am of patches/, DCO, optional signing) and its description; "
-        "pushes only with --push",
-    )
-    g = p.add_argument_group("upstream checkout (as for fetch)")
-    add = g.add_argument
-    add("--source", choices=SOURCES, default="pypi",
-        help="where the base comes from (default: pypi; to push, use git or path)")  # fmt: skip
-    add("--version", help="release to use (default: the pin)")
-    add("--url", help="git source: repository URL (default: the pin's)")
-    add("--ref", help="git source: tag or commit (default: the release tag)")
-    add("--path", type=Path, help="path source: a clean local dynamo clone")
-    add("--timeout", type=float, default=120.0,
-        help="seconds before an unreachable remote fails (default: 120)")  # fmt: skip
-    add("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
-    add("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
-    add = p.add_argument
-    add("--branch", help=f"branch name (default: ${BRANCH_ENV}, else {DEFAULT_BRANCH})")
-    add("--identity", metavar="'NAME <EMAIL>'",
-        help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
-        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)")  # fmt: skip
-    add("--sign", action="store_true",
-        help="sign the commits with git (GPG or SSH) and verify them")  # fmt: skip
-    add("--signing-key", help="user.signingkey for --sign (default: git config)")
-    add("--signing-format", choices=FORMATS,
-        help="gpg.format for --sign (default: git config, else from the key)")  # fmt: skip
-    add("--force", action="store_true",
-        help="replace an existing branch whose commits differ (range-diff shown)")  # fmt: skip
-    add("--push", metavar="REMOTE",
-        help="push the branch to REMOTE (your fork: remote name or URL); "
-        "default: push nothing")  # fmt: skip
-    add("--out", type=Path, default=DESCRIPTION_FILE,
-        help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
-    add("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    add("--evidence", type=Path, default=EVIDENCE, help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
 
 
 @dataclass(frozen=True)
@@ -87,7 +46,22 @@ class Result:
     signatures: list[str]  # git's verification line per commit; empty when unsigned
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, kw_only=True)
+class Options(FetchOptions):
+    timeout: float = 120.0
+    branch: str | None = None  # None: $DYNPATCH_PR_BRANCH, else DEFAULT_BRANCH
+    identity: str | None = None  # 'Name <email>' (None: see identity.resolve_identity)
+    sign: bool = False
+    signing_key: str | None = None
+    signing_format: str | None = None
+    replace: bool = False  # --force: replace an existing branch whose commits differ
+    push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
+    out: Path = DESCRIPTION_FILE
+    patches: Path = PATCHES
+    evidence: Path = EVIDENCE
+
+
+def run(args: Options) -> int:
     pin = load_pin(args.pin)
     request = Request(
         args.source, args.version, args.url, args.ref, args.path, vendor=args.vendor,
@@ -97,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, pin, checkout)
 
 
-def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
+def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     _check_checkout(checkout, name)
@@ -121,7 +95,7 @@ def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
         result = _make_branch(checkout, name, patches, signer.identity, series_identity,
-                              signing, args.force, scratch)  # fmt: skip
+                              signing, args.replace, scratch)  # fmt: skip
         plan = owner = None
         if remote is not None:
             plan = publish.inspect(checkout.path, scratch, remote, name, result.tip,
@@ -149,10 +123,10 @@ def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
             _push(checkout.path, plan, name, placed, args.timeout)
     files.write_atomic(args.out, text)
 
-    _show("series", f"{_rel(args.patches)}/series: {_count(len(names), 'patch')}, "
+    _show("series", f"{console.rel(args.patches)}/series: {_count(len(names), 'patch')}, "
                     f"sha256 {digest[:12]}")  # fmt: skip
     _show("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, "
-                  f"{checkout.source}) in {_rel(checkout.path)}")  # fmt: skip
+                  f"{checkout.source}) in {console.rel(checkout.path)}")  # fmt: skip
     _show("identity", f"{signer.identity} (from {signer.source})")
     made = _count(len(result.commits), "commit")
     _show("branch", f"{name} {result.state} at {result.tip[:12]}: {made} (git am of the series)")
@@ -163,7 +137,7 @@ def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
         _show("signature", "not signed (--sign signs with git's GPG or SSH signing)")
     for e in found:
         _show("evidence", e.status())
-    _show("description", _rel(args.out))
+    _show("description", console.rel(args.out))
     if plan is not None:
         _show("push", plan.describe(name))
     else:
@@ -171,7 +145,9 @@ def _run(args: argparse.Namespace, pin: Pin, checkout: Checkout) -> int:
         refused = f"; from this checkout it would be refused: {hint}" if hint else ""
         _show("push", f"nothing pushed (the default): --push REMOTE pushes to your fork{refused}")
     _show("next", "review the branch and the description, then open the PR yourself:")
-    print("  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, _rel(args.out))))
+    print(
+        "  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, console.rel(args.out)))
+    )
     for line in validation.warnings(found):
         print(f"warning: {line}", file=sys.stderr)
     return 0
@@ -345,10 +321,3 @@ def _count(n: int, noun: str) -> str:
 
 def _show(label: str, text: str) -> None:
     print(f"{label:<12} {text}")
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

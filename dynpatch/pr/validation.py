@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynpatch import evidence
+from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
 from dynpatch.pin import ROOT
 
@@ -66,7 +66,7 @@ def gather(patches_dir: Path, evidence_dir: Path = evidence.EVIDENCE) -> tuple[S
 
 def _classify(stage: str, patches_dir: Path, evidence_dir: Path, digest: str) -> StageEvidence:
     path = evidence_dir / f"{stage}.json"
-    shown = _shown(path)
+    shown = console.rel(path, ROOT)
     try:
         record = evidence.load(stage, evidence_dir)
     except ToolkitError as exc:
@@ -105,7 +105,7 @@ def push_blockers(found: Sequence[StageEvidence]) -> list[str]:
         if e.state is not State.CURRENT:
             problems.append(f"{e.stage} is {e.state} ({e.reason}): run `{e.rerun}` first")
         elif e.verdict != "pass":
-            problems.append(f"{e.stage} failed for this series (see {_shown(e.path)})")
+            problems.append(f"{e.stage} failed for this series (see {console.rel(e.path, ROOT)})")
     return problems
 
 
@@ -148,10 +148,3 @@ def _stage_markdown(e: StageEvidence) -> str:
     if e.state is State.INVALID:
         return f"#### {e.stage}: not reported\n\nThe saved record is unusable: {e.reason}.\n"
     return f"#### {e.stage}: not run\n\nNo saved result for this version of the patch.\n"
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(ROOT))
-    except ValueError:
-        return str(path)

@@ -12,20 +12,21 @@ stay as they were (exit 1).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from codemods.series import run_series
-from dynpatch import evidence, pinfile
-from dynpatch.patch import apply as patch
+from dynpatch import console, evidence, pinfile
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR, Checkout, fetch
 from dynpatch.io import files
 from dynpatch.io import git as gitio
+from dynpatch.patch import apply as patch
 from dynpatch.patch.apply import (
     PATCHES,
     ApplyReport,
@@ -41,28 +42,22 @@ OUT = evidence.OUT / "bump"
 DEFAULT_BUDGET = 50  # hypothesis streams of the verify run (plus every named scenario)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser(
-        "bump", help="move the pin to another release: regenerate, test, verify, or refuse"
-    )
-    p.add_argument("version", help="the ai-dynamo release to pin")
-    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"verify: hypothesis streams (default {DEFAULT_BUDGET})")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
-    p.add_argument("--skip", action="append", choices=run.STAGES, default=[],
-                   help="do not run this check; the output says the pin moved without it")  # fmt: skip
-    p.add_argument("--out", type=Path, default=OUT, help="staging folder (logs stay there)")
-    # The checks' interpreter instead of vendor/runtimes/<X>/ (tests).
-    p.add_argument("--python", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
-    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
-    p.add_argument("--runtimes", type=Path, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(func=main)
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    version: str  # the ai-dynamo release to pin
+    budget: int = DEFAULT_BUDGET  # verify: hypothesis streams
+    seed: int = 0
+    skip: list[str] = field(default_factory=list)
+    out: Path = OUT  # staging folder (logs stay there)
+    python: Path | None = None  # the checks' interpreter instead of vendor/runtimes/<X>/
+    pin: Path = PIN_FILE
+    patches: Path = PATCHES
+    vendor: Path = VENDOR
+    evidence: Path = evidence.EVIDENCE
+    runtimes: Path | None = None
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: Options) -> int:
     start = time.perf_counter()
     pin = load_pin(args.pin)
     old, new = pin.version, args.version
@@ -86,14 +81,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _bump(
-    args: argparse.Namespace, pin: Pin, old_text: str, snapshot: dict[str, bytes], stage: Path,
+    args: Options, pin: Pin, old_text: str, snapshot: dict[str, bytes], stage: Path,
     start: float,
 ) -> int:  # fmt: skip
     """Stage, regenerate, check; then install or refuse (see the module docstring)."""
-    from dynpatch.cli import err, out, print_outcomes
-
     old, new = pin.version, args.version
-    out.print(f"bump ai-dynamo {old} → {new} (staging: {_rel(stage)})", markup=False)
+    out.print(f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})", markup=False)
 
     with err.status(f"fetching ai-dynamo {new} ..."):
         release, trust = _release(pin, new, args.vendor)
@@ -115,12 +108,12 @@ def _bump(
     patches = stage / "patches"
     result = run_series(lambda path: read_at(checkout.path, checkout.base, path))
     if not result.ok:
-        print_outcomes(ApplyReport(result), f"ai-dynamo {new} (pypi)")
+        console.show_outcomes(result.outcomes, {}, f"ai-dynamo {new} (pypi)")
         problems += result.problems()
     else:
         with err.status("regenerating the series on the new base ..."):
             report = _regenerate(checkout, staged, args.vendor, patches)
-        print_outcomes(report, f"ai-dynamo {new} (pypi)")
+        console.show_outcomes(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)")
         if not report.patches:
             problems.append(f"every target is already applied in {new}: nothing to pin a series to")
     if problems:
@@ -152,7 +145,7 @@ def _bump(
             args.evidence.mkdir(parents=True, exist_ok=True)
             files.write_atomic(args.evidence / record.name, record.read_text())
     out.print(
-        f"pin moved {old} → {new}: {_rel(args.pin)} updated; {_rel(args.patches)}/ "
+        f"pin moved {old} → {new}: {console.rel(args.pin)} updated; {console.rel(args.patches)}/ "
         f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "
         f"total {time.perf_counter() - start:.0f} s",
         markup=False,
@@ -217,7 +210,7 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
 
 
 def _install_all(
-    args: argparse.Namespace, new_text: str, old_text: str, snapshot: dict[str, bytes],
+    args: Options, new_text: str, old_text: str, snapshot: dict[str, bytes],
     patches: Path,
 ) -> list[str]:  # fmt: skip
     """Replace patches/ and the pin; on any failure put both back as they were."""
@@ -235,7 +228,7 @@ def _install_all(
     return changed
 
 
-def _restore(args: argparse.Namespace, old_text: str, snapshot: dict[str, bytes]) -> bool:
+def _restore(args: Options, old_text: str, snapshot: dict[str, bytes]) -> bool:
     """Put the pin and patches/ back to ``old_text`` and ``snapshot``; True if anything
     had to be put back."""
     touched = False
@@ -252,28 +245,22 @@ def _restore(args: argparse.Namespace, old_text: str, snapshot: dict[str, bytes]
 
 
 def _refuse(
-    problems: list[str], args: argparse.Namespace, old: str, old_text: str,
+    problems: list[str], args: Options, old: str, old_text: str,
     snapshot: dict[str, bytes], stage: Path,
 ) -> int:  # fmt: skip
-    from dynpatch.cli import out
-
     # Nothing outside the staging folder is written before the checks pass; this makes
     # sure of it rather than assuming it.
     if _restore(args, old_text, snapshot):
-        out.print(f"{_rel(args.pin)} or {_rel(args.patches)}/ had changed: restored", markup=False)
+        out.print(
+            f"{console.rel(args.pin)} or {console.rel(args.patches)}/ had changed: restored",
+            markup=False,
+        )
     out.print(f"REFUSED: {len(problems)} problem(s):", markup=False)
     for p in problems:
         out.print(f"  {p}", markup=False)
     out.print(
-        f"{_rel(args.pin)} stays at {old} and {_rel(args.patches)}/ is unchanged; "
-        f"logs and the candidate series: {_rel(stage)}",
+        f"{console.rel(args.pin)} stays at {old} and {console.rel(args.patches)}/ is unchanged; "
+        f"logs and the candidate series: {console.rel(stage)}",
         markup=False,
     )
     return 1
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

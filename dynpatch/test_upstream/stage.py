@@ -8,8 +8,6 @@ mutation proof), writes JUnit XML for every run, and saves the evidence record.
 
 from __future__ import annotations
 
-import argparse
-import os
 import shlex
 import sys
 import tempfile
@@ -19,8 +17,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dynpatch import evidence
+from dynpatch import console, evidence
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
+from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES
 from dynpatch.patch.trees import TREES, Trees, prepare_trees
@@ -44,40 +44,24 @@ class TierResult:
     lines: list[str] = field(default_factory=list)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from dynpatch.cli import add_fetch_args
-
-    p = subparsers.add_parser(
-        "test-upstream", help="dynamo's own tests on the baseline and the patched tree"
-    )
-    add_fetch_args(p)
-    p.add_argument(
-        "--tier",
-        help="cpu, gpu or all (default: every tier this machine can run)",
-    )  # validated in run(), so a bad value gives one error line
-    p.add_argument(
-        "--gpu-python",
-        default=os.environ.get("DYNPATCH_GPU_PYTHON"),
-        help="Python of the GPU tier, e.g. the TRT-LLM container's "
-        "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)",
-    )
-    p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
-    p.add_argument("--out", type=Path, default=OUT, help="folder for JUnit XML and logs")
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.add_argument("--evidence", type=Path, default=evidence.EVIDENCE, help=argparse.SUPPRESS)
-    p.add_argument("--trees", type=Path, default=TREES, help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
+@dataclass(frozen=True, kw_only=True)
+class Options(FetchOptions):
+    tier: str | None = None  # None: every tier this machine can run
+    gpu_python: str | None = None  # the GPU tier's Python (None: ``python``)
+    python: str = sys.executable
+    out: Path = OUT
+    patches: Path = PATCHES
+    evidence: Path = evidence.EVIDENCE
+    trees: Path = TREES
 
 
-def run(args: argparse.Namespace) -> int:
-    from dynpatch.cli import checkout_from, err, out
-
+def run(args: Options) -> int:
     start = time.perf_counter()
     if args.tier is not None and args.tier not in tiers.CHOICES:
         raise ToolkitError(
             f"unknown --tier {args.tier!r}: choose one of {', '.join(tiers.CHOICES)}"
         )
-    _pin, checkout = checkout_from(args)
+    _pin, checkout = pinned(args)
     version = checkout.release.version
     gpu_python = args.gpu_python or args.python
     with err.status("asking the test interpreters what they have ..."):
@@ -91,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{problem}: `nox -s test-upstream` installs what the CPU tier needs"
             )
     if not (args.patches / "series").is_file():
-        raise ToolkitError(f"no patch series in {_rel(args.patches)}: run `nox -s apply` first")
+        raise ToolkitError(
+            f"no patch series in {console.rel(args.patches)}: run `nox -s apply` first"
+        )
     with err.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, args.patches, args.trees)
     t_trees = time.perf_counter()
@@ -122,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         for run in (r.baseline, r.patched, r.mutant, r.ignored)
         if run is not None and run.junit is not None
     )
-    lines.append(f"JUnit XML: {_rel(junit_dir)}/ ({', '.join(junits) or 'none'})")
+    lines.append(f"JUnit XML: {console.rel(junit_dir)}/ ({', '.join(junits) or 'none'})")
     timing = ", ".join(
         f"{run.label} {run.seconds:.1f} s"
         for r in results
@@ -147,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         details=_details(results, plan, trees, junit_dir, version, problems),
         out=args.evidence,
     )
-    out.print(f"evidence: {_rel(saved)}", markup=False)
+    out.print(f"evidence: {console.rel(saved)}", markup=False)
     return 0 if ok else 1
 
 
@@ -246,8 +232,8 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
         lines.append(f"{title}: {len(both)} fail on both sides, so not from the patch: {shown}")
     lines.append(
         f"{title}: {verdict.HELPER_MODULE} came from "
-        f"baseline {_rel(Path(verdict.imported_from(base)))}, "
-        f"patched {_rel(Path(verdict.imported_from(patched)))}"
+        f"baseline {console.rel(Path(verdict.imported_from(base)))}, "
+        f"patched {console.rel(Path(verdict.imported_from(patched)))}"
     )
     if result.mutation is not None:
         lines += [result.mutation.line(), result.ignored_line]
@@ -280,11 +266,11 @@ def _details(
         for r in run.tests.values():
             counts[r.outcome] = counts.get(r.outcome, 0) + 1
         return {
-            "tree": _rel(run.tree),
+            "tree": console.rel(run.tree),
             "exit_code": run.exit_code,
             "counts": counts,
             "collect_errors": run.collect_errors,
-            "junit": _rel(run.junit) if run.junit else None,
+            "junit": console.rel(run.junit) if run.junit else None,
             "helper_imported_from": verdict.imported_from(run),
             "seconds": round(run.seconds, 2),
         }
@@ -295,7 +281,7 @@ def _details(
         "series_sha256": trees.series_sha256,
         "tiers_run": [r.tier.name for r in results],
         "tiers_not_run": list(plan.not_run),
-        "junit_dir": _rel(junit_dir),
+        "junit_dir": console.rel(junit_dir),
         "problems": problems,
         "tiers": {
             r.tier.name: {
@@ -316,7 +302,7 @@ def _details(
     }
 
 
-def _command(args: argparse.Namespace) -> str:
+def _command(args: Options) -> str:
     cmd = ["nox", "-s", "test-upstream"]
     extra = [f"--tier={args.tier}"] if args.tier else []
     if args.source != "pypi":
@@ -324,10 +310,3 @@ def _command(args: argparse.Namespace) -> str:
     if args.version:
         extra.append(f"--version={args.version}")
     return shlex.join([*cmd, "--", *extra] if extra else cmd)
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

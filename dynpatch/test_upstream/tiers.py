@@ -8,9 +8,9 @@ TRT-LLM runtime container on a GPU runner.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.test_upstream.interpreter import Interpreter, env_problem
 
@@ -48,7 +48,7 @@ class Plan:
 
 def gpu_problem(interp: Interpreter, version: str) -> str | None:
     """Why the GPU tier cannot run under ``interp`` (None: it can)."""
-    where = _shown(interp.executable)
+    where = console.rel(interp.executable)
     if not interp.tensorrt_llm:
         return f"tensorrt_llm is not importable by {where}"
     if interp.cuda is None:
@@ -56,12 +56,6 @@ def gpu_problem(interp: Interpreter, version: str) -> str | None:
     if not interp.cuda:
         return f"no CUDA device: torch.cuda.is_available() is False in {where}"
     return env_problem(interp, version)
-
-
-def _shown(path: str) -> str:
-    """A path inside the working directory, shown relative: it ends up in the PR text."""
-    cwd = os.getcwd() + os.sep
-    return path.removeprefix(cwd)
 
 
 def plan(requested: str | None, gpu_unavailable: str | None) -> Plan:

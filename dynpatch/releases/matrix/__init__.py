@@ -1,5 +1,1 @@
 """Version matrix: the series against several dynamo releases (``python -m dynpatch matrix``)."""
-
-from dynpatch.releases.matrix.command import main, register
-
-__all__ = ["main", "register"]

@@ -9,17 +9,18 @@ redoes the cheap parts and reuses test and verify verdicts whose inputs did not 
 
 from __future__ import annotations
 
-import argparse
 import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dynpatch import evidence
+from dynpatch import console, evidence
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR
 from dynpatch.format import upstream as formatting
@@ -32,45 +33,32 @@ QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the na
 DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = subparsers.add_parser(
-        "matrix", help="run the series against several dynamo releases; one row per release"
-    )
-    p.add_argument("--versions", help="comma-separated releases (default: the pin's [matrix])")
-    p.add_argument("--all", action="store_true", help="every release the pin lists")
-    p.add_argument("--newest", action=argparse.BooleanOptionalAction, default=None,
-                   help="add the newest release or dev wheel on PyPI (default: the pin's "
-                   "[matrix] newest)")  # fmt: skip
-    p.add_argument("--budget", type=int, default=QUICK_BUDGET,
-                   help=f"quick verify: hypothesis streams per release (default {QUICK_BUDGET})")  # fmt: skip
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                   help=f"hypothesis seed of quick verify (default {DEFAULT_SEED})")  # fmt: skip
-    p.add_argument("--jobs", type=int, default=_default_jobs(),
-                   help="releases whose tests and replay run at once (default: cores, max 2)")  # fmt: skip
-    p.add_argument("--fetch-jobs", type=int, default=3,
-                   help="releases fetched and patched at once (default 3)")  # fmt: skip
-    p.add_argument("--skip", action="append", choices=run.STAGES, default=[],
-                   help="do not run this check (shown as skipped, never as passed)")  # fmt: skip
-    p.add_argument("--fresh", action="store_true", help="ignore cached test and verify results")
-    p.add_argument("--out", type=Path, default=OUT, help="folder for matrix.md, matrix.json")
-    # One interpreter for every release's checks instead of vendor/runtimes/<X>/ (tests).
-    p.add_argument("--python", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("--pin", type=Path, default=PIN_FILE, help=argparse.SUPPRESS)
-    p.add_argument("--vendor", type=Path, default=VENDOR, help=argparse.SUPPRESS)
-    p.add_argument("--patches", type=Path, default=PATCHES, help=argparse.SUPPRESS)
-    p.add_argument("--runtimes", type=Path, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(func=main)
-
-
-def _default_jobs() -> int:
+def default_jobs() -> int:
     # Each heavy job is one busy child process at a time; more than the cores only slows
     # every release down (and the timings in the table with it).
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def main(args: argparse.Namespace) -> int:
-    from dynpatch.cli import err, out
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    versions: str | None = None  # comma-separated (None: the pin's [matrix])
+    all: bool = False  # every release the pin lists
+    newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
+    budget: int = QUICK_BUDGET
+    seed: int = DEFAULT_SEED
+    jobs: int = field(default_factory=lambda: default_jobs())
+    fetch_jobs: int = 3
+    skip: list[str] = field(default_factory=list)
+    fresh: bool = False  # ignore cached test and verify results
+    out: Path = OUT
+    python: Path | None = None  # one interpreter for every release (tests)
+    pin: Path = PIN_FILE
+    vendor: Path = VENDOR
+    patches: Path = PATCHES
+    runtimes: Path | None = None
 
+
+def main(args: Options) -> int:
     start = time.perf_counter()
     for name in ("jobs", "fetch_jobs"):
         if getattr(args, name) < 1:
@@ -146,11 +134,11 @@ def main(args: argparse.Namespace) -> int:
     for line in report.column_notes(pinned_version):
         out.print(f"  * {line}", markup=False)
     out.print(summary, markup=False)
-    out.print(f"wrote {_rel(md)} and {_rel(js)}", markup=False)
+    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
     return 0 if not bad else 1
 
 
-def _versions(args: argparse.Namespace, pin: Pin) -> list[str]:
+def _versions(args: Options, pin: Pin) -> list[str]:
     if args.all and args.versions:
         raise ToolkitError("--all and --versions exclude each other")
     if args.all:
@@ -183,12 +171,12 @@ def _with_newest(
 class Board:
     """Progress, one line per release: a live display on a terminal, plain lines in logs."""
 
-    def __init__(self, console: Console, versions: list[str]):
-        self.console = console
-        self.live = console.is_terminal
+    def __init__(self, screen: Console, versions: list[str]):
+        self.console = screen
+        self.live = screen.is_terminal
         self.progress = Progress(
             SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-            console=console, disable=not self.live,
+            console=screen, disable=not self.live,
         )  # fmt: skip
         self.tasks: dict[str, TaskID] = {}
         self.width = max(len(v) for v in versions)
@@ -217,8 +205,8 @@ class Board:
 
 
 def _run_all(
-    candidates: list[releases.Candidate], ctx: run.Context, args: argparse.Namespace,
-    console: Console,
+    candidates: list[releases.Candidate], ctx: run.Context, args: Options,
+    screen: Console,
 ) -> list[run.Row]:  # fmt: skip
     versions = [c.release.version for c in candidates]
     light = threading.BoundedSemaphore(args.fetch_jobs)
@@ -255,7 +243,7 @@ def _run_all(
         board.done(version, _done_text(row))
         return row
 
-    with Board(console, versions) as board, ThreadPoolExecutor(len(candidates)) as pool:
+    with Board(screen, versions) as board, ThreadPoolExecutor(len(candidates)) as pool:
         return list(pool.map(one, candidates))
 
 
@@ -271,10 +259,3 @@ def _done_text(row: run.Row) -> str:
         + (f"; {checks}" if checks else "")
         + (f" ({row.timings.get('total', 0):.0f} s)")
     )
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

@@ -28,7 +28,7 @@ import libcst as cst
 from codemods import logprobs_helper, shape
 from codemods.outcome import Status
 from codemods.series import SERIES, run_series
-from dynpatch import evidence
+from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import files
@@ -347,15 +347,19 @@ def run_stage_command(stage: str, cmd: list[str], folder: Path, patches: Path) -
     ]
     if proc.returncode not in (0, 1):
         what = errors[-1] if errors else f"exit {proc.returncode}"
-        return Check(ERROR, f"{what} (log: {_rel(log)})", seconds)
+        return Check(ERROR, f"{what} (log: {console.rel(log)})", seconds)
     if not record_path.is_file():
-        return Check(ERROR, f"exit {proc.returncode} but no evidence record ({_rel(log)})", seconds)
+        return Check(
+            ERROR, f"exit {proc.returncode} but no evidence record ({console.rel(log)})", seconds
+        )
     record = json.loads(record_path.read_text())
     if not evidence.is_current(record, patches):
-        return Check(ERROR, f"evidence record is for another series ({_rel(log)})", seconds)
+        return Check(ERROR, f"evidence record is for another series ({console.rel(log)})", seconds)
     verdict = record["verdict"]
     if (verdict == "pass") != (proc.returncode == 0):
-        return Check(ERROR, f"exit {proc.returncode} but verdict {verdict} ({_rel(log)})", seconds)
+        return Check(
+            ERROR, f"exit {proc.returncode} but verdict {verdict} ({console.rel(log)})", seconds
+        )
     summary = (_test_summary if stage == "test-upstream" else _verify_summary)(record["details"])
     return Check(PASS if verdict == "pass" else FAIL, summary, seconds)
 
@@ -429,13 +433,6 @@ def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
 def series_steps() -> list[str]:
     """``file::qualname`` of every step, in series order (the table's target columns)."""
     return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]
-
-
-def _rel(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 __all__ = ["Check", "Context", "Row", "Status", "check", "prepare", "toolkit_digest"]

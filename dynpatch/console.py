@@ -1,0 +1,56 @@
+"""What the toolkit prints: the two consoles, paths as a person reads them, the outcome
+table of the codemods.
+
+Data goes to ``out`` (stdout); progress and the one ``error:`` line to ``err`` (stderr).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from codemods.outcome import Outcome, Status
+
+out = Console(highlight=False, soft_wrap=True)
+if not out.is_terminal:  # logs and CI: wide enough that tables do not fold
+    out = Console(highlight=False, soft_wrap=True, width=120)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+_STYLE = {
+    Status.APPLIED: "green",
+    Status.ALREADY_APPLIED: "cyan",
+    Status.NOT_APPLICABLE: "yellow",
+    Status.DRIFTED: "bold red",
+}
+
+
+def rel(path: Path | str, root: Path | None = None) -> str:
+    """``path`` relative to ``root`` (default: the working directory) when inside it, else
+    as given: what a person reads in output, logs and the PR text."""
+    base = (root or Path.cwd()).resolve()
+    try:
+        return str(Path(path).resolve().relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def show_outcomes(
+    outcomes: Sequence[Outcome], lines: Mapping[str, tuple[int, int]], title: str
+) -> None:
+    """The codemods' outcome per target (and lines changed) as one table on ``out``."""
+    table = Table(title=f"patch series on {title}", title_justify="left")
+    for column in ("target", "result", "lines", "detail"):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        added, removed = lines.get(o.target.qualname, (0, 0))
+        changed = f"+{added} -{removed}" if (added or removed) else "-"
+        table.add_row(
+            f"{Path(o.target.path).name}::{o.target.qualname}",
+            f"[{_STYLE[o.status]}]{o.status}[/]",
+            changed,
+            o.detail if o.status is not Status.APPLIED else "",
+        )
+    out.print(table)

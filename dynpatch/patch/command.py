@@ -1,0 +1,96 @@
+"""``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``.
+
+With ``check``, everything is regenerated in a temporary place and compared with the
+committed ``patches/``; nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch import console
+from dynpatch.console import err, out
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import Checkout, FetchOptions, locked
+from dynpatch.io import git as gitio
+from dynpatch.patch.apply import PATCHES, ApplyReport, SeriesFailed, apply_series
+from dynpatch.pin import Pin, load_pin
+
+AUTHOR_ENV = "DYNPATCH_AUTHOR"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options(FetchOptions):
+    check: bool = False  # regenerate in a temporary place; fail if patches/ differs
+    author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
+    patches: Path = PATCHES
+
+
+def run(args: Options) -> int:
+    start = time.perf_counter()
+    pin = load_pin(args.pin)
+    author = gitio.parse_identity(args.author or os.environ.get(AUTHOR_ENV) or pin.author)
+    if args.version and args.version != pin.version and not args.check:
+        raise ToolkitError(
+            f"{console.rel(args.patches)}/ is made against the pin ({pin.version}); apply "
+            f"--version {args.version} would rewrite it for another release: move the pin with "
+            f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
+        )
+    if args.patches.exists() and not args.patches.is_dir():
+        raise ToolkitError(f"{args.patches} is not a folder: move it away and rerun")
+    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
+    status.start()
+    try:
+        with locked(pin, args.request()) as checkout:
+            status.stop()
+            fetched = time.perf_counter()
+            report = _apply(args, checkout, pin, author)
+    finally:
+        status.stop()
+    title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+    console.show_outcomes(report.outcomes, report.lines, title)
+    if report.result.not_applicable:
+        raise ToolkitError(report.result.problems()[0])
+    if not report.patches:
+        out.print("every target is already applied at the base: no patch to export")
+        return 0
+    where = console.rel(args.patches)
+    if args.check:
+        out.print(f"{where}/ is up to date ({', '.join(report.patches)})")
+    elif report.changed_files:
+        out.print(f"wrote {where}/: {', '.join(report.changed_files)}")
+    else:
+        out.print(f"{where}/ unchanged ({', '.join(report.patches)})")
+    if not args.check:
+        out.print(
+            f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
+        )
+    t = report.timings
+    out.print(
+        f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
+        f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
+        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
+    )
+    return 0
+
+
+def _apply(args: Options, checkout: Checkout, pin: Pin, author: gitio.Identity) -> ApplyReport:
+    """``apply_series`` with the options; a drifted series prints its table first."""
+    try:
+        return apply_series(
+            checkout,
+            author=author,
+            date=pin.date,
+            branch=pin.branch,
+            vendor=args.vendor,
+            patches_dir=args.patches,
+            check=args.check,
+            force=args.force,
+        )
+    except SeriesFailed as exc:
+        title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+        console.show_outcomes(exc.report.outcomes, exc.report.lines, title)
+        raise
