@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dynpatch import console
 from dynpatch.errors import ToolkitError
-from dynpatch.io import faults, files
+from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import PIN_FILE, ROOT, Pin, Release, load_pin
 
@@ -208,8 +208,8 @@ def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
 
 def materialise_pypi(pin: Pin, release: Release, dest: Path, wheel_cache: Path) -> str:
     """Build ``dest`` from the sha256-checked wheel; return the base commit id."""
-    wheel = gitio.download_wheel(pin.package, release.version, release.wheel, wheel_cache)
-    digest = gitio.sha256_of(wheel)
+    wheel = pypi.download_wheel(pin.package, release.version, release.wheel, wheel_cache)
+    digest = pypi.sha256_of(wheel)
     if digest != release.sha256:
         wheel.unlink()  # never trust a bad download twice
         raise ToolkitError(
@@ -217,7 +217,7 @@ def materialise_pypi(pin: Pin, release: Release, dest: Path, wheel_cache: Path) 
         )
     with files.staged_dir(dest) as tmp:
         try:
-            laid_out = gitio.lay_out_wheel(
+            laid_out = pypi.lay_out_wheel(
                 wheel, tmp, pin.wheel_prefix, pin.repo_prefix, pin.exclude
             )
         except ToolkitError:

@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import venv
@@ -21,8 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.io import files
-from dynpatch.io import git as gitio
+from dynpatch.io import files, proc, pypi
 
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0")
 FLAKE8_ARGS = (
@@ -44,7 +42,7 @@ def tools_python(vendor: Path) -> Path:
             return python
         with files.staged_dir(env_dir) as tmp:
             venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
-            gitio.pip_install_into(tmp / "bin" / "python", TOOLS)
+            pypi.pip_install_into(tmp / "bin" / "python", TOOLS)
     # `python -m` keeps working after the rename; console-script shebangs would not.
     return python
 
@@ -70,14 +68,11 @@ json.dump(out, sys.stdout)
 
 def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
     """Return ``files`` (repo path -> source) after isort and black, upstream style."""
-    proc = subprocess.run(
-        [str(python), "-c", _FORMAT_SCRIPT], input=json.dumps(dict(files)),
-        capture_output=True, text=True,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise ToolkitError(f"isort/black failed on the patched files: {tail}")
-    formatted: dict[str, str] = json.loads(proc.stdout)
+    result = proc.run([str(python), "-c", _FORMAT_SCRIPT], doing="isort and black",
+                      timeout=600, stdin=json.dumps(dict(files)))  # fmt: skip
+    if result.returncode != 0:
+        raise ToolkitError(f"isort/black failed on the patched files: {result.last_line()}")
+    formatted: dict[str, str] = json.loads(result.stdout)
     return formatted
 
 
@@ -87,14 +82,14 @@ def flake8_on_changed_lines(
     """flake8 reports (upstream arguments) that fall on lines the change added."""
     with tempfile.TemporaryDirectory(prefix="dynpatch-flake8-") as tmp:
         paths = _write_tree(Path(tmp), new)
-        proc = subprocess.run(
+        result = proc.run(
             [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
-            capture_output=True, text=True, cwd=tmp,
+            doing="flake8", timeout=600, cwd=tmp,
         )  # fmt: skip
-        if proc.returncode not in (0, 1):
-            raise ToolkitError(f"flake8 failed to run: {proc.stderr.strip()[-200:]}")
+        if result.returncode not in (0, 1):
+            raise ToolkitError(f"flake8 failed to run: {result.last_line()}")
         reports = []
-        for line in proc.stdout.splitlines():
+        for line in result.stdout.splitlines():
             file, lineno, *_ = line.split(":", 3)
             rel = os.path.relpath(file, tmp)
             if int(lineno) in added_lines(old.get(rel, ""), new[rel]):

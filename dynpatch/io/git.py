@@ -11,17 +11,15 @@ import hashlib
 import os
 import re
 import subprocess
-import sys
 import tempfile
-import zipfile
-import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.io import faults, files
+from dynpatch.io import proc
+from dynpatch.io.proc import redact
 
 # Settings passed to every git command: no user hooks, no implicit signing, stable diffs,
 # and nothing that would run a program the user did not ask for (fsmonitor, ext:: URLs).
@@ -73,15 +71,9 @@ def parse_identity(text: str) -> Identity:
 
 # --- values from the user: never an option to git, never a secret in output ------------
 
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
 _SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]")
 _SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
 _HEX = re.compile(r"^[0-9a-f]{7,64}$")
-
-
-def redact(text: str) -> str:
-    """``text`` with the user-info (``user:token@``) of every URL in it removed."""
-    return _USERINFO.sub(r"\g<scheme>", text)
 
 
 def check_url(url: str, what: str = "--url") -> str:
@@ -160,20 +152,14 @@ def git_cmd(
     for item in (*_GIT_CONFIG, *extra_config):
         config += ["-c", item]
     doing = f"git {args[0]}"
-    try:
-        proc = subprocess.run(
-            ["git", *config, *args], cwd=repo_dir, env=_git_env(author, date, env),
-            input=stdin if stdin is not None else "", capture_output=True, text=True,
-            timeout=timeout, start_new_session=True,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise ToolkitError(f"{doing} in {repo_dir} did not finish in {timeout:.0f} s") from None
-    except OSError as exc:
-        raise ToolkitError(f"cannot run {doing} in {repo_dir}: {exc.strerror or exc}") from None
-    if proc.returncode != 0:
-        reason = git_reason(proc.stderr) or f"exit status {proc.returncode}"
+    result = proc.run(
+        ["git", *config, *args], doing=f"{doing} in {repo_dir}", timeout=timeout, cwd=repo_dir,
+        env=_git_env(author, date, env), stdin=stdin if stdin is not None else "",
+    )  # fmt: skip
+    if result.returncode != 0:
+        reason = git_reason(result.stderr) or f"exit status {result.returncode}"
         raise ToolkitError(redact(f"{doing} failed in {repo_dir}: {reason}"))
-    return proc.stdout
+    return result.stdout
 
 
 def git_reason(stderr: str | bytes | None) -> str:
@@ -190,86 +176,7 @@ def git_reason(stderr: str | bytes | None) -> str:
     return lines[-1] if lines else ""
 
 
-def _last_line(text: str | bytes | None) -> str:
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    lines = [ln.strip() for ln in (text or "").splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-    return lines[-1] if lines else ""
-
-
-# --- network: PyPI ---------------------------------------------------------------
-
-
-def download_wheel(
-    package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
-) -> Path:
-    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI.
-
-    Downloaded into an owned scratch folder and renamed into the cache only when whole;
-    scratch folders of dead runs are removed first.
-    """
-    cached = cache_dir / wheel
-    if cached.is_file():
-        return cached
-    with files.owned_dir(cache_dir, ".download-") as tmp:
-        cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{package}=={version}",
-        ]  # fmt: skip
-        _pip(cmd, f"pip download {package}=={version}",
-             f"pip could not download {package}=={version}", timeout)  # fmt: skip
-        faults.checkpoint("download.partial")
-        got = tmp / wheel
-        if not got.is_file():
-            names = ", ".join(p.name for p in tmp.iterdir()) or "nothing"
-            raise ToolkitError(f"pip download gave {names}, not the pinned {wheel}")
-        try:
-            os.replace(got, cached)
-        except OSError as exc:
-            raise files.os_error(exc, f"cannot put {wheel} into the cache {cache_dir}") from None
-    return cached
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot read {path}") from None
-    return digest.hexdigest()
-
-
-# --- materialising and verifying checkouts ----------------------------------------
-
-
-def lay_out_wheel(
-    wheel: Path, dest: Path, wheel_prefix: str, repo_prefix: str, exclude: Iterable[str]
-) -> int:
-    """Extract the files under ``wheel_prefix`` into ``dest/repo_prefix``; count them."""
-    skip = set(exclude)
-    count = 0
-    try:
-        with zipfile.ZipFile(wheel) as zf:
-            for info in zf.infolist():
-                name = info.filename
-                if info.is_dir() or not name.startswith(wheel_prefix):
-                    continue
-                if Path(name).name in skip or ".." in Path(name).parts:
-                    continue
-                target = dest / (repo_prefix + name[len(wheel_prefix) :])
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(zf.read(info))
-                executable = (info.external_attr >> 16) & 0o111
-                target.chmod(0o755 if executable else 0o644)
-                count += 1
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
-        raise ToolkitError(
-            f"{wheel} is not a readable wheel ({exc}); delete it and rerun"
-        ) from None
-    return count
+# --- repositories and commits ------------------------------------------------------
 
 
 def init_repo_with_commit(
@@ -453,7 +360,7 @@ def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
         git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
 
 
-# --- the PR branch: config, trailers, signing, refs, remotes (used by dynpatch.pr) --------
+# --- history, refs, signing and remotes ----------------------------------------------
 
 # Settings that would otherwise let the caller's configuration change what the PR step
 # reads or sends: signature output mixed into logs, colour, tags or signed pushes.
@@ -588,24 +495,11 @@ def ssh_public_key(key: str) -> str:
         return pub.read_text().strip()
     if not path.is_file():
         raise ToolkitError(f"SSH signing key {key} not found")
-    proc = subprocess.run(
-        ["ssh-keygen", "-y", "-P", "", "-f", str(path)],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        raise ToolkitError(f"cannot read the public key of {key}: {_last_line(proc.stderr)}")
-    return proc.stdout.strip()
-
-
-def fetch_head_into(repo_dir: Path, source_repo: Path, ref: str) -> None:
-    """Copy ``source_repo``'s HEAD commit (and its history) into ``repo_dir`` as ``ref``.
-
-    Only objects and that one ref change: no work tree, index or HEAD is touched.
-    """
-    git_cmd(
-        repo_dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(source_repo),
-        f"+HEAD:{ref}",
-    )  # fmt: skip
+    result = proc.run(["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen",
+                      timeout=30)  # fmt: skip
+    if result.returncode != 0:
+        raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
+    return result.stdout.strip()
 
 
 def ref_exists(repo_dir: Path, ref: str) -> bool:
@@ -646,11 +540,10 @@ def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
     return True
 
 
-def range_diff(repo_dir: Path, base: str, old: str, new: str) -> str:
-    """``git range-diff base old new``: how the commits of ``base..old`` became ``base..new``."""
-    return git_cmd(
-        repo_dir, "range-diff", "--no-color", base, old, new, extra_config=_PR_READ_CONFIG
-    )
+def range_diff(repo_dir: Path, *ranges: str) -> str:
+    """``git range-diff``: ``base old new`` (two series on one base), or ``old_range
+    new_range`` (series on two bases)."""
+    return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_PR_READ_CONFIG)
 
 
 def diff_stat(repo_dir: Path, base: str, tip: str) -> str:
@@ -710,65 +603,10 @@ def push_branch(
         raise ToolkitError(redact(f"push of {branch} to {remote} failed: {reason}")) from None
 
 
-# --- the version matrix and pin bumps (used by dynpatch.releases.matrix and dynpatch.releases.bump) ---------
-
-
-def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
-    """The newest wheel of ``package`` on the index, pre-releases and dev builds included.
-
-    ``--only-binary`` makes pip skip versions that have no wheel (dynamo's dev sdists are
-    stubs that point at another index), so this is the newest *usable* build.
-    """
-    dest.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--pre", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", "-d", str(dest), package,
-    ]  # fmt: skip
-    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI",
-         timeout)  # fmt: skip
-    wheels = sorted(dest.glob("*.whl"))
-    if len(wheels) != 1:
-        names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
-        raise ToolkitError(f"pip download --pre {package} gave {names}, not one wheel")
-    return wheels[0]
-
-
-def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
-    """``pip install --no-deps --target target requirement`` (a wheel only)."""
-    _pip(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
-         "--disable-pip-version-check", "--quiet", "--target", str(target), requirement],
-        f"pip install {requirement}", f"pip could not install {requirement}", timeout,
-    )  # fmt: skip
-
-
-def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
-    """``pip install requirements`` into the environment of ``python``."""
-    wanted = list(requirements)
-    _pip(
-        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
-        f"pip install {', '.join(wanted)}", f"pip could not install {', '.join(wanted)}",
-        timeout,
-    )  # fmt: skip
-
-
-def _pip(cmd: list[str], doing: str, failed: str, timeout: float) -> None:
-    """Run a pip command; a timeout or failure becomes one line: ``failed: <pip's last line>``."""
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise ToolkitError(f"{doing} did not finish in {timeout:.0f}s") from None
-    if proc.returncode != 0:
-        raise ToolkitError(f"{failed}: {_last_line(proc.stderr) or 'exit ' + str(proc.returncode)}")
-
-
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
-    """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir``."""
-    git_cmd(repo_dir, "fetch", "-q", "--no-tags", str(source_repo), f"+{src_ref}:{dst_ref}")
-
-
-def range_diff_ranges(repo_dir: Path, old_range: str, new_range: str) -> str:
-    """``git range-diff old_range new_range``: series on two different bases compared."""
-    return git_cmd(
-        repo_dir, "range-diff", "--no-color", old_range, new_range, extra_config=_PR_READ_CONFIG
-    )
+    """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
+    ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
+    git_cmd(
+        repo_dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(source_repo),
+        f"+{src_ref}:{dst_ref}",
+    )  # fmt: skip

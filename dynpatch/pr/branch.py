@@ -138,7 +138,7 @@ def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> 
     absent). A failure leaves the refs as they were."""
     made = f"{MADE}/{new}"
     created = None if gitio.ref_exists(repo, made) else made
-    gitio.fetch_head_into(repo, scratch, made)
+    gitio.fetch_ref(repo, scratch, "HEAD", made)
     try:
         reason = f"dynpatch pr: {'replace' if old else 'create'} {branch}"
         gitio.update_ref(repo, f"refs/heads/{branch}", new, old, reason)

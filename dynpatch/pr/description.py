@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codemods import handler_delta, logprobs_helper
+from codemods import handler_extract_forwards_delta, logprobs_helper
 from codemods.outcome import Target
 from codemods.series import SERIES
 from dynpatch.fetch import Checkout
@@ -27,7 +27,7 @@ RELATED_PR = 14402
 RELATED_TITLE = "perf(trtllm): avoid cumulative token copies in logprob streaming"
 ANNOTATIONS = ".github/api-surface/annotations.yaml"
 # Targets whose signature the series changes (the rest change only a body).
-SIGNATURE_TARGETS = (logprobs_helper.TARGET, handler_delta.EXTRACT_TARGET)
+SIGNATURE_TARGETS = (logprobs_helper.TARGET, handler_extract_forwards_delta.TARGET)
 
 OVERVIEW = (
     "TensorRT-LLM streams cumulative token ids. With logprobs requested, the TRT-LLM "

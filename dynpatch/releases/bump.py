@@ -24,7 +24,7 @@ from dynpatch import console, evidence, pinfile
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR, Checkout, fetch
-from dynpatch.io import files
+from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.patch import apply as patch
 from dynpatch.patch.apply import (
@@ -158,8 +158,8 @@ def _release(pin: Pin, version: str, vendor: Path) -> tuple[Release, str]:
     if version in pin.releases:
         return pin.release(version), ""
     name = releases.wheel_name(pin.package, version)
-    wheel = gitio.download_wheel(pin.package, version, name, vendor / "cache" / "wheels")
-    digest = gitio.sha256_of(wheel)
+    wheel = pypi.download_wheel(pin.package, version, name, vendor / "cache" / "wheels")
+    digest = pypi.sha256_of(wheel)
     trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
     return releases.release_for(pin, version, digest), trust
 
@@ -194,7 +194,7 @@ def _range_diff(
         gitio.git_cmd(repo, "checkout", "-q", "--detach", "refs/dynpatch/old-base")
         gitio.am(repo, [old_patches / n for n in series_names(old_patches)])
         old_tip = gitio.rev_parse(repo, "HEAD") or ""
-        return gitio.range_diff_ranges(
+        return gitio.range_diff(
             repo, f"{old_checkout.base}..{old_tip}", f"{new_checkout.base}..{new_tip}"
         ).rstrip("\n")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
 from dynpatch.pin import ROOT
 from dynpatch.replay import STANDIN_DIR
 from dynpatch.replay.child import TREE_MODULES
@@ -68,30 +68,18 @@ def run_child(
         job_file.write_text(json.dumps(job))
         cmd = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
         with log.open("w") as fh:
-            try:
-                proc = subprocess.run(
-                    cmd,
-                    env=child_env(tree.src),
-                    stdin=subprocess.DEVNULL,
-                    stdout=fh,
-                    stderr=subprocess.STDOUT,
-                    timeout=timeout,
-                    cwd=tmp,
-                )
-            except subprocess.TimeoutExpired:
-                raise ToolkitError(
-                    f"{tree.label} replay did not finish in {timeout:.0f}s (log: {log})"
-                ) from None
+            child = proc.run(cmd, doing=f"the {tree.label} replay (log: {log})", timeout=timeout,
+                             cwd=tmp, env=child_env(tree.src), stdout=fh, merge_stderr=True)  # fmt: skip
         if not result_file.is_file():
             raise ToolkitError(
-                f"{tree.label} replay exited with status {proc.returncode} without a result "
+                f"{tree.label} replay exited with status {child.returncode} without a result "
                 f"(a crash or an uncaught process exit); log {log}: {_tail(log)}"
             )
         result: dict[str, Any] = json.loads(result_file.read_text())
     if not result.get("ok"):
         raise ToolkitError(f"{tree.label} replay refused to run: {result.get('error')}")
     if proc.returncode != 0:
-        raise ToolkitError(f"{tree.label} replay exited with status {proc.returncode}; log {log}")
+        raise ToolkitError(f"{tree.label} replay exited with status {child.returncode}; log {log}")
     modules = result.get("modules", {})
     missing = [m for m in TREE_MODULES if m not in modules]
     if missing:
@@ -144,15 +132,11 @@ class Worker:
             json.dumps({"tree": tree.label, "src": str(tree.src), "standin": str(STANDIN_DIR)})
         )
         self._log = log.open("w")
-        self._proc = subprocess.Popen(
+        self._proc = proc.spawn(
             [python, "-m", CHILD_MODULE, str(job_file), "--serve"],
-            env=child_env(tree.src),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            cwd=self._tmp.name,
-            text=True,
-        )
+            doing=f"the {tree.label} replay worker", cwd=self._tmp.name,
+            env=child_env(tree.src), stderr=self._log,
+        )  # fmt: skip
         self.hello: dict[str, Any] = {}
 
     def ready(self) -> Worker:
@@ -212,14 +196,6 @@ class Worker:
         return reply
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            try:
-                assert self._proc.stdin is not None
-                self._proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
-                self._proc.stdin.close()
-                self._proc.wait(timeout=30)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-                self._proc.wait()
+        proc.stop(self._proc, goodbye=json.dumps({"cmd": "quit"}) + "\n")
         self._log.close()
         self._tmp.cleanup()

@@ -8,10 +8,12 @@ tensorrt_llm, CUDA) come from running a short script under that interpreter.
 from __future__ import annotations
 
 import json
-import subprocess
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
 
 # Runs under the probed interpreter: standard library only, prints one JSON object.
 _SCRIPT = r"""
@@ -57,18 +59,12 @@ class Interpreter:
 
 def probe(python: str, timeout: float = 180.0) -> Interpreter:
     """Ask ``python`` what it has; one-line ToolkitError if it cannot be run."""
-    try:
-        proc = subprocess.run(
-            [python, "-c", _SCRIPT], capture_output=True, text=True, timeout=timeout
-        )
-    except FileNotFoundError:
-        raise ToolkitError(f"Python interpreter not found: {python}") from None
-    except subprocess.TimeoutExpired:
-        raise ToolkitError(f"{python} did not answer within {timeout:.0f}s") from None
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise ToolkitError(f"cannot run {python}: {tail}")
+    if not Path(python).is_file() and shutil.which(python) is None:
+        raise ToolkitError(f"Python interpreter not found: {python}")
+    result = proc.run([python, "-c", _SCRIPT], doing=f"the probe of {python}", timeout=timeout)
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        raise ToolkitError(f"cannot run {python}: {result.last_line()}")
     return Interpreter(**json.loads(lines[-1]))
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynpatch.io import files
+from dynpatch.io import files, proc
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
@@ -131,13 +130,11 @@ def run_pytest(
         "DYNPATCH_PROBE_OUT": str(probe_out),
     }
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout
-        )
-        exit_code, output = proc.returncode, proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        exit_code, output = -1, f"{exc.stdout or ''}\ntimed out after {timeout:.0f}s"
+    result = proc.run(cmd, doing=f"pytest on {label}", timeout=timeout, cwd=work, env=env,
+                      allow_timeout=True)  # fmt: skip
+    exit_code, output = result.returncode, result.stdout + result.stderr
+    if result.timed_out:
+        exit_code, output = -1, f"{result.stdout}\ntimed out after {timeout:.0f}s"
     (work / "pytest-output.txt").write_text(output)
     run = Run(label, tree, exit_code, junit=junit if junit.is_file() else None)
     run.seconds = time.perf_counter() - start

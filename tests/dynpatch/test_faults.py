@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch.format import upstream as formatting
-from dynpatch.io import files
+from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import patches_lock
 from tests.fixtures import snippets
@@ -570,7 +570,7 @@ def test_wrong_sha256_is_one_line_and_drops_the_bad_wheel(world: World) -> None:
 
 def test_a_corrupt_wheel_with_the_pinned_sha256_is_one_line(world: World) -> None:
     world.wheel.write_bytes(b"PK\x03\x04 not really a zip")
-    digest = gitio.sha256_of(world.wheel)
+    digest = pypi.sha256_of(world.wheel)
     world.pin.write_text(world.pin.read_text().replace(write_pin_sha(world), digest))
     one_error(world.run("apply"), "is not a readable wheel")
     assert not world.checkout.exists() and not list(world.vendor.glob("checkouts/.*"))

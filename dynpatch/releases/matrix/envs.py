@@ -19,7 +19,6 @@ then see release X's runtime and the shared tools.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -27,8 +26,7 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR
-from dynpatch.io import files
-from dynpatch.io import git as gitio
+from dynpatch.io import files, proc, pypi
 
 RUNTIMES = VENDOR / "runtimes"
 RUNTIME_DIST = "ai-dynamo-runtime"
@@ -48,7 +46,7 @@ def runtime_env(version: str, runtimes: Path = RUNTIMES) -> RuntimeEnv:
     site = root / "site"
     if not _has_runtime(site, version):
         with files.staged_dir(site) as tmp:
-            gitio.pip_install_target(f"{RUNTIME_DIST}=={version}", tmp)
+            pypi.pip_install_target(f"{RUNTIME_DIST}=={version}", tmp)
             if not _has_runtime(tmp, version):
                 raise ToolkitError(f"pip installed no {RUNTIME_DIST} {version} dist-info")
     shared = Path(sysconfig.get_path("purelib"))
@@ -91,15 +89,8 @@ def _venv_site(venv: Path) -> Path:
 
 def _make_venv(dest: Path) -> None:
     """A pip-less venv (a few files and symlinks: fast) at ``dest``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", "--clear", str(dest)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise ToolkitError(f"cannot create a venv at {dest}: {tail}")
+    proc.check([sys.executable, "-m", "venv", "--without-pip", "--clear", str(dest)],
+               doing=f"creating a venv at {dest}", timeout=300)  # fmt: skip
 
 
 def _runtime_seen_by(python: Path) -> str | None:
@@ -109,8 +100,5 @@ def _runtime_seen_by(python: Path) -> str | None:
         f"try: print(m.version({RUNTIME_DIST!r}))\n"
         "except m.PackageNotFoundError: print('')\n"
     )
-    proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise ToolkitError(f"cannot run {python}: {tail}")
-    return proc.stdout.strip() or None
+    result = proc.check([str(python), "-c", code], doing=f"running {python}", timeout=120)
+    return result.stdout.strip() or None

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from dynpatch import pinfile
 from dynpatch.errors import ToolkitError
-from dynpatch.io import files
-from dynpatch.io import git as gitio
+from dynpatch.io import files, pypi
 from dynpatch.pin import Pin, Release
 
 PINNED = "pinned"
@@ -61,16 +60,16 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
     """
     wheel_cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=wheel_cache, prefix=".newest-") as tmp:
-        got = gitio.download_newest_wheel(pin.package, Path(tmp))
+        got = pypi.download_newest_wheel(pin.package, Path(tmp))
         prefix = f"{pin.package.replace('-', '_')}-"
         if not got.name.startswith(prefix):
             raise ToolkitError(f"pip download --pre {pin.package} gave {got.name}")
         version = got.name[len(prefix) :].split("-", 1)[0]
         if got.name != wheel_name(pin.package, version):
             raise ToolkitError(f"newest {pin.package} {version} is not a pure-Python wheel")
-        digest = gitio.sha256_of(got)
+        digest = pypi.sha256_of(got)
         cached = wheel_cache / got.name
-        if cached.is_file() and gitio.sha256_of(cached) != digest:
+        if cached.is_file() and pypi.sha256_of(cached) != digest:
             raise ToolkitError(
                 f"PyPI now serves a different {got.name} (sha256 {digest}) than the one "
                 f"cached in {wheel_cache}: refusing it"

@@ -14,7 +14,6 @@ import dataclasses
 import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from codemods.series import SERIES, run_series
 from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
-from dynpatch.io import files
+from dynpatch.io import files, proc
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import apply_series, read_at, series_names
 from dynpatch.pin import ROOT, Pin
@@ -334,31 +333,28 @@ def run_stage_command(stage: str, cmd: list[str], folder: Path, patches: Path) -
     log = folder / f"{stage}.log"
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=3600, cwd=ROOT, stdin=subprocess.DEVNULL
-        )
-    except subprocess.TimeoutExpired:
+    child = proc.run(cmd, doing=stage, timeout=3600, cwd=ROOT, allow_timeout=True)
+    if child.timed_out:
         return Check(ERROR, f"did not finish in 3600 s (log: {log})", time.perf_counter() - start)
     seconds = time.perf_counter() - start
-    log.write_text(f"$ {' '.join(cmd)}\n{proc.stdout}\n--- stderr\n{proc.stderr}")
+    log.write_text(f"$ {' '.join(cmd)}\n{child.stdout}\n--- stderr\n{child.stderr}")
     errors = [
-        ln.removeprefix("error: ") for ln in proc.stderr.splitlines() if ln.startswith("error: ")
+        ln.removeprefix("error: ") for ln in child.stderr.splitlines() if ln.startswith("error: ")
     ]
-    if proc.returncode not in (0, 1):
-        what = errors[-1] if errors else f"exit {proc.returncode}"
+    if child.returncode not in (0, 1):
+        what = errors[-1] if errors else f"exit {child.returncode}"
         return Check(ERROR, f"{what} (log: {console.rel(log)})", seconds)
     if not record_path.is_file():
         return Check(
-            ERROR, f"exit {proc.returncode} but no evidence record ({console.rel(log)})", seconds
+            ERROR, f"exit {child.returncode} but no evidence record ({console.rel(log)})", seconds
         )
     record = json.loads(record_path.read_text())
     if not evidence.is_current(record, patches):
         return Check(ERROR, f"evidence record is for another series ({console.rel(log)})", seconds)
     verdict = record["verdict"]
-    if (verdict == "pass") != (proc.returncode == 0):
+    if (verdict == "pass") != (child.returncode == 0):
         return Check(
-            ERROR, f"exit {proc.returncode} but verdict {verdict} ({console.rel(log)})", seconds
+            ERROR, f"exit {child.returncode} but verdict {verdict} ({console.rel(log)})", seconds
         )
     summary = (_test_summary if stage == "test-upstream" else _verify_summary)(record["details"])
     return Check(PASS if verdict == "pass" else FAIL, summary, seconds)

@@ -15,6 +15,7 @@ from dynpatch import cli, pinfile
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.io import pypi
 from dynpatch.patch.apply import PATCHES, apply_series
 from dynpatch.pin import PIN_FILE, load_pin
 from dynpatch.releases import bump
@@ -209,7 +210,7 @@ def test_unknown_version_needs_pypi_and_is_one_line(synthetic, tmp_path, monkeyp
     def offline(*args: object, **kwargs: object) -> Path:
         raise ToolkitError("pip could not download ai-dynamo==0.0.1: no matching distribution")
 
-    monkeypatch.setattr(gitio, "download_wheel", offline)
+    monkeypatch.setattr(pypi, "download_wheel", offline)
     before = snapshot(synthetic)
     assert run_bump(synthetic, tmp_path, "0.0.1") == 2
     assert capsys.readouterr().err.strip() == (

@@ -15,6 +15,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.evidence import series_digest
 from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
+from dynpatch.io import pypi
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, Release, load_pin
 from dynpatch.releases.matrix import envs, releases, run
@@ -202,7 +203,7 @@ def test_newest_is_trusted_on_first_use_then_held_to_it(tmp_path: Path, monkeypa
         name, _ = wheel(builds, "9.10.0.dev20260101", served["files"])
         return Path(shutil.copy(builds / name, dest / name))
 
-    monkeypatch.setattr(gitio, "download_newest_wheel", fake_download)
+    monkeypatch.setattr(pypi, "download_newest_wheel", fake_download)
     cache, tofu = tmp_path / "cache", tmp_path / "tofu"
     first = releases.newest(v.pin, cache, tofu)
     assert first.trust == releases.TOFU and first.newest
@@ -286,7 +287,7 @@ def test_runtime_env_puts_the_release_runtime_first(tmp_path: Path, monkeypatch)
         (target / "dynamo").mkdir()
         (target / "dynamo" / "marker_runtime.py").write_text(f"VERSION = {version!r}\n")
 
-    monkeypatch.setattr(gitio, "pip_install_target", fake_install)
+    monkeypatch.setattr(pypi, "pip_install_target", fake_install)
     env = envs.runtime_env("9.9.9", tmp_path / "runtimes")
     assert env.python.is_file()
     code = (

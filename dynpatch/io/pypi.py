@@ -1,0 +1,131 @@
+"""PyPI: wheels downloaded into the cache whole (sha256 checked by the caller), laid out
+as files, and pip installs into other environments. Every pip call goes through
+:mod:`dynpatch.io.proc`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import zipfile
+import zlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import faults, files, proc
+
+
+def download_wheel(
+    package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
+) -> Path:
+    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI.
+
+    Downloaded into an owned scratch folder and renamed into the cache only when whole;
+    scratch folders of dead runs are removed first.
+    """
+    cached = cache_dir / wheel
+    if cached.is_file():
+        return cached
+    with files.owned_dir(cache_dir, ".download-") as tmp:
+        cmd = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{package}=={version}",
+        ]  # fmt: skip
+        _pip(cmd, f"pip download {package}=={version}",
+             f"pip could not download {package}=={version}", timeout)  # fmt: skip
+        faults.checkpoint("download.partial")
+        got = tmp / wheel
+        if not got.is_file():
+            names = ", ".join(p.name for p in tmp.iterdir()) or "nothing"
+            raise ToolkitError(f"pip download gave {names}, not the pinned {wheel}")
+        try:
+            os.replace(got, cached)
+        except OSError as exc:
+            raise files.os_error(exc, f"cannot put {wheel} into the cache {cache_dir}") from None
+    return cached
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot read {path}") from None
+    return digest.hexdigest()
+
+
+def lay_out_wheel(
+    wheel: Path, dest: Path, wheel_prefix: str, repo_prefix: str, exclude: Iterable[str]
+) -> int:
+    """Extract the files under ``wheel_prefix`` into ``dest/repo_prefix``; count them."""
+    skip = set(exclude)
+    count = 0
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            for info in zf.infolist():
+                name = info.filename
+                if info.is_dir() or not name.startswith(wheel_prefix):
+                    continue
+                if Path(name).name in skip or ".." in Path(name).parts:
+                    continue
+                target = dest / (repo_prefix + name[len(wheel_prefix) :])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(zf.read(info))
+                executable = (info.external_attr >> 16) & 0o111
+                target.chmod(0o755 if executable else 0o644)
+                count += 1
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise ToolkitError(
+            f"{wheel} is not a readable wheel ({exc}); delete it and rerun"
+        ) from None
+    return count
+
+
+def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
+    """The newest wheel of ``package`` on the index, pre-releases and dev builds included.
+
+    ``--only-binary`` makes pip skip versions that have no wheel (dynamo's dev sdists are
+    stubs that point at another index), so this is the newest *usable* build.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--pre", "--only-binary=:all:",
+        "--disable-pip-version-check", "--quiet", "-d", str(dest), package,
+    ]  # fmt: skip
+    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI",
+         timeout)  # fmt: skip
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
+        raise ToolkitError(f"pip download --pre {package} gave {names}, not one wheel")
+    return wheels[0]
+
+
+def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
+    """``pip install --no-deps --target target requirement`` (a wheel only)."""
+    _pip(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+         "--disable-pip-version-check", "--quiet", "--target", str(target), requirement],
+        f"pip install {requirement}", f"pip could not install {requirement}", timeout,
+    )  # fmt: skip
+
+
+def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
+    """``pip install requirements`` into the environment of ``python``."""
+    wanted = list(requirements)
+    _pip(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
+        f"pip install {', '.join(wanted)}", f"pip could not install {', '.join(wanted)}",
+        timeout,
+    )  # fmt: skip
+
+
+def _pip(cmd: list[str], doing: str, failed: str, timeout: float) -> None:
+    """Run a pip command; a timeout or failure becomes one line: ``failed: <pip's last line>``."""
+    result = proc.run(cmd, doing=doing, timeout=timeout)
+    if result.returncode != 0:
+        raise ToolkitError(proc.redact(f"{failed}: {result.last_line()}"))
