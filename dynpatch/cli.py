@@ -73,35 +73,49 @@ def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool =
     _hidden(p, "pin", "vendor", pin=pin.PIN_FILE, vendor=fetch.VENDOR)
 
 
-def _add_fetch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("fetch", help="materialise or re-verify the pinned upstream checkout")
-    _fetch_args(p)
-    p.set_defaults(func=_calls(fetch.show, fetch.FetchOptions))
+Sub = argparse._SubParsersAction  # type: ignore[type-arg]
 
 
-def _add_apply(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("apply", help="codemods -> format -> commit -> patches/ (and check)")
-    _fetch_args(p)
+def _verb(
+    sub: Sub, name: str, help_: str, run: Callable[[Any], int], options: type,
+    *, fetch_args: dict[str, Any] | None = None, **hidden: Path | None,
+) -> argparse.ArgumentParser:  # fmt: skip
+    """A verb's parser: the fetch options (unless ``fetch_args`` is None), the hidden test
+    paths, and the handler that hands ``options`` to ``run``; the caller adds the rest."""
+    p = sub.add_parser(name, help=help_)
+    if fetch_args is not None:
+        _fetch_args(p, **fetch_args)
+    _hidden(p, *hidden, **hidden)
+    p.set_defaults(func=_calls(run, options))
+    return p
+
+
+def _add_fetch(sub: Sub) -> None:
+    help_ = "materialise or re-verify the pinned upstream checkout"
+    _verb(sub, "fetch", help_, fetch.show, fetch.FetchOptions, fetch_args={})
+
+
+def _add_apply(sub: Sub) -> None:
+    help_ = "codemods -> format -> commit -> patches/ (and check)"
+    p = _verb(sub, "apply", help_, apply_command.run, apply_command.Options, fetch_args={},
+              patches=PATCHES)  # fmt: skip
     p.add_argument("--check", action="store_true",
                    help="regenerate in a temporary place; fail if patches/ differs")  # fmt: skip
     p.add_argument("--author", help="'Name <email>' of the series commit (default: "
                    f"${apply_command.AUTHOR_ENV}, else the pin's)")  # fmt: skip
-    _hidden(p, "patches", patches=PATCHES)
-    p.set_defaults(func=_calls(apply_command.run, apply_command.Options))
 
 
-def _add_pin(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_pin(sub: Sub) -> None:
     p = sub.add_parser("pin", help="print one value of the pin (for the noxfile)")
     p.add_argument("field", choices=("version", "runtime"))
     _hidden(p, "pin", pin=pin.PIN_FILE)
     p.set_defaults(func=lambda args: pin.show(args.pin, args.field))
 
 
-def _add_test_upstream(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "test-upstream", help="dynamo's own tests on the baseline and the patched tree"
-    )
-    _fetch_args(p)
+def _add_test_upstream(sub: Sub) -> None:
+    help_ = "dynamo's own tests on the baseline and the patched tree"
+    p = _verb(sub, "test-upstream", help_, test_upstream.run, test_upstream.Options,
+              fetch_args={}, patches=PATCHES, evidence=evidence.EVIDENCE, trees=TREES)  # fmt: skip
     p.add_argument("--tier", help="cpu, gpu or all (default: every tier this machine can run)")
     p.add_argument("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"),
                    help="Python of the GPU tier, e.g. the TRT-LLM container's "
@@ -109,16 +123,12 @@ def _add_test_upstream(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, default=test_upstream.OUT,
                    help="folder for JUnit XML and logs")  # fmt: skip
-    _hidden(p, "patches", "evidence", "trees", patches=PATCHES, evidence=evidence.EVIDENCE,
-            trees=TREES)  # fmt: skip
-    p.set_defaults(func=_calls(test_upstream.run, test_upstream.Options))
 
 
-def _add_verify(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "verify", help="replay the real TRT-LLM handler on both trees and diff the chunks"
-    )
-    _fetch_args(p)
+def _add_verify(sub: Sub) -> None:
+    help_ = "replay the real TRT-LLM handler on both trees and diff the chunks"
+    p = _verb(sub, "verify", help_, verify.run, verify.Options, fetch_args={},
+              patches=PATCHES, evidence=evidence.EVIDENCE)  # fmt: skip
     p.add_argument("--budget", type=int, default=verify.DEFAULT_BUDGET,
                    help=f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; "
                    "0: none)")  # fmt: skip
@@ -128,13 +138,12 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--python", default=sys.executable,
                    help="interpreter of the replay children (default: this one)")  # fmt: skip
     p.add_argument("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
-    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
-    p.set_defaults(func=_calls(verify.run, verify.Options))
 
 
-def _add_bench(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("bench", help="A/B benchmark of the handler, baseline vs patched")
-    _fetch_args(p)
+def _add_bench(sub: Sub) -> None:
+    help_ = "A/B benchmark of the handler, baseline vs patched"
+    p = _verb(sub, "bench", help_, bench.run, bench.Options, fetch_args={}, patches=PATCHES,
+              evidence=evidence.EVIDENCE)  # fmt: skip
     p.add_argument("--quick", action="store_true",
                    help="CI form: same code path, fewer samples (out/bench/quick/)")  # fmt: skip
     p.add_argument("--pairs", type=int, help="reference A/B process pairs (default 10; quick 3)")
@@ -147,17 +156,14 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--python", default=sys.executable,
                    help="interpreter of the replay children (default: this one)")  # fmt: skip
     p.add_argument("--out", type=Path, help="output folder (default: out/bench[/quick])")
-    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
-    p.set_defaults(func=_calls(bench.run, bench.Options))
 
 
-def _add_pr(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "pr",
-        help="the PR branch (git am of patches/, DCO, optional signing) and its description; "
-        "pushes only with --push",
-    )
-    _fetch_args(p, timeout=120.0, force=False)
+def _add_pr(sub: Sub) -> None:
+    help_ = ("the PR branch (git am of patches/, DCO, optional signing) and its description; "
+             "pushes only with --push")  # fmt: skip
+    p = _verb(sub, "pr", help_, pr_command.run, pr_command.Options,
+              fetch_args={"timeout": 120.0, "force": False}, patches=PATCHES,
+              evidence=evidence.EVIDENCE)  # fmt: skip
     add = p.add_argument
     add("--branch", help=f"branch name (default: ${pr_command.BRANCH_ENV}, else "
         f"{pr_command.DEFAULT_BRANCH})")  # fmt: skip
@@ -176,14 +182,12 @@ def _add_pr(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "default: push nothing")  # fmt: skip
     add("--out", type=Path, default=pr_command.DESCRIPTION_FILE,
         help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
-    _hidden(p, "patches", "evidence", patches=PATCHES, evidence=evidence.EVIDENCE)
-    p.set_defaults(func=_calls(pr_command.run, pr_command.Options))
 
 
-def _add_matrix(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "matrix", help="run the series against several dynamo releases; one row per release"
-    )
+def _add_matrix(sub: Sub) -> None:
+    help_ = "run the series against several dynamo releases; one row per release"
+    p = _verb(sub, "matrix", help_, matrix_command.main, matrix_command.Options, python=None,
+              pin=pin.PIN_FILE, vendor=fetch.VENDOR, patches=PATCHES, runtimes=None)  # fmt: skip
     add = p.add_argument
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
     add("--all", action="store_true", help="every release the pin lists")
@@ -203,15 +207,12 @@ def _add_matrix(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     add("--fresh", action="store_true", help="ignore cached test and verify results")
     add("--out", type=Path, default=matrix_command.OUT,
         help="folder for matrix.md, matrix.json")  # fmt: skip
-    _hidden(p, "python", "pin", "vendor", "patches", "runtimes", python=None,
-            pin=pin.PIN_FILE, vendor=fetch.VENDOR, patches=PATCHES, runtimes=None)  # fmt: skip
-    p.set_defaults(func=_calls(matrix_command.main, matrix_command.Options))
 
 
-def _add_bump(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
-        "bump", help="move the pin to another release: regenerate, test, verify, or refuse"
-    )
+def _add_bump(sub: Sub) -> None:
+    help_ = "move the pin to another release: regenerate, test, verify, or refuse"
+    p = _verb(sub, "bump", help_, bump.main, bump.Options, python=None, pin=pin.PIN_FILE,
+              patches=PATCHES, vendor=fetch.VENDOR, evidence=evidence.EVIDENCE, runtimes=None)  # fmt: skip
     p.add_argument("version", help="the ai-dynamo release to pin")
     p.add_argument("--budget", type=int, default=bump.DEFAULT_BUDGET,
                    help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})")  # fmt: skip
@@ -220,10 +221,6 @@ def _add_bump(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
                    help="do not run this check; the output says the pin moved without it")  # fmt: skip
     p.add_argument("--out", type=Path, default=bump.OUT,
                    help="staging folder (logs stay there)")  # fmt: skip
-    _hidden(p, "python", "pin", "patches", "vendor", "evidence", "runtimes", python=None,
-            pin=pin.PIN_FILE, patches=PATCHES, vendor=fetch.VENDOR,
-            evidence=evidence.EVIDENCE, runtimes=None)  # fmt: skip
-    p.set_defaults(func=_calls(bump.main, bump.Options))
 
 
 VERBS = (

@@ -39,23 +39,10 @@ class Checkout:
     provenance: tuple[str, ...]  # lines recorded in the exported patch
 
 
-@dataclass(frozen=True)
-class Request:
-    """Which checkout a run asks for (the fetch options, checked)."""
-
-    source: str = "pypi"
-    version: str | None = None
-    url: str | None = None
-    ref: str | None = None
-    path: Path | None = None
-    force: bool = False
-    vendor: Path = VENDOR
-    timeout: float = 60.0
-
-
 @dataclass(frozen=True, kw_only=True)
 class FetchOptions:
-    """The fetch options every stage that needs the pinned checkout takes."""
+    """Which checkout a run asks for: the fetch options every stage that needs the pinned
+    checkout takes (checked when the checkout is fetched)."""
 
     source: str = "pypi"
     version: str | None = None
@@ -67,18 +54,12 @@ class FetchOptions:
     pin: Path = PIN_FILE
     vendor: Path = VENDOR
 
-    def request(self) -> Request:
-        return Request(
-            self.source, self.version, self.url, self.ref, self.path, self.force, self.vendor,
-            self.timeout,
-        )  # fmt: skip
-
 
 def pinned(options: FetchOptions) -> tuple[Pin, Checkout]:
     """The pin and the checkout ``options`` ask for, materialised or re-verified."""
     pin = load_pin(options.pin)
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
-    with console.err.status(doing), locked(pin, options.request()) as checkout:
+    with console.err.status(doing), locked(pin, options) as checkout:
         return pin, checkout
 
 
@@ -107,13 +88,16 @@ def fetch(
     timeout: float = 60.0,
 ) -> Checkout:
     """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
-    request = Request(source, version, url, ref, path, force, vendor, timeout)
+    request = FetchOptions(
+        source=source, version=version, url=url, ref=ref, path=path, force=force,
+        vendor=vendor, timeout=timeout,
+    )  # fmt: skip
     with locked(pin, request) as checkout:
         return checkout
 
 
 @contextmanager
-def locked(pin: Pin, request: Request) -> Iterator[Checkout]:
+def locked(pin: Pin, request: FetchOptions) -> Iterator[Checkout]:
     """The checkout, materialised or re-verified, with its lock held for the block, so no
     other run rebuilds it or moves its refs meanwhile."""
     release = pin.release(request.version or pin.version)

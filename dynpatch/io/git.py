@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -100,11 +99,11 @@ def check_ref(ref: str, what: str = "--ref") -> str:
         return ref
     bad = not ref or ref.startswith("-") or any(ord(c) <= 32 for c in ref)
     if not bad:
-        proc = subprocess.run(
+        checked = proc.run(
             ["git", "check-ref-format", "--allow-onelevel", f"refs/dynpatch-check/{ref}"],
-            capture_output=True, stdin=subprocess.DEVNULL,
+            doing="git check-ref-format", timeout=30,
         )  # fmt: skip
-        bad = proc.returncode != 0
+        bad = checked.returncode != 0
     if bad:
         raise ToolkitError(f"{what} {ref!r} is not a valid git tag, branch or commit id")
     return ref

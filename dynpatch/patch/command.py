@@ -44,7 +44,7 @@ def run(args: Options) -> int:
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
     try:
-        with locked(pin, args.request()) as checkout:
+        with locked(pin, args) as checkout:
             status.stop()
             fetched = time.perf_counter()
             report = _apply(args, checkout, pin, author)

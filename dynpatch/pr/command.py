@@ -22,7 +22,7 @@ from pathlib import Path
 from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import EVIDENCE, OUT, series_digest
-from dynpatch.fetch import Checkout, FetchOptions, Request, locked
+from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES, series_names
@@ -63,11 +63,7 @@ class Options(FetchOptions):
 
 def run(args: Options) -> int:
     pin = load_pin(args.pin)
-    request = Request(
-        args.source, args.version, args.url, args.ref, args.path, vendor=args.vendor,
-        timeout=args.timeout,
-    )  # fmt: skip
-    with locked(pin, request) as checkout:  # no other run moves its refs meanwhile
+    with locked(pin, args) as checkout:  # no other run moves its refs meanwhile
         return _run(args, pin, checkout)
 
 
