@@ -18,7 +18,6 @@ import os
 import secrets
 import shutil
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +26,7 @@ from pathlib import Path
 import filelock
 
 from dynpatch.errors import ToolkitError
-from dynpatch.io import faults
+from dynpatch.io import atomic, faults
 
 LOCK_TIMEOUT_ENV = "DYNPATCH_LOCK_TIMEOUT"
 # Test-only: use the two-rename swap even where an atomic exchange exists.
@@ -44,22 +43,9 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     An existing file keeps its mode; a new one gets 0644.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        atomic.write_atomic(path, text)
     except OSError as exc:
         raise os_error(exc, f"cannot write {path}") from None
-    try:
-        data = text.encode("utf-8") if isinstance(text, str) else text
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.is_file() else 0o644)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise os_error(exc, f"cannot write {path}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def os_error(exc: OSError, doing: str) -> ToolkitError:

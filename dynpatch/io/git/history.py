@@ -1,0 +1,158 @@
+"""History as the PR step reads and writes it: commits between two points, trailers,
+re-authoring, signing and its verification, range-diffs and diffstats."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
+from dynpatch.io.git.repo import rev_parse
+from dynpatch.io.git.run import git_cmd
+from dynpatch.io.git.values import Identity
+
+# Settings that would otherwise let the caller's configuration change what the PR step
+# reads or sends: signature output mixed into logs, colour, tags or signed pushes.
+_PR_READ_CONFIG = ("log.showSignature=false", "color.ui=false")
+
+
+@dataclass(frozen=True)
+class Signing:
+    """How commits are signed: git's own ``gpg.format`` and ``user.signingkey``."""
+
+    format: str  # openpgp | ssh | x509
+    key: str | None  # None: git's default key for the format (openpgp: committer email)
+    allowed_signers: Path | None = None  # ssh only: what ``verify-commit`` trusts
+
+    def config(self) -> tuple[str, ...]:
+        items = [f"gpg.format={self.format}"]
+        if self.key:
+            items.append(f"user.signingkey={self.key}")
+        if self.allowed_signers is not None:
+            items.append(f"gpg.ssh.allowedSignersFile={self.allowed_signers}")
+        return tuple(items)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    tree: str
+    author: Identity
+    committer: Identity
+    message: str
+    signed: bool  # carries a gpgsig header (verified separately)
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+def valid_branch_name(repo_dir: Path, name: str) -> bool:
+    if not name or name.startswith("-") or any(ord(c) <= 32 for c in name):
+        return False
+    try:
+        git_cmd(repo_dir, "check-ref-format", "--branch", name)
+    except ToolkitError:
+        return False
+    return True
+
+
+def add_trailer(message: str, trailer: str) -> str:
+    """``message`` with ``trailer`` added at the end by ``git interpret-trailers``.
+
+    An identical trailer already present is not added twice.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
+        path = Path(tmp) / "message"
+        path.write_text(message, encoding="utf-8")
+        return git_cmd(
+            Path(tmp), "interpret-trailers", "--where", "end", "--if-exists", "addIfDifferent",
+            "--if-missing", "add", "--trailer", trailer, str(path),
+        )  # fmt: skip
+
+
+def amend_head(
+    repo_dir: Path, message: str, author: Identity, signing: Signing | None = None
+) -> str:
+    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``.
+
+    With ``signing`` the commit is signed by git itself (``-S``); without, explicitly not.
+    Returns the new commit id.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
+        path = Path(tmp) / "message"
+        path.write_text(message, encoding="utf-8")
+        git_cmd(
+            repo_dir, "commit", "--amend", "-q", "--no-verify", "--reset-author",
+            "--cleanup=whitespace", "-F", str(path), "-S" if signing else "--no-gpg-sign",
+            author=author, extra_config=signing.config() if signing else (),
+        )  # fmt: skip
+    return rev_parse(repo_dir, "HEAD") or ""
+
+
+def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
+    """The commits in ``base..tip``, oldest first."""
+    out = git_cmd(
+        repo_dir, "log", "--reverse", "--format=%H%x00%T%x00%an%x00%ae%x00%cn%x00%ce%x00%B%x1e",
+        f"{base}..{tip}", extra_config=_PR_READ_CONFIG,
+    )  # fmt: skip
+    commits = []
+    for record in out.split("\x1e"):
+        record = record.lstrip("\n")
+        if not record:
+            continue
+        sha, tree, an, ae, cn, ce, message = record.split("\x00", 6)
+        header = git_cmd(repo_dir, "cat-file", "commit", sha).split("\n\n", 1)[0]
+        signed = any(ln.startswith(("gpgsig ", "gpgsig-sha256 ")) for ln in header.splitlines())
+        commits.append(CommitInfo(sha, tree, Identity(an, ae), Identity(cn, ce), message, signed))
+    return commits
+
+
+def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
+    """``git verify-commit`` (raises when the signature is bad or missing); then git's
+    own account of it from ``git log --show-signature``, one line."""
+    config = (*signing.config(), *_PR_READ_CONFIG)
+    git_cmd(repo_dir, "verify-commit", sha, extra_config=config)
+    status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
+    shown = git_cmd(
+        repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
+    )
+    lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
+    good = [ln for ln in lines if ln.startswith("Good ")]
+    return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
+
+
+def ssh_public_key(key: str) -> str:
+    """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
+    if key.startswith("key::"):
+        return key.removeprefix("key::").strip()
+    if key.startswith(("ssh-", "ecdsa-", "sk-")):
+        return key.strip()
+    path = Path(key).expanduser()
+    pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
+    if pub.is_file():
+        return pub.read_text().strip()
+    if not path.is_file():
+        raise ToolkitError(f"SSH signing key {key} not found")
+    result = proc.run(["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen",
+                      timeout=30)  # fmt: skip
+    if result.returncode != 0:
+        raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
+    return result.stdout.strip()
+
+
+def range_diff(repo_dir: Path, *ranges: str) -> str:
+    """``git range-diff``: ``base old new`` (two series on one base), or ``old_range
+    new_range`` (series on two bases)."""
+    return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_PR_READ_CONFIG)
+
+
+def diff_stat(repo_dir: Path, base: str, tip: str) -> str:
+    return git_cmd(repo_dir, "diff", "--stat=100", base, tip, extra_config=_PR_READ_CONFIG)
+
+
+def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
+    out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
+    return [ln for ln in out.splitlines() if ln]

@@ -1,0 +1,252 @@
+"""Repositories and commits: materialising, fetching, committing through a private index,
+ref transactions, export with ``format-patch`` and the ``git am`` proof."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io.git.run import git_cmd
+from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
+from dynpatch.io.proc import redact
+
+
+def init_repo_with_commit(
+    work_dir: Path, message: str, author: Identity, date: str, tag: str
+) -> str:
+    """``git init`` ``work_dir``, commit everything in it, tag it; return the commit id."""
+    git_cmd(work_dir, "init", "-q")
+    git_cmd(work_dir, "add", "-A")
+    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, date=date)
+    git_cmd(work_dir, "tag", tag)
+    return rev_parse(work_dir, "HEAD") or ""
+
+
+def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, message: str) -> str:
+    """The id git gives a commit of ``tree`` with these parents, identity (author and
+    committer), ISO 8601 ``date`` and ``message`` (as ``git commit -m`` stores it),
+    computed without writing anything."""
+    when = datetime.fromisoformat(date)
+    offset = when.utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds()) // 60
+    zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
+    stamp = f"{author} {int(when.timestamp())} {zone}"
+    lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+    body = "\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message
+    data = body.encode()
+    return hashlib.sha1(b"commit %d\0" % len(data) + data).hexdigest()
+
+
+def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
+    """A new repository ``dest`` holding ``url``'s ``ref`` (tag, branch or commit), checked
+    out detached; return the commit id.
+
+    The URL is checked (never an option, never a remote helper) and is not stored in the
+    repository's config, so no credential in it is written to disk. An unreachable remote
+    fails within ``timeout`` seconds with one line.
+    """
+    check_url(url)
+    check_ref(ref)
+    dest.mkdir(parents=True, exist_ok=True)
+    git_cmd(dest, "init", "-q")
+    try:
+        git_cmd(
+            dest, "fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head",
+            "--end-of-options", url, f"+{ref}:refs/dynpatch/fetched",
+            timeout=timeout,
+            extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
+        )  # fmt: skip
+    except ToolkitError as exc:
+        reason = str(exc).split(": ", 1)[-1]
+        raise ToolkitError(redact(f"cannot fetch {ref} from {url}: {reason}")) from None
+    git_cmd(dest, "checkout", "-q", "--detach", "refs/dynpatch/fetched")
+    git_cmd(dest, "update-ref", "-d", "refs/dynpatch/fetched")
+    return rev_parse(dest, "HEAD") or ""
+
+
+def rev_parse(repo_dir: Path, rev: str) -> str | None:
+    try:
+        return git_cmd(
+            repo_dir, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"
+        ).strip()
+    except ToolkitError:
+        return None
+
+
+def tree_of(repo_dir: Path, rev: str) -> str:
+    return git_cmd(repo_dir, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{tree}}").strip()
+
+
+def commit_message(repo_dir: Path, rev: str) -> str:
+    return git_cmd(repo_dir, "log", "-1", "--format=%B", "--end-of-options", rev)
+
+
+def local_changes(repo_dir: Path) -> list[str]:
+    """``git status --porcelain`` lines (untracked files included)."""
+    out = git_cmd(repo_dir, "status", "--porcelain", "--untracked-files=normal")
+    return [ln for ln in out.splitlines() if ln.strip()]
+
+
+def is_git_repo(path: Path) -> bool:
+    """``path`` is the top of a git work tree (not merely inside one)."""
+    if not path.is_dir():
+        return False
+    try:
+        top = git_cmd(path, "rev-parse", "--show-toplevel").strip()
+    except ToolkitError:
+        return False
+    return Path(top).resolve() == path.resolve()
+
+
+def config_set(repo_dir: Path, key: str, value: str) -> None:
+    git_cmd(repo_dir, "config", "--local", key, value)
+
+
+def config_get(repo_dir: Path, key: str) -> str | None:
+    """``git config --get key`` as git resolves it (repository, global, system, env)."""
+    try:
+        value = git_cmd(repo_dir, "config", "--get", key).strip()
+    except ToolkitError:  # exit 1: not set
+        return None
+    return value or None
+
+
+def commit_objects(
+    repo_dir: Path,
+    base: str,
+    files_: Mapping[str, str],
+    message: str,
+    author: Identity,
+    date: str,
+    objects: Path | None = None,
+) -> str:
+    """The commit of ``base`` with ``files_`` (repo path -> text) written over it and a
+    DCO sign-off by ``author``; return its id.
+
+    Only objects are written (into ``objects`` when given, an object folder that borrows
+    the repository's own as alternates): no ref, HEAD, index or work tree changes, so a
+    failure or a kill here leaves the repository as it was.
+    """
+    with tempfile.TemporaryDirectory(prefix="dynpatch-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        if objects is not None:
+            real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+            env |= {"GIT_OBJECT_DIRECTORY": str(objects),
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
+        git_cmd(repo_dir, "read-tree", base, env=env)
+        for rel, text in files_.items():
+            blob = git_cmd(repo_dir, "hash-object", "-w", "--stdin", env=env, stdin=text).strip()
+            listed = git_cmd(repo_dir, "ls-tree", base, "--", rel).split()
+            mode = listed[0] if listed else "100644"
+            git_cmd(
+                repo_dir, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}", env=env
+            )
+        tree = git_cmd(repo_dir, "write-tree", env=env).strip()
+        signed = f"{message.rstrip()}\n\nSigned-off-by: {author}\n"
+        return git_cmd(
+            repo_dir, "commit-tree", tree, "-p", base, "-F", "-",
+            author=author, date=date, env=env, stdin=signed,
+        ).strip()  # fmt: skip
+
+
+def update_refs(
+    repo_dir: Path, updates: Sequence[tuple[str, str, str | None]], reason: str
+) -> None:
+    """Move every ``(ref, new, old)`` in one transaction: all or none. ``old`` is what the
+    ref must still be (None: it must not exist yet)."""
+    zero = "0" * 40
+    lines = ["start"]
+    lines += [f"update {ref} {new} {old or zero}" for ref, new, old in updates]
+    lines += ["prepare", "commit"]
+    git_cmd(repo_dir, "update-ref", "-m", reason, "--stdin", stdin="\n".join(lines) + "\n")
+
+
+def ref_exists(repo_dir: Path, ref: str) -> bool:
+    try:
+        git_cmd(repo_dir, "show-ref", "--verify", "--quiet", ref)
+    except ToolkitError:
+        return False
+    return True
+
+
+def update_ref(repo_dir: Path, ref: str, new: str, old: str | None, reason: str) -> None:
+    """Point ``ref`` at ``new`` only if it still is ``old`` (None: must not exist yet)."""
+    git_cmd(repo_dir, "update-ref", "-m", reason, ref, new, old or "0" * len(new))
+
+
+def delete_ref(repo_dir: Path, ref: str) -> None:
+    git_cmd(repo_dir, "update-ref", "-d", ref)
+
+
+def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
+    """Work trees of ``repo_dir`` that have ``branch`` checked out."""
+    out = git_cmd(repo_dir, "worktree", "list", "--porcelain")
+    found, current = [], None
+    for line in out.splitlines():
+        if line.startswith("worktree "):
+            current = Path(line.removeprefix("worktree "))
+        elif line == f"branch refs/heads/{branch}" and current is not None:
+            found.append(current)
+    return found
+
+
+def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
+    """True when ``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
+    try:
+        git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
+    except ToolkitError:
+        return False
+    return True
+
+
+def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
+    """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
+    ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
+    git_cmd(
+        repo_dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(source_repo),
+        f"+{src_ref}:{dst_ref}",
+    )  # fmt: skip
+
+
+def format_patch(
+    repo_dir: Path, base: str, head: str, out_dir: Path, objects: Path | None = None
+) -> list[Path]:
+    """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
+    env = {}
+    if objects is not None:
+        real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
+        env = {"GIT_OBJECT_DIRECTORY": str(objects),
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
+    out = git_cmd(
+        repo_dir, "format-patch", "--full-index", "--no-signature", "--no-renames",
+        f"--base={base}", "-o", str(out_dir), f"{base}..{head}", env=env,
+    )  # fmt: skip
+    return [Path(line) for line in out.splitlines() if line.strip()]
+
+
+def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
+    """A throwaway clone of a local repository, checked out (detached) at ``rev``."""
+    git_cmd(src_repo.parent, "clone", "-q", "--no-checkout", "--", str(src_repo), str(dest))
+    git_cmd(dest, "checkout", "-q", "--detach", rev)
+
+
+def am(repo_dir: Path, patches: Iterable[Path]) -> None:
+    """``git am`` the patches (strict: no three-way fallback)."""
+    try:
+        git_cmd(
+            repo_dir, "am", "-q", *map(str, patches),
+            author=parse_identity(UPSTREAM_IDENTITY),  # committer of the applied commits
+        )  # fmt: skip
+    except ToolkitError as exc:
+        git_cmd(repo_dir, "am", "--abort")
+        raise ToolkitError(f"patch series does not apply with git am: {exc}") from None
+
+
+def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
+    """Check the patches reverse cleanly on ``repo_dir``'s work tree (last first)."""
+    for patch in reversed(list(patches)):
+        git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
