@@ -10,10 +10,9 @@ the code path is exactly the old one.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod import Codemod
 
 from codemods import shape
-from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
 
 PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
@@ -61,11 +60,12 @@ DOC_PARAGRAPH = (
 )
 
 
-class LogprobsHelperDelta(Codemod):
+class LogprobsHelperDelta(TargetedCommand):
     DESCRIPTION: str = (
         "extract_from_completion_output: accept the caller's delta token ids "
         "(keyword-only) and skip the cumulative history copy when given."
     )
+    TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         fn = shape.find_function(tree, TARGET.qualname)

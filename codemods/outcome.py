@@ -1,17 +1,25 @@
 """What a codemod reports about its target, and the exceptions that carry it.
 
-Every codemod ends in exactly one of four states. ``applied`` and ``already-applied``
-are successes; ``not-applicable`` is a reasoned skip (the defect does not exist in that
-shape of the code); ``drifted`` means upstream moved away from the shape the codemod
-was written against, and names what was expected and what was found.
+Every codemod ends in exactly one of four states on its target. ``applied`` and
+``already-applied`` are successes; ``not-applicable`` is a reasoned skip (the defect does
+not exist in that shape of the code); ``drifted`` means upstream moved away from the
+shape the codemod was written against, and names what was expected and what was found.
+Each command is a ``TargetedCommand``: on any file but its target it skips with
+``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from pathlib import PurePath
+from typing import ClassVar
 
-from libcst.codemod import SkipFile
+from libcst import Module
+from libcst.codemod import CodemodCommand, SkipFile
+
+# Where the wheel puts what the repository keeps under components/src/.
+_REPO_PREFIX = "components/src/"
 
 
 class Status(enum.StrEnum):
@@ -29,6 +37,27 @@ class Target:
     qualname: str
     expected: str
 
+    @property
+    def wheel_path(self) -> str:
+        """``path`` in the wheel's layout (``dynamo/...``)."""
+        return self.path.removeprefix(_REPO_PREFIX)
+
+    def is_file(self, filename: str | None) -> bool:
+        """True when ``filename`` is this target in a repository or wheel layout.
+
+        ``None`` (a module from stdin, or a caller that names no file) is taken as the
+        target: the caller vouches for it.
+        """
+        if filename is None:
+            return True
+        name = PurePath(filename).as_posix()
+        return any(name == p or name.endswith("/" + p) for p in (self.path, self.wheel_path))
+
+    def require_file(self, filename: str | None) -> None:
+        """Raise ``NotTarget`` unless ``filename`` is this target."""
+        if not self.is_file(filename):
+            raise NotTarget(f"not {self.path} (or {self.wheel_path} in a wheel)")
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -39,6 +68,10 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.status in (Status.APPLIED, Status.ALREADY_APPLIED)
+
+
+class NotTarget(SkipFile):
+    """The file is not the codemod's target; the module is returned untouched."""
 
 
 class AlreadyApplied(SkipFile):
@@ -58,3 +91,19 @@ class Drifted(Exception):
         )
         self.target = target
         self.found = found
+
+    def __reduce__(self) -> tuple[type[Drifted], tuple[Target, str]]:
+        # libcst.tool's worker processes send the failure back pickled.
+        return (Drifted, (self.target, self.found))
+
+
+class TargetedCommand(CodemodCommand):
+    """A command that rewrites one file, ``TARGET``, and skips every other file."""
+
+    TARGET: ClassVar[Target]
+
+    def transform_module(self, tree: Module) -> Module:
+        # Checked before LibCST copies the module for metadata: over a whole tree that
+        # copy, not the parse, is most of the run.
+        self.TARGET.require_file(self.context.filename)
+        return super().transform_module(tree)

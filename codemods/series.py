@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
-from codemods import handler_delta, logprobs_helper, regression_tests
+# Modules, not classes: `libcst.tool list` names a command after the shortest module
+# that holds it, so importing a command class here would list it as `series.<Command>`.
+from codemods import (
+    handler_call_passes_delta,
+    handler_delta_test_module,
+    handler_extract_forwards_delta,
+    helper_delta_tests,
+    logprobs_helper,
+)
 from codemods.outcome import (
     AlreadyApplied,
     Drifted,
@@ -50,19 +58,22 @@ SERIES: tuple[Step, ...] = (
         when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared logprob helper module (releases <= 1.2.1)",
     ),
-    Step(handler_delta.HandlerExtractForwardsDelta, handler_delta.EXTRACT_TARGET),
-    Step(handler_delta.HandlerCallPassesDelta, handler_delta.CALL_TARGET),
     Step(
-        regression_tests.HelperDeltaTests,
-        regression_tests.HELPER_TESTS_TARGET,
+        handler_extract_forwards_delta.HandlerExtractForwardsDelta,
+        handler_extract_forwards_delta.TARGET,
+    ),
+    Step(handler_call_passes_delta.HandlerCallPassesDelta, handler_call_passes_delta.TARGET),
+    Step(
+        helper_delta_tests.HelperDeltaTests,
+        helper_delta_tests.TARGET,
         when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared-logprob test module: the helper's regression tests are not carried",
         carries_tests=True,
-        adds=regression_tests.added_names(),
+        adds=helper_delta_tests.added_names(),
     ),
     Step(
-        regression_tests.HandlerDeltaTestModule,
-        regression_tests.HANDLER_TEST_TARGET,
+        handler_delta_test_module.HandlerDeltaTestModule,
+        handler_delta_test_module.TARGET,
         creates=True,
         carries_tests=True,
     ),
@@ -118,6 +129,7 @@ def run_codemod(
     try:
         # transform_module_impl directly: these codemods use no metadata, and the
         # MetadataWrapper that transform_module builds deep-copies the whole module.
+        # (That also skips TargetedCommand's file check: a step's path is its target.)
         new = codemod(CodemodContext(filename=path)).transform_module_impl(tree)
     except AlreadyApplied as exc:
         return Status.ALREADY_APPLIED, str(exc), tree

@@ -1,4 +1,5 @@
-"""Small, pure helpers for describing and locating the code shapes the codemods expect.
+"""Small, pure helpers for describing and locating the code shapes the codemods expect,
+and for reading the test source the patch carries.
 
 Statements are compared by their Python AST (``ast.dump``), so formatting and comments
 never decide a match; names, literals and structure do.
@@ -8,11 +9,22 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from importlib import resources
 
 import libcst as cst
 import libcst.matchers as m
 
 _EMPTY = cst.Module(body=[])
+
+
+def carried(name: str) -> str:
+    """Text of the carried test source ``codemods/carried/<name>``.
+
+    These are dynamo-style files the patch adds to dynamo, kept as real files so that
+    editors and linters see Python; their names keep pytest and ``libcst.tool list``
+    from importing them (see ``codemods/carried/``).
+    """
+    return resources.files("codemods").joinpath("carried", name).read_text(encoding="utf-8")
 
 
 def code(node: cst.CSTNode) -> str:

@@ -1,20 +1,98 @@
-"""run_series: outcomes of the whole series, nothing returned for writing unless all pass."""
+"""run_series: the steps in order, their outcomes, and nothing returned for writing unless
+all pass; and how the test-carrying steps meet the changed-lines scope check."""
 
 from __future__ import annotations
 
-from codemods import handler_delta, logprobs_helper
+import importlib
+
+import libcst
+import pytest
+
+from codemods import (
+    handler_call_passes_delta,
+    handler_delta_test_module,
+    handler_extract_forwards_delta,
+    helper_delta_tests,
+    logprobs_helper,
+)
 from codemods.outcome import Status
-from codemods.series import SERIES, run_series
+from codemods.series import SERIES, run_codemod, run_series
+from dynpatch.errors import ToolkitError
+from dynpatch.format.upstream import lines_changed_in
+from tests.codemods.support import TEST_MODULE
 from tests.fixtures import snippets
 
 HELPER_PATH = logprobs_helper.TARGET.path
-HANDLER_PATH = handler_delta.PATH
-# The steps that make the fix itself (the series may also carry regression tests).
+HANDLER_PATH = handler_extract_forwards_delta.PATH
+HELPER_TESTS_PATH = helper_delta_tests.PATH
+HANDLER_TEST_PATH = handler_delta_test_module.PATH
+# The steps that make the fix itself (the series also carries regression tests).
 CORE = tuple(s for s in SERIES if s.target.path in (HELPER_PATH, HANDLER_PATH))
+PATHS = {
+    HELPER_PATH: snippets.HELPER,
+    HANDLER_PATH: snippets.HANDLER,
+    HELPER_TESTS_PATH: TEST_MODULE,
+}
+NEW_NAMES = helper_delta_tests.added_names()
 
 
 def reader(files: dict[str, str]):
     return lambda path: files.get(path)
+
+
+# --- the steps -----------------------------------------------------------------------
+
+
+def test_steps_run_each_command_on_its_own_target_in_order() -> None:
+    modules = [
+        logprobs_helper,
+        handler_extract_forwards_delta,
+        handler_call_passes_delta,
+        helper_delta_tests,
+        handler_delta_test_module,
+    ]
+    assert [s.codemod.__module__ for s in SERIES] == [m.__name__ for m in modules]
+    for step in SERIES:
+        module = importlib.import_module(step.codemod.__module__)
+        assert step.target is module.TARGET is step.codemod.TARGET
+        assert step.target.is_file(step.target.path)
+
+
+def test_series_step_for_the_helper_names_its_target() -> None:
+    step = SERIES[0]
+    assert step.codemod is logprobs_helper.LogprobsHelperDelta
+    assert step.target.path == "components/src/dynamo/common/backend/logprobs.py"
+    assert step.target.qualname == "extract_from_completion_output"
+
+
+def test_test_steps_come_after_the_fix_steps() -> None:
+    carries = [s.carries_tests for s in SERIES]
+    assert carries == sorted(carries) and carries[-2:] == [True, True]
+    assert [s.creates for s in SERIES].count(True) == 1
+    assert [s.target.path for s in SERIES if s.creates] == [HANDLER_TEST_PATH]
+    assert [s.adds for s in SERIES if s.adds] == [NEW_NAMES]
+
+
+def test_run_codemod_maps_each_ending_to_a_status() -> None:
+    tree = libcst.parse_module(snippets.HELPER)
+    command = logprobs_helper.LogprobsHelperDelta
+    status, detail, new = run_codemod(command, HELPER_PATH, tree)
+    assert (status, detail, new.code) == (
+        Status.APPLIED,
+        command.DESCRIPTION,
+        snippets.HELPER_PATCHED,
+    )
+    status, detail, same = run_codemod(command, HELPER_PATH, new)
+    assert status is Status.ALREADY_APPLIED and same is new and "already takes" in detail
+    gone = libcst.parse_module("x = 1\n")
+    assert run_codemod(command, HELPER_PATH, gone)[0] is Status.NOT_APPLICABLE
+    drifted = libcst.parse_module(snippets.HELPER.replace("num_output_tokens_so_far", "i"))
+    status, detail, same = run_codemod(command, HELPER_PATH, drifted)
+    assert status is Status.DRIFTED and same is drifted
+    assert detail.startswith(f"{HELPER_PATH}: extract_from_completion_output: expected ")
+
+
+# --- the fix --------------------------------------------------------------------------
 
 
 def test_core_series_applies_to_the_synthetic_tree() -> None:
@@ -27,6 +105,16 @@ def test_core_series_applies_to_the_synthetic_tree() -> None:
         HELPER_PATH: snippets.HELPER_PATCHED,
         HANDLER_PATH: snippets.HANDLER_PATCHED,
     }
+
+
+def test_the_handler_steps_see_each_others_result_and_twice_equals_once() -> None:
+    handler_steps = tuple(s for s in SERIES if s.target.path == HANDLER_PATH)
+    assert len(handler_steps) == 2
+    once = run_series(reader({HANDLER_PATH: snippets.HANDLER}), handler_steps)
+    assert once.changed == {HANDLER_PATH: snippets.HANDLER_PATCHED}
+    twice = run_series(reader(dict(once.changed)), handler_steps)
+    assert [o.status for o in twice.outcomes] == [Status.ALREADY_APPLIED] * 2
+    assert twice.changed == {}
 
 
 def test_second_run_is_already_applied_and_changes_nothing() -> None:
@@ -74,3 +162,96 @@ def test_unparsable_file_is_drift() -> None:
     )
     assert result.outcomes[0].status is Status.DRIFTED
     assert "does not parse" in result.outcomes[0].detail
+
+
+# --- the carried tests ----------------------------------------------------------------
+
+
+def test_series_adds_both_test_targets_after_the_fix() -> None:
+    result = run_series(PATHS.get)
+    assert [o.status for o in result.outcomes] == [Status.APPLIED] * 5
+    assert result.ok
+    assert set(result.changed) == {*PATHS, HANDLER_TEST_PATH}
+    assert result.changed[HANDLER_TEST_PATH] == handler_delta_test_module.MODULE
+    again = run_series({**PATHS, **result.changed}.get)
+    assert [o.status for o in again.outcomes] == [Status.ALREADY_APPLIED] * 5
+    assert again.changed == {}
+
+
+def test_missing_test_module_skips_its_tests_but_not_the_fix() -> None:
+    files = {k: v for k, v in PATHS.items() if k != HELPER_TESTS_PATH}
+    result = run_series(files.get)
+    statuses = [o.status for o in result.outcomes]
+    assert statuses == [Status.APPLIED] * 3 + [Status.NOT_APPLICABLE, Status.APPLIED]
+    assert result.ok and result.problems() == []
+    assert "regression tests are not carried" in result.outcomes[3].detail
+
+
+def test_drifted_test_module_blocks_the_series() -> None:
+    files = dict(PATHS)
+    files[HELPER_TESTS_PATH] = TEST_MODULE.replace("    pytest.mark.core,\n", "")
+    result = run_series(files.get)
+    assert not result.ok and result.outcomes[3].status is Status.DRIFTED
+    assert "`pytestmark` without core" in result.problems()[0]
+
+
+def test_existing_file_in_place_of_the_new_module_blocks_the_series() -> None:
+    result = run_series({**PATHS, HANDLER_TEST_PATH: "def test_other():\n    pass\n"}.get)
+    assert not result.ok and result.outcomes[4].status is Status.DRIFTED
+    assert "a file of that name with other content" in result.problems()[0]
+
+
+def test_not_applicable_fix_carries_no_tests() -> None:
+    files = {
+        HANDLER_PATH: snippets.HANDLER_INLINE,
+        **{k: v for k, v in PATHS.items() if "tests" in k},
+    }
+    result = run_series(files.get)
+    assert result.not_applicable and result.changed == {}
+    assert "no change to test" in result.outcomes[-1].detail
+
+
+# --- the changed-lines scope check on what the test steps declare ---------------------
+
+
+def added_tests() -> str:
+    return run_series(PATHS.get).changed[HELPER_TESTS_PATH]
+
+
+def test_added_definitions_are_in_scope_and_counted() -> None:
+    new = added_tests()
+    label = helper_delta_tests.TARGET.qualname
+    counts = lines_changed_in(TEST_MODULE, new, [], added={label: NEW_NAMES})
+    added = len(new.splitlines()) - len(TEST_MODULE.splitlines())
+    assert counts == {label: (added, 0)}
+
+
+def test_churn_outside_the_added_definitions_is_refused() -> None:
+    churned = added_tests().replace(
+        "def test_prompt_logprobs():", "def test_prompt_logprobs():  # x"
+    )
+    label = helper_delta_tests.TARGET.qualname
+    with pytest.raises(ToolkitError, match=r"changed line\(s\) outside .*refusing unrelated churn"):
+        lines_changed_in(TEST_MODULE, churned, [], added={label: NEW_NAMES})
+
+
+def test_a_declared_addition_that_is_missing_is_refused() -> None:
+    with pytest.raises(ToolkitError, match="should add test_missing"):
+        lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
+
+
+def test_new_file_counts_every_line_and_must_be_new() -> None:
+    label = handler_delta_test_module.TARGET.qualname
+    module = handler_delta_test_module.MODULE
+    counts = lines_changed_in("", module, [], new_file=label)
+    assert counts == {label: (len(module.splitlines()), 0)}
+    with pytest.raises(ToolkitError, match="expected a new file"):
+        lines_changed_in("x = 1\n", module, [], new_file=label)
+
+
+def test_function_targets_still_work_positionally() -> None:
+    old = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    new = old.replace("return 1", "return 3")
+    assert lines_changed_in(old, new, ["f"]) == {"f": (1, 1)}
+    with pytest.raises(ToolkitError):
+        lines_changed_in(old, new.replace("return 2", "return 4"), ["f"])

@@ -165,17 +165,17 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
 
 @pytest.mark.integration
 def test_the_committed_series_carries_its_regression_tests() -> None:
-    from codemods import regression_tests
+    from codemods import handler_delta_test_module, helper_delta_tests
     from dynpatch.patch.trees import prepare_trees
     from dynpatch.pin import load_pin
     from dynpatch.test_upstream.stage import series_new_tests
 
     trees = prepare_trees(fetch(load_pin()))
     added = series_new_tests(trees)
-    helper_tests = {n for n in regression_tests.added_names() if n.startswith("test_")}
-    assert added == {(regression_tests.HELPER_TESTS_PATH, n) for n in helper_tests} | {
+    helper_tests = {n for n in helper_delta_tests.added_names() if n.startswith("test_")}
+    assert added == {(helper_delta_tests.PATH, n) for n in helper_tests} | {
         (
-            regression_tests.HANDLER_TEST_PATH,
+            handler_delta_test_module.PATH,
             "test_response_loop_passes_its_delta_to_the_logprob_helper",
         )
     }

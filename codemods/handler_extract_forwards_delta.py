@@ -1,0 +1,84 @@
+"""Let ``HandlerBase._extract_logprobs`` take the chunk's delta and forward it.
+
+The TRT-LLM handler's ``_extract_logprobs(output, num_output_tokens_so_far)`` is a thin
+wrapper around the shared ``extract_from_completion_output``. After this codemod it
+also accepts an optional keyword-only ``new_token_ids`` and passes it on, so
+``_extract_logprobs(output, 0)`` keeps working and the response loop can hand over the
+delta it has already built (``handler_call_passes_delta``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods import shape
+from codemods.logprobs_helper import PARAM
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
+
+PATH = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
+HELPER = "extract_from_completion_output"
+METHOD = "HandlerBase._extract_logprobs"
+CURSOR = "num_output_tokens_so_far"
+
+TARGET = Target(
+    path=PATH,
+    qualname=METHOD,
+    expected=(
+        f"a method (output, {CURSOR}) whose body is "
+        f"`return <module>.{HELPER}(output, {CURSOR}, ...)`"
+    ),
+)
+
+# Why a handler without the shared helper has nothing to change (both handler codemods).
+INLINE = (
+    f"{PATH} never calls the shared {HELPER}: {METHOD} indexes token by token, "
+    "so there is no history copy to remove (releases <= 1.2.1)"
+)
+
+_HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
+
+
+class HandlerExtractForwardsDelta(TargetedCommand):
+    DESCRIPTION: str = (
+        f"{METHOD}: accept an optional keyword-only {PARAM} and forward it to {HELPER}."
+    )
+    TARGET = TARGET
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        fn = shape.find_function(tree, METHOD)
+        if fn is None:
+            raise Drifted(TARGET, f"no method {METHOD}")
+        if not shape.references(fn, HELPER):
+            raise NotApplicable(INLINE)
+        positional, kwonly = shape.param_names(fn)
+        if positional != ["output", CURSOR]:
+            raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
+
+        calls = m.findall(fn, _HELPER_CALL)
+        returns = m.findall(fn, m.Return())
+        if len(calls) != 1 or len(returns) != 1 or returns[0].value is not calls[0]:
+            raise Drifted(TARGET, f"a body that is not one `return ...{HELPER}(...)`")
+        call = calls[0]
+        assert isinstance(call, cst.Call)
+        if [shape.code(a.value) for a in call.args[:2]] != ["output", CURSOR]:
+            raise Drifted(TARGET, f"`{shape.one_line(call)}`")
+
+        forwards = any(
+            a.keyword is not None and a.keyword.value == PARAM and shape.code(a.value) == PARAM
+            for a in call.args
+        )
+        if PARAM in kwonly and forwards:
+            raise AlreadyApplied(f"{METHOD} already forwards {PARAM}")
+        if PARAM in kwonly or forwards:
+            raise Drifted(TARGET, f"a half-made change: `{shape.one_line(fn)}`")
+
+        new_fn = fn.deep_replace(call, shape.add_keyword_arg(call, PARAM, cst.Name(PARAM)))
+        param = cst.Param(
+            name=cst.Name(PARAM),
+            annotation=cst.Annotation(cst.parse_expression("list[int] | None")),
+            equal=cst.AssignEqual(),
+            default=cst.Name("None"),
+        )
+        new_fn = shape.add_kwonly_param(new_fn, param)  # type: ignore[arg-type]
+        return shape.replace_function(tree, METHOD, new_fn)

@@ -1,0 +1,85 @@
+"""The layout's rules, read from the code: what each package may import, where programs
+are started, and how large a module may grow."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# codemods/carried/ holds the test files the patch carries (dynamo's tests, as text): data
+# the codemods insert, not modules of the package.
+CODEMODS = sorted(p for p in (ROOT / "codemods").rglob("*.py") if "carried" not in p.parts)
+DYNPATCH = sorted((ROOT / "dynpatch").rglob("*.py"))
+# Code that runs inside dynamo's environment, not the toolkit's: the tensorrt_llm stand-in.
+STANDIN = ROOT / "dynpatch" / "replay" / "standin"
+MAX_LINES = 420
+
+
+def imported(path: Path) -> set[str]:
+    """Top-level module names ``path`` imports (absolute imports only)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_the_packages_are_there() -> None:
+    assert len(CODEMODS) >= 5 and len(DYNPATCH) >= 30
+
+
+@pytest.mark.parametrize("path", CODEMODS, ids=rel)
+def test_codemods_import_only_libcst_the_standard_library_and_themselves(path: Path) -> None:
+    allowed = set(sys.stdlib_module_names) | {"libcst", "codemods", "__future__"}
+    foreign = {n for n in imported(path) if n.split(".")[0] not in allowed}
+    assert not foreign, f"{rel(path)} imports {sorted(foreign)}"
+
+
+@pytest.mark.parametrize("path", DYNPATCH, ids=rel)
+def test_only_main_imports_the_command_line(path: Path) -> None:
+    if path == ROOT / "dynpatch" / "__main__.py":
+        return
+    assert not {n for n in imported(path) if n in ("dynpatch.cli", "dynpatch.cli.main")}, (
+        f"{rel(path)} imports dynpatch.cli: stages take their Options and never import it"
+    )
+
+
+@pytest.mark.parametrize("path", DYNPATCH, ids=rel)
+def test_programs_are_started_only_in_the_io_layer(path: Path) -> None:
+    inside_io = (ROOT / "dynpatch" / "io") in path.parents
+    starts = {n for n in imported(path) if n.split(".")[0] in ("subprocess", "multiprocessing")}
+    starts |= {n for n in imported(path) if n in ("os.system", "os.popen", "os.spawnv")}
+    assert inside_io or not starts, f"{rel(path)} starts programs outside dynpatch/io/"
+
+
+@pytest.mark.parametrize("path", CODEMODS + DYNPATCH, ids=rel)
+def test_no_module_is_too_large(path: Path) -> None:
+    if STANDIN in path.parents:
+        return
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, f"{rel(path)} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_the_io_layer_is_the_only_user_of_git_and_pip() -> None:
+    """No module outside dynpatch/io/ names the git or pip executables in a command."""
+    offenders = []
+    for path in DYNPATCH:
+        if (ROOT / "dynpatch" / "io") in path.parents or STANDIN in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.List) and node.elts:
+                first = node.elts[0]
+                if isinstance(first, ast.Constant) and first.value in ("git", "pip"):
+                    offenders.append(f"{rel(path)}:{node.lineno}")
+    assert not offenders, offenders
