@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
@@ -32,6 +32,9 @@ from dynpatch.patch.apply import PATCHES
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.progress import Steps
 from dynpatch.replay.script import Script, to_json
+
+if TYPE_CHECKING:
+    from dynpatch.patch.trees import Trees
 
 OUT = evidence.OUT / "verify"
 DEFAULT_BUDGET = 200
@@ -90,11 +93,7 @@ def run(args: Options) -> int:
             ) from None
         with err.status(f"drawing {args.budget} property streams (seed {seed}) ..."):
             properties = draw_scripts(args.budget, seed)
-    job = {
-        "mode": "verify",
-        "scenarios": names,
-        "scripts": [to_json(s) for s in properties],
-    }
+    job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
     results = {}
     with Steps(err, 2) as steps:
         for label, root in (("baseline", trees.baseline), ("patched", trees.patched)):
@@ -219,7 +218,7 @@ def markdown(outcomes: list[Outcome], lines: list[str]) -> str:
 def _details(
     outcomes: list[Outcome],
     results: dict[str, dict[str, Any]],
-    trees: Any,
+    trees: Trees,
     seed: int,
     budget: int,
     properties: list[Script],

@@ -8,7 +8,15 @@ module the child imports is standard-library only (no libcst, no gitpython, no r
 * :mod:`~dynpatch.replay.scenarios` - the named scenarios and the benchmark streams.
 * :mod:`~dynpatch.replay.engine`    - the engine double (TRT-LLM-shaped results).
 * :mod:`~dynpatch.replay.wire`      - canonical chunk serialisation, first divergence.
-* :mod:`~dynpatch.replay.child`     - the child entry point.
+* :mod:`~dynpatch.replay.paths`     - which modules must come from the tree; ``inside``.
+* :mod:`~dynpatch.replay.handler`   - dynamo's handler imported, its fatal exit observed.
+* :mod:`~dynpatch.replay.timing`    - what a benchmark worker measures.
+* :mod:`~dynpatch.replay.job`       - verify's transport: a job file in, a result file out.
+* :mod:`~dynpatch.replay.serve`     - bench's transport: a worker answering over pipes.
+* :mod:`~dynpatch.replay.child`     - the child entry point (either transport).
+* :mod:`dynpatch.io.atomic`         - the result file written all-or-nothing.
+
+The parent side (:mod:`~dynpatch.replay.runner`, the stages) also uses ``paths``.
 
 ``standin/tensorrt_llm`` is a test double of the ``tensorrt_llm`` package; it is put on
 the children's ``PYTHONPATH`` and nowhere else.

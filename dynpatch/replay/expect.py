@@ -50,41 +50,41 @@ def _cached(records: list[Record]) -> bool:
     )
 
 
-CHECKS: dict[str, tuple[str, Callable[[list[Record]], bool]]] = {
+Check = Callable[[list[Record]], bool]
+
+
+def _some(test: Callable[[dict[str, Any]], bool]) -> Check:
+    """The check that some chunk of the stream passes ``test``."""
+    return lambda records: any(test(c) for c in _chunks(records))
+
+
+def _carries(key: str) -> Check:
+    return _some(lambda c: key in c)
+
+
+CHECKS: dict[str, tuple[str, Check]] = {
     "finish": ("ends with a finish_reason chunk and usage", _finished_cleanly),
-    "log_probs": (
-        "some chunk carries log_probs",
-        lambda r: any("log_probs" in c for c in _chunks(r)),
-    ),
-    "top_logprobs": (
-        "some chunk carries top_logprobs",
-        lambda r: any("top_logprobs" in c for c in _chunks(r)),
-    ),
-    "no_log_probs": (
-        "no chunk carries log_probs",
-        lambda r: all("log_probs" not in c for c in _chunks(r)),
-    ),
+    "log_probs": ("some chunk carries log_probs", _carries("log_probs")),
+    "top_logprobs": ("some chunk carries top_logprobs", _carries("top_logprobs")),
+    "no_log_probs": ("no chunk carries log_probs", lambda r: not _carries("log_probs")(r)),
     "flat": (
         "some chunk has log_probs without top_logprobs",
-        lambda r: any("log_probs" in c and "top_logprobs" not in c for c in _chunks(r)),
+        _some(lambda c: "log_probs" in c and "top_logprobs" not in c),
     ),
     "dropped": ("some chunk with tokens has no log_probs", _dropped),
     "empty_delta": (
         "some chunk has no new tokens",
-        lambda r: any(c.get("token_ids") == [] and "index" in c for c in _chunks(r)),
+        _some(lambda c: c.get("token_ids") == [] and "index" in c),
     ),
     "prompt_logprobs": (
         "a finishing chunk carries engine_data.prompt_logprobs",
-        lambda r: any("prompt_logprobs" in (c.get("engine_data") or {}) for c in _chunks(r)),
+        _some(lambda c: "prompt_logprobs" in (c.get("engine_data") or {})),
     ),
     "cached_tokens": ("usage reports cached tokens", _cached),
-    "stop_reason": (
-        "some chunk carries stop_reason",
-        lambda r: any("stop_reason" in c for c in _chunks(r)),
-    ),
+    "stop_reason": ("some chunk carries stop_reason", _carries("stop_reason")),
     "unknown_finish": (
         "a chunk has finish_reason 'unknown'",
-        lambda r: any(c.get("finish_reason") == "unknown" for c in _chunks(r)),
+        _some(lambda c: c.get("finish_reason") == "unknown"),
     ),
     "error_chunk": ("an error chunk is emitted", _error_chunk),
     "worker_exit": (

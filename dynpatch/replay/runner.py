@@ -22,7 +22,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.pin import ROOT
 from dynpatch.replay import STANDIN_DIR
-from dynpatch.replay.child import TREE_MODULES
+from dynpatch.replay.paths import TREE_MODULES, inside
 
 CHILD_MODULE = "dynpatch.replay.child"
 
@@ -61,7 +61,7 @@ def run_child(
     if not (tree.src / "dynamo").is_dir():
         raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
     log.parent.mkdir(parents=True, exist_ok=True)
-    job = {**job, "tree": tree.label, "src": str(tree.src), "standin": str(STANDIN_DIR)}
+    job = {**job, "tree": tree.label, "standin": str(STANDIN_DIR)}
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
         job_file = Path(tmp) / "job.json"
         result_file = Path(tmp) / "result.json"
@@ -78,24 +78,23 @@ def run_child(
         result: dict[str, Any] = json.loads(result_file.read_text())
     if not result.get("ok"):
         raise ToolkitError(f"{tree.label} replay refused to run: {result.get('error')}")
-    if proc.returncode != 0:
+    if child.returncode != 0:
         raise ToolkitError(f"{tree.label} replay exited with status {child.returncode}; log {log}")
-    modules = result.get("modules", {})
+    check_origins(tree, result)
+    return result
+
+
+def check_origins(tree: Tree, report: dict[str, Any]) -> None:
+    """The child's setup report says it imported dynamo's modules from ``tree`` (every one
+    of ``TREE_MODULES``, and any other ``dynamo.`` module it names but the runtime's
+    ``dynamo._core``); else a ToolkitError naming the module and where it came from."""
+    modules = report.get("modules", {})
     missing = [m for m in TREE_MODULES if m not in modules]
     if missing:
         raise ToolkitError(f"{tree.label} replay did not report where {missing[0]} came from")
     for name, path in modules.items():
-        if name.startswith("dynamo.") and name != "dynamo._core" and not _inside(path, tree.src):
+        if name.startswith("dynamo.") and name != "dynamo._core" and not inside(path, tree.src):
             raise ToolkitError(f"{tree.label} replay imported {name} from {path}, not {tree.src}")
-    return result
-
-
-def _inside(path: str, root: Path) -> bool:
-    try:
-        Path(path).resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
@@ -113,7 +112,7 @@ def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
 
 
 class Worker:
-    """A persistent benchmark child (``--serve``) for one tree; see ``child.serve``.
+    """A persistent benchmark child (``--serve``) for one tree (:mod:`dynpatch.replay.serve`).
 
     ``with Worker(tree, log) as w: w.ask({...})``. Every failure (setup refused, crash,
     silence past ``timeout``) is one ToolkitError naming the tree and the log.
@@ -128,9 +127,7 @@ class Worker:
         log.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(prefix="replay-worker-")
         job_file = Path(self._tmp.name) / "job.json"
-        job_file.write_text(
-            json.dumps({"tree": tree.label, "src": str(tree.src), "standin": str(STANDIN_DIR)})
-        )
+        job_file.write_text(json.dumps({"tree": tree.label, "standin": str(STANDIN_DIR)}))
         self._log = log.open("w")
         self._proc = proc.spawn(
             [python, "-m", CHILD_MODULE, str(job_file), "--serve"],
@@ -146,18 +143,15 @@ class Worker:
         """
         if self.hello:
             return self
-        self.hello = self._read()
-        tree = self.tree
-        if not self.hello.get("ok"):
+        hello = self._read()
+        try:
+            if not hello.get("ok"):
+                raise ToolkitError(f"{self.tree.label} replay refused to run: {hello.get('error')}")
+            check_origins(self.tree, hello)
+        except ToolkitError:
             self.close()
-            raise ToolkitError(f"{tree.label} replay refused to run: {self.hello.get('error')}")
-        modules = self.hello.get("modules", {})
-        for name in TREE_MODULES:
-            if not _inside(modules.get(name, ""), tree.src):
-                self.close()
-                raise ToolkitError(
-                    f"{tree.label} replay imported {name} from {modules.get(name)}, not {tree.src}"
-                )
+            raise
+        self.hello = hello
         return self
 
     def __enter__(self) -> Worker:

@@ -69,11 +69,6 @@ class Script:
     # What the replayed stream must show (names in dynpatch.replay.expect.CHECKS).
     expect: tuple[str, ...] = field(default=())
 
-    @property
-    def n_chunks_hint(self) -> int:
-        """Upper bound of chunks the handler can emit (one per choice per result)."""
-        return sum(0 if s.no_outputs or s.raise_kind else self.n for s in self.steps)
-
 
 # --- JSON ---------------------------------------------------------------------------
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from dynpatch.replay import STANDIN_DIR, expect, scenarios
-from dynpatch.replay.child import chunk_history
 from dynpatch.replay.engine import EngineFailure, Errors, ReplayEngine
 from dynpatch.replay.script import Delta, Script, Step, from_json, request_for, to_json
+from dynpatch.replay.timing import chunk_history
 
 
 @pytest.fixture

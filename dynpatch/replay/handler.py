@@ -1,0 +1,125 @@
+"""Dynamo's real TRT-LLM handler, imported in a replay child, with its fatal exit observed.
+
+Standard library plus the replay package only (this runs inside dynamo's environment).
+The child's ``PYTHONPATH`` decides which tree ``dynamo`` comes from; :class:`Replay`
+records where each module of :data:`~dynpatch.replay.paths.TREE_MODULES` was imported
+from, and the parent checks that report (:func:`dynpatch.replay.runner.check_origins`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import platform
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from dynpatch.replay.engine import Errors, ReplayEngine
+from dynpatch.replay.paths import TREE_MODULES, inside
+from dynpatch.replay.script import Script, request_for
+
+EXIT_CODE_SETUP = 3  # the child could not set up the replay (message in its answer)
+
+
+class SetupError(Exception):
+    """The replay cannot run here; the message says why (sent to the parent)."""
+
+
+class Replay:
+    """Dynamo imported from one tree, the fatal-exit seam observed, handlers on demand."""
+
+    def __init__(self, standin: Path):
+        self.modules: dict[str, str] = {}
+        # What dynamo's fatal path asked for during the current request, in order.
+        self.worker_exits: list[dict[str, Any]] = []
+        for name in TREE_MODULES:
+            self.modules[name] = str(importlib.import_module(name).__file__)
+        trt = importlib.import_module("tensorrt_llm")
+        self.modules["tensorrt_llm"] = str(trt.__file__)
+        if not getattr(trt, "STANDIN", False) or not inside(trt.__file__, standin):
+            raise SetupError(f"tensorrt_llm came from {trt.__file__}, not the stand-in {standin}")
+        core = importlib.import_module("dynamo._core")
+        self.modules["dynamo._core"] = str(core.__file__)
+
+        logprobs = importlib.import_module("dynamo.common.backend.logprobs")
+        hb = importlib.import_module("dynamo.trtllm.request_handlers.handler_base")
+        agg = importlib.import_module("dynamo.trtllm.request_handlers.aggregated_handler")
+        self.has_new_token_ids = (
+            "new_token_ids" in inspect.signature(logprobs.extract_from_completion_output).parameters
+        )
+        # dynamo's fatal path ends in exit_worker_on_fatal_error -> os._exit(1). Replace
+        # the name the handler module calls with a recorder, so the exit becomes an
+        # observed event of the stream instead of a silent end of this process.
+        if not hasattr(hb, "exit_worker_on_fatal_error"):
+            raise SetupError(
+                "handler_base no longer binds exit_worker_on_fatal_error: "
+                "the replay cannot observe dynamo's fatal path (upstream drift)"
+            )
+        hb.exit_worker_on_fatal_error = self._observe_exit
+        self._hb, self._agg = hb, agg
+
+        from dynamo._core import Context
+        from dynamo.llm.exceptions import EngineShutdown
+        from dynamo.trtllm.constants import DisaggregationMode
+        from tensorrt_llm.executor.result import Logprob
+        from tensorrt_llm.executor.utils import RequestError
+        from tensorrt_llm.sampling_params import SamplingParams
+
+        self.errors = Errors(RequestError, EngineShutdown, Logprob)
+        self._context = Context
+        self._mode = DisaggregationMode.AGGREGATED
+        self._sampling_params = SamplingParams
+
+    def _observe_exit(
+        self, engine: Any, runtime: Any, shutdown_timeout: float | None = None
+    ) -> None:
+        self.worker_exits.append(
+            {
+                "engine": "engine double" if isinstance(engine, ReplayEngine) else repr(engine),
+                "runtime": None if runtime is None else type(runtime).__name__,
+            }
+        )
+
+    def prepare(self, script: Script, request_id: str) -> tuple[Any, ReplayEngine, Any, Any]:
+        """A fresh handler, engine double, request and context (built outside timing)."""
+        engine = ReplayEngine(script, self.errors)
+        config = self._hb.RequestHandlerConfig(
+            engine=engine,
+            default_sampling_params=self._sampling_params(),
+            publisher=None,
+            disaggregation_mode=self._mode,
+        )
+        handler = self._agg.AggregatedHandler(config)
+        return handler, engine, request_for(script), self._context(id=request_id)
+
+
+def environment() -> dict[str, Any]:
+    """The child's interpreter, platform and the versions of what the handler imports."""
+    versions: dict[str, str | None] = {}
+    for dist in ("torch", "transformers", "ai-dynamo-runtime", "pydantic"):
+        try:
+            versions[dist] = version(dist)
+        except Exception:
+            versions[dist] = None
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "executable": sys.executable,
+        "platform": platform.platform(),
+        "pid": os.getpid(),
+        "versions": versions,
+    }
+
+
+def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
+    """The child's setup report: which tree, where its modules came from, its environment."""
+    return {
+        "ok": True,
+        "tree": tree,
+        "modules": replay.modules,
+        "has_new_token_ids": replay.has_new_token_ids,
+        "environment": environment(),
+    }

@@ -1,0 +1,71 @@
+"""The one-shot transport of verify: a job file in, one result file out.
+
+``python -m dynpatch.replay.child JOB.json RESULT.json`` replays every script of the
+job once, serialises each record canonically when it is observed, and writes the result
+atomically (no result file at all when the child dies first, which the parent reports).
+Standard library plus the replay package only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from dynpatch.io.atomic import write_atomic
+from dynpatch.replay import scenarios, wire
+from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
+from dynpatch.replay.script import Script, from_json
+
+
+async def replay_records(replay: Replay, script: Script, timeout: float) -> list[str]:
+    """The complete observed stream of one request, canonically serialised."""
+    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}")
+    replay.worker_exits.clear()
+    chunks: list[str] = []
+    tail: list[str] = []
+
+    async def drain() -> None:
+        async for chunk in handler.generate(request, context):
+            chunks.append(wire.record("chunk", chunk))
+
+    try:
+        await asyncio.wait_for(drain(), timeout)
+    except TimeoutError:
+        raise
+    except Exception as exc:  # an exception leaving the handler is an observation
+        tail.append(wire.record("raised", {"type": type(exc).__name__, "message": str(exc)}))
+    submits = [wire.record("submit", call) for call in engine.llm.calls]
+    events = [wire.record("worker_exit", e) for e in replay.worker_exits]
+    submitted = engine.llm.submitted
+    if submitted is not None and submitted.aborted:  # dynamo cancelled the engine request
+        events.append(wire.record("engine_abort", {"calls": submitted.aborted}))
+    return [*submits, *chunks, *events, *tail]
+
+
+async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every named scenario and script of ``job``, in order: its name and its records."""
+    scripts = scenarios.named(job.get("scenarios"))
+    scripts += [from_json(s) for s in job.get("scripts", [])]
+    out = []
+    for script in scripts:
+        records = await replay_records(replay, script, float(job.get("timeout", 120)))
+        out.append({"name": script.name, "records": records})
+    return out
+
+
+async def _verify(job: dict[str, Any]) -> dict[str, Any]:
+    replay = Replay(Path(job["standin"]))
+    return {**hello(replay, job.get("tree")), "scenarios": await run_verify(replay, job)}
+
+
+def main(job: dict[str, Any], result: Path) -> int:
+    """Run ``job`` and write its result to ``result``; the exit status of the child."""
+    try:
+        answer = asyncio.run(_verify(job))
+    except SetupError as exc:
+        write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
+        return EXIT_CODE_SETUP
+    write_atomic(result, json.dumps(answer))
+    return 0

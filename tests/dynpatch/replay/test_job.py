@@ -1,0 +1,72 @@
+"""verify's one-shot transport, in process on the fake replay: what a stream's records
+are, and how the result file is written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from dynpatch.replay import job, scenarios, wire
+from dynpatch.replay.handler import EXIT_CODE_SETUP, SetupError
+from dynpatch.replay.script import Delta, Script, Step, to_json
+from tests.fixtures.replay import FakeReplay
+
+
+def kinds(records: list[str]) -> list[str]:
+    return [json.loads(r)["kind"] for r in records]
+
+
+def test_records_are_submissions_then_chunks_then_events() -> None:
+    script = scenarios.stream(3, 1)
+    records = asyncio.run(job.replay_records(FakeReplay(), script, 10))
+    assert kinds(records) == ["submit", "chunk", "chunk", "chunk"]
+    assert json.loads(records[-1])["value"]["token_ids"] == list(
+        d.tokens[0] for s in script.steps for d in s.deltas
+    )
+
+
+def test_an_exception_leaving_the_handler_is_the_last_record() -> None:
+    script = Script(
+        "boom", steps=(Step((Delta(0, (5,)),)), Step(raise_kind="request", message="x"))
+    )
+    records = asyncio.run(job.replay_records(FakeReplay(), script, 10))
+    assert kinds(records) == ["submit", "chunk", "raised"]
+    assert json.loads(records[-1])["value"] == {"type": "RequestError", "message": "x"}
+
+
+def test_worker_exits_of_the_request_become_events_and_are_cleared_first() -> None:
+    replay = FakeReplay(worker_exits=[{"engine": "left over from another request"}])
+    script = Script("fatal", steps=(Step((Delta(0, (5,)),)), Step(no_outputs=True)))
+    records = asyncio.run(job.replay_records(replay, script, 10))
+    assert kinds(records) == ["submit", "chunk", "worker_exit"]
+    assert records[-1] == wire.record("worker_exit", {"engine": "engine double", "runtime": None})
+
+
+def test_run_verify_replays_named_scenarios_then_scripts_in_order() -> None:
+    extra = scenarios.stream(2, 1)
+    jobspec = {"scenarios": ["1-choice-one-token-top1"], "scripts": [to_json(extra)]}
+    replay = FakeReplay()
+    out = asyncio.run(job.run_verify(replay, jobspec))
+    assert [o["name"] for o in out] == ["1-choice-one-token-top1", extra.name]
+    assert replay.prepared == ["verify-1-choice-one-token-top1", f"verify-{extra.name}"]
+
+
+def test_main_writes_the_result_and_a_refusal_with_its_own_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(job, "Replay", lambda standin: FakeReplay())
+    monkeypatch.setattr(job, "hello", lambda replay, tree: {"ok": True, "tree": tree})
+    result = tmp_path / "result.json"
+    assert job.main({"tree": "baseline", "standin": "x", "scenarios": []}, result) == 0
+    assert json.loads(result.read_text()) == {"ok": True, "tree": "baseline", "scenarios": []}
+
+    def refuse(standin: str) -> FakeReplay:
+        raise SetupError("not here")
+
+    monkeypatch.setattr(job, "Replay", refuse)
+    assert job.main({"standin": "x"}, result) == EXIT_CODE_SETUP
+    assert json.loads(result.read_text()) == {"ok": False, "error": "not here"}
+    assert [p.name for p in tmp_path.iterdir()] == ["result.json"]  # no temporary left
