@@ -1,0 +1,132 @@
+"""dynpatch.pr.identity through `pr`: who signs off, and signing verified by git."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dynpatch.pin import load_pin
+from tests.fixtures.pr import BRANCH, JANE, World, git, nothing_written, one_error, refused, ssh_key
+
+
+def test_missing_identity_is_an_error(world: World, pr) -> None:
+    status, _out, err = pr(identity=None)
+    assert status == 2
+    one_error(err, "no identity", "--identity", "user.name")
+    nothing_written(world)
+
+
+def test_the_series_identity_is_not_a_person(world: World, pr) -> None:
+    status, _out, err = pr(identity=load_pin(world.pin).author)
+    assert status == 2
+    one_error(err, "series identity, not a person")
+    nothing_written(world)
+
+
+def test_identity_from_environment_then_git_config(
+    world: World, pr, isolated_git: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (isolated_git / ".gitconfig").write_text(
+        "[user]\n\tname = Cfg Person\n\temail = cfg@example.invalid\n"
+    )
+    status, out, err = pr(identity=None)
+    assert status == 0, err
+    assert "Cfg Person <cfg@example.invalid> (from git config user.name/email)" in out
+    monkeypatch.setenv("DYNPATCH_PR_IDENTITY", "Env Person <env@example.invalid>")
+    status, out, err = pr("--force", identity=None)
+    assert status == 0, err
+    assert "Env Person <env@example.invalid> (from $DYNPATCH_PR_IDENTITY)" in out
+    assert "replaced" in out and "author Cfg Person" in out
+    assert git(world.repo, "log", "-1", "--format=%ae %ce", BRANCH).stdout.split() == [
+        "env@example.invalid", "env@example.invalid",
+    ]  # fmt: skip
+
+
+def test_malformed_identity_is_an_error(world: World, pr) -> None:
+    status, _out, err = pr(identity="just a name")
+    assert status == 2
+    one_error(err, "not an identity of the form 'Name <email>'")
+    nothing_written(world)
+
+
+def test_an_identity_with_a_newline_is_refused_before_anything_is_written(world: World, pr) -> None:
+    err = refused(world, pr, identity="Jane\nDoe <jane@example.invalid>")
+    one_error(err, "not an identity of the form 'Name <email>'")
+    nothing_written(world)
+    assert pr()[0] == 0
+    err = refused(world, pr, "--force", identity="Jane\nDoe <jane@example.invalid>")
+    one_error(err, "not an identity of the form 'Name <email>'")
+
+
+def test_ssh_signed_commits_verify_with_git(world: World, pr) -> None:
+    key = ssh_key(world.tmp)
+    status, out, err = pr("--sign", "--signing-key", str(key))
+    assert status == 0, err
+    tip = world.tip()
+    assert '[G] Good "git" signature for jane@example.invalid with ED25519 key' in out
+    assert "`git verify-commit" in world.out.read_text()
+
+    # checked again here with git alone, against an allowed-signers file made in the test
+    allowed = world.tmp / "allowed"
+    allowed.write_text(
+        f'jane@example.invalid namespaces="git" {key.with_suffix(".pub").read_text()}'
+    )
+    cfg = ["-c", f"gpg.ssh.allowedSignersFile={allowed}"]
+    assert git(world.repo, *cfg, "verify-commit", tip, check=False).returncode == 0
+    shown = git(world.repo, *cfg, "log", "-1", "--show-signature", tip).stdout
+    assert 'Good "git" signature for jane@example.invalid' in shown
+    # and a different key is not accepted: the check can fail
+    second = world.tmp / "second"
+    second.mkdir()
+    wrong = ssh_key(second)
+    allowed.write_text(
+        f'jane@example.invalid namespaces="git" {wrong.with_suffix(".pub").read_text()}'
+    )
+    assert git(world.repo, *cfg, "verify-commit", tip, check=False).returncode != 0
+
+    # signing is part of what a regeneration compares
+    status, _out, err = pr()
+    assert status == 2
+    one_error(err, "signature signed -> unsigned", "--force")
+
+
+def test_gpg_signed_commits_verify_with_git(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("gpg") is None or shutil.which("gpgconf") is None:
+        pytest.skip("gpg is not installed")
+    home = world.tmp / "gnupg"
+    home.mkdir(mode=0o700)
+    monkeypatch.setenv("GNUPGHOME", str(home))
+    try:
+        subprocess.run(
+            ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
+             "--quick-gen-key", JANE, "ed25519", "sign", "1d"],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+        status, out, err = pr("--sign", "--signing-format", "openpgp")
+        assert status == 0, err
+        assert '[G] Good signature from "Jane Doe <jane@example.invalid>"' in out
+        assert git(world.repo, "verify-commit", world.tip(), check=False).returncode == 0
+    finally:
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env={**os.environ}, check=False)
+
+
+def test_a_missing_signing_key_is_an_error(world: World, pr) -> None:
+    status, _out, err = pr(
+        "--sign", "--signing-key", str(world.tmp / "nope"), "--signing-format", "ssh"
+    )
+    assert status == 2
+    one_error(err, "SSH signing key", "not found")
+    nothing_written(world)
+
+
+def test_ssh_signing_needs_a_key(world: World, pr) -> None:
+    status, _out, err = pr("--sign", "--signing-format", "ssh")
+    assert status == 2
+    one_error(err, "SSH signing needs a key")
+    nothing_written(world)
