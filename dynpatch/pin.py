@@ -1,16 +1,29 @@
-"""The pinned upstream release and the known releases, read from ``vendor/dynamo.toml``."""
+"""The pinned upstream release and the known releases: ``vendor/dynamo.toml``, read and edited.
+
+The pin is hand-annotated TOML: its comments say where each sha256 came from. It is read
+with ``tomllib`` (:func:`parse_pin`); the edits (:func:`with_release`,
+:func:`with_version`) go through ``tomlkit``, which keeps comments and layout, and each
+edit's result is parsed back with :func:`parse_pin`, so an edit yields a valid pin or raises.
+"""
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.items import Comment, Item, KeyType, SingleKey, Table, Trivia, Whitespace
+from tomlkit.toml_document import TOMLDocument
 
 from dynpatch.errors import ToolkitError
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN_FILE = ROOT / "vendor" / "dynamo.toml"
+_RELEASE_KEYS = ("tag", "wheel", "sha256", "tree")
 
 
 @dataclass(frozen=True)
@@ -65,42 +78,22 @@ class Pin:
 
 
 def load_pin(path: Path = PIN_FILE) -> Pin:
+    """The pin in ``path``; any fault is one :class:`ToolkitError` naming the file."""
     try:
-        data = tomllib.loads(path.read_text())
-        up, layout, series = data["upstream"], data["layout"], data["series"]
-        matrix = data.get("matrix", {})
-        releases = {
-            v: Release(
-                version=v,
-                tag=r["tag"],
-                wheel=r["wheel"],
-                sha256=r["sha256"].lower(),
-                tree=r.get("tree", ""),
-            )
-            for v, r in data.get("releases", {}).items()
-        }
-        pin = Pin(
-            url=up["url"],
-            version=up["version"],
-            package=data["pypi"]["package"],
-            wheel_prefix=layout["wheel_prefix"],
-            repo_prefix=layout["repo_prefix"],
-            exclude=tuple(layout.get("exclude", ())),
-            author=series["author"],
-            date=series["date"],
-            branch=series["branch"],
-            releases=releases,
-            path=path,
-            matrix=tuple(str(v) for v in matrix.get("versions", ())),
-            matrix_newest=bool(matrix.get("newest", False)),
-            matrix_verify_from=str(matrix.get("verify_from", "")),
-        )
+        text = path.read_text()
     except FileNotFoundError:
         raise ToolkitError(f"pin file not found: {path}") from None
     except OSError as exc:
         raise ToolkitError(f"cannot read the pin file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ToolkitError(f"pin file {path} is malformed: not UTF-8 text") from None
+    return parse_pin(text, path)
+
+
+def parse_pin(text: str, path: Path = PIN_FILE) -> Pin:
+    """The pin that ``text`` says (``path``: where it is, for ``Pin.path`` and messages)."""
+    try:
+        pin = _pin_of(tomllib.loads(text), path)
     except tomllib.TOMLDecodeError as exc:
         raise ToolkitError(f"pin file {path} is malformed: {exc}") from None
     except KeyError as exc:
@@ -112,6 +105,34 @@ def load_pin(path: Path = PIN_FILE) -> Pin:
     pin.release(pin.version)  # the pinned version must be a known release
     _check_date(pin)
     return pin
+
+
+def _pin_of(data: dict[str, Any], path: Path) -> Pin:
+    up, layout, series = data["upstream"], data["layout"], data["series"]
+    matrix = data.get("matrix", {})
+    releases = {
+        v: Release(
+            version=v, tag=r["tag"], wheel=r["wheel"], sha256=r["sha256"].lower(),
+            tree=r.get("tree", ""),
+        )
+        for v, r in data.get("releases", {}).items()
+    }  # fmt: skip
+    return Pin(
+        url=up["url"],
+        version=up["version"],
+        package=data["pypi"]["package"],
+        wheel_prefix=layout["wheel_prefix"],
+        repo_prefix=layout["repo_prefix"],
+        exclude=tuple(layout.get("exclude", ())),
+        author=series["author"],
+        date=series["date"],
+        branch=series["branch"],
+        releases=releases,
+        path=path,
+        matrix=tuple(str(v) for v in matrix.get("versions", ())),
+        matrix_newest=bool(matrix.get("newest", False)),
+        matrix_verify_from=str(matrix.get("verify_from", "")),
+    )
 
 
 def _check_date(pin: Pin) -> None:
@@ -133,3 +154,105 @@ def show(pin_file: Path, field: str) -> int:
     pin = load_pin(pin_file)
     print({"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}[field])
     return 0
+
+
+# --- edits: the text in, the text out, everything else kept -------------------------
+
+
+def with_release(text: str, release: Release, comment: str = "", path: Path = PIN_FILE) -> str:
+    """``text`` with a ``[releases."X"]`` table for ``release`` after the last one (the
+    lines of ``comment`` above it).
+
+    An entry that is already there must say the same (sha256, wheel, and tree when both
+    record one); a different one is an error, never silently replaced. One that has no
+    tree yet gets ``release.tree``.
+    """
+    known = parse_pin(text, path).releases.get(release.version)
+    if known is not None:
+        same = known.sha256 == release.sha256 and known.wheel == release.wheel
+        if not same or (known.tree and release.tree and known.tree != release.tree):
+            raise ToolkitError(
+                f'the pin already has [releases."{release.version}"] with sha256 '
+                f"{known.sha256}, not {release.sha256}: refusing to replace it"
+            )
+        if not release.tree or known.tree:
+            return text
+    doc = tomlkit.parse(text)
+    if known is None:
+        _add_release(doc, release, comment)
+        failed = f"could not add release {release.version} to the pin text"
+    else:
+        _set_tree(_releases(doc)[release.version], release.tree)
+        failed = f"could not record the tree of release {release.version} in the pin"
+    return _checked(doc, path, lambda pin: pin.releases.get(release.version) == release, failed)
+
+
+def with_version(text: str, version: str, path: Path = PIN_FILE) -> str:
+    """``text`` with ``[upstream] version`` set to ``version`` (which must be a release)."""
+    doc = tomlkit.parse(text)
+    upstream = doc.get("upstream")
+    if not isinstance(upstream, Table) or "version" not in upstream:
+        raise ToolkitError("the pin has no [upstream] version line to move")
+    upstream["version"] = version  # tomlkit keeps the line's place and its comment
+    failed = f"could not set the pinned version to {version}"
+    return _checked(doc, path, lambda pin: pin.version == version, failed)
+
+
+def _checked(doc: TOMLDocument, path: Path, ok: Callable[[Pin], bool], failed: str) -> str:
+    """The edited text, once parsing it back shows the edit (else ``failed``)."""
+    new = tomlkit.dumps(doc)
+    if not ok(parse_pin(new, path)):
+        raise ToolkitError(failed)
+    return new
+
+
+def _releases(doc: TOMLDocument) -> Table:
+    releases = doc.get("releases")
+    if not isinstance(releases, Table) or not releases:
+        raise ToolkitError("the pin has no [releases] table to add a release after")
+    return releases
+
+
+def _add_release(doc: TOMLDocument, release: Release, comment: str) -> None:
+    releases = _releases(doc)
+    last = releases[list(releases)[-1]]
+    tail = _detach_tail(last)
+    # tomlkit keeps the comment lines just above a header in the table before it; those
+    # belong to the next table, so they move below the new one, as a reader expects.
+    cut = max((i for i, item in enumerate(tail) if isinstance(item, Whitespace)), default=0)
+    for item in [*tail[:cut], tomlkit.nl(), *(_comment(line) for line in comment.splitlines())]:
+        last.add(item)
+    table = tomlkit.table()
+    for key in _RELEASE_KEYS:
+        table.add(key, getattr(release, key))
+    for item in tail[cut:]:
+        table.add(item)
+    releases.append(SingleKey(release.version, KeyType.Basic), table)  # quoted, as written
+    table.trivia.indent = ""  # tomlkit puts a blank line above a table after a comment
+
+
+def _set_tree(table: Table, tree: str) -> None:
+    if "tree" in table:
+        table["tree"] = tree  # in place, where the line is
+        return
+    tail = _detach_tail(table)  # a new key would otherwise land after the trailing comments
+    table.add("tree", tree)
+    for item in tail:
+        table.add(item)
+
+
+def _detach_tail(table: Table) -> list[Item]:
+    """Remove and return the blank and comment lines after ``table``'s last key.
+
+    tomlkit has no insert-before-trailer; its container's ``body`` is a list of
+    (key, item) pairs where these lines have no key, so popping them from the end leaves
+    every key's index intact."""
+    body = table.value.body
+    tail: list[Item] = []
+    while body and body[-1][0] is None and isinstance(body[-1][1], Comment | Whitespace):
+        tail.insert(0, body.pop()[1])
+    return tail
+
+
+def _comment(line: str) -> Comment:
+    return Comment(Trivia(comment_ws="", comment=f"# {line}" if line else "#", trail="\n"))

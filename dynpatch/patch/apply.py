@@ -5,7 +5,9 @@
 upstream's tools, commits on the work branch with a DCO sign-off, exports
 ``patches/0001-*.patch`` plus ``patches/series`` and proves the export applies with
 ``git am`` to a fresh copy of the base and reverses cleanly. With ``check=True`` it
-does all of that in a temporary place and compares with the committed ``patches/``.
+does all of that in a temporary place and compares with the committed ``patches/``; with
+``branch=None`` it writes the export but leaves the checkout as it is (the matrix and
+bump: a release's own series, made once, outcomes and proof included).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dynpatch.fetch import Checkout
 from dynpatch.format import upstream as formatting
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
-from dynpatch.pin import ROOT
+from dynpatch.pin import ROOT, Pin
 
 PATCHES = ROOT / "patches"
 SERIES_FILE = "series"
@@ -45,11 +47,14 @@ class ApplyReport:
 
 
 class SeriesFailed(ToolkitError):
-    """A target drifted or only part of the series applies; ``report`` has every outcome."""
+    """No series was exported: a target drifted or only part of the series applies, the
+    formatted change fails upstream's checks, or the export fails the ``git am`` proof
+    (then ``proof`` says how). ``report`` has every outcome either way."""
 
-    def __init__(self, message: str, report: ApplyReport) -> None:
+    def __init__(self, message: str, report: ApplyReport, proof: str = "") -> None:
         super().__init__(message)
         self.report = report
+        self.proof = proof
 
 
 # Commits this tool made on a work branch: a branch tip recorded here may be replaced by
@@ -62,7 +67,7 @@ def apply_series(
     *,
     author: gitio.Identity,
     date: str,
-    branch: str,
+    branch: str | None,
     vendor: Path,
     patches_dir: Path = PATCHES,
     check: bool = False,
@@ -73,8 +78,9 @@ def apply_series(
 
     The checkout changes in one step at the very end, if at all: the series commit is
     written as objects and the work branch moved by one ref transaction (never with
-    ``check``). ``patches_dir`` is replaced whole (staged, then swapped). The caller
-    holds the checkout's lock.
+    ``check`` or ``branch=None``: then the objects stay in a scratch folder and the
+    checkout is only read, so concurrent runs may share it). ``patches_dir`` is replaced
+    whole (staged, then swapped). Otherwise the caller holds the checkout's lock.
     """
     clock = _Clock()
     result = run_series(lambda path: read_at(checkout.path, checkout.base, path), steps)
@@ -91,19 +97,22 @@ def apply_series(
     old = {p: text or "" for p, text in before.items()}
     new = formatting.format_upstream(result.changed, python)
     clock.lap("format")
-    for path in new:
-        report.lines |= _scope_check(path, before[path], new[path], steps)
+    try:
+        for path in new:
+            report.lines |= _scope_check(path, before[path], new[path], steps)
+    except ToolkitError as exc:  # lines outside every target: the change's fault, not a tool's
+        raise SeriesFailed(str(exc), report) from None
     lint = formatting.flake8_on_changed_lines(old, new, python)
     if lint:
-        raise ToolkitError(f"flake8 (upstream settings) flags changed lines: {lint[0]}")
+        raise SeriesFailed(f"flake8 (upstream settings) flags changed lines: {lint[0]}", report)
     clock.lap("checks")
     if not new:  # every target already applied at the base: nothing to export
         return report
 
-    ref = f"refs/heads/{branch}"
-    tip = None if check else _work_branch_tip(checkout, branch, force)
+    moving = None if check else branch  # the work branch this run moves, if any
+    tip = _work_branch_tip(checkout, moving, force) if moving else None
     with files.owned_dir(vendor / "scratch", "apply-") as tmp:
-        objects = tmp / "objects" if check else None  # check: nothing enters the checkout
+        objects = None if moving else tmp / "objects"  # no branch moves: no object enters
         if objects is not None:
             objects.mkdir()
         report.commit = gitio.commit_objects(
@@ -112,8 +121,11 @@ def apply_series(
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
         clock.lap("commit+export")
-        verify_series(checkout, [exported / n for n in series_names(exported)], tmp / "am")
+        proof = am_problem(checkout, [exported / n for n in series_names(exported)], tmp / "am")
         clock.lap("git am check")
+        if proof:
+            report.timings = clock.laps
+            raise SeriesFailed(f"{_PROOF} on {checkout.release.base_tag}: {proof}", report, proof)
         report.patches = series_names(exported)
         with files.lock(patches_lock(vendor, patches_dir), f"the series in {patches_dir}"):
             files.recover(patches_dir)  # finish or undo what a killed run left
@@ -121,14 +133,24 @@ def apply_series(
                 _compare(exported, patches_dir)
             else:
                 report.changed_files = install_series(exported, patches_dir)
-        if not check and tip != report.commit:
-            moves = [(ref, report.commit, tip)]
+        if moving and tip != report.commit:
+            refs = [(f"refs/heads/{moving}", report.commit, tip)]
             made = f"{APPLIED}/{report.commit}"
             if not gitio.ref_exists(checkout.path, made):
-                moves.append((made, report.commit, None))
-            gitio.update_refs(checkout.path, moves, f"dynpatch apply: {branch} at the series")
+                refs.append((made, report.commit, None))
+            gitio.update_refs(checkout.path, refs, f"dynpatch apply: {moving} at the series")
     report.timings = clock.laps
     return report
+
+
+def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path) -> ApplyReport:
+    """The series for ``checkout``'s release, made by the pin's author and date, into
+    ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
+    author = gitio.parse_identity(pin.author)
+    return apply_series(
+        checkout, author=author, date=pin.date, branch=None, vendor=vendor,
+        patches_dir=patches_dir,
+    )  # fmt: skip
 
 
 def patches_lock(vendor: Path, patches_dir: Path) -> Path:
@@ -184,11 +206,36 @@ def read_at(repo: Path, rev: str, path: str) -> str | None:
         return None
 
 
-def verify_series(checkout: Checkout, patches: list[Path], scratch: Path) -> None:
-    """The series applies with ``git am`` to a fresh copy of the base, and reverses."""
+_PROOF = "patch series fails the git am proof"
+
+
+def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
+    """What stops ``patches`` applying with ``git am`` (no three-way fallback) to a fresh
+    clone of the base at ``scratch`` and reversing cleanly there; '' when nothing does
+    (``scratch`` is then the patched tree)."""
     gitio.clone_at(checkout.path, checkout.base, scratch)
-    gitio.am(scratch, patches)
-    gitio.reverse_applies(scratch, patches)
+    try:
+        gitio.am(scratch, patches)
+    except ToolkitError:
+        return _apply_failure(scratch, patches)
+    try:
+        gitio.reverse_applies(scratch, patches)
+    except ToolkitError as exc:
+        return f"applies but does not reverse: {exc}"
+    return ""
+
+
+def _apply_failure(repo: Path, patches: list[Path]) -> str:
+    """Which patch and file does not apply (git am's own last line only names the patch);
+    ``repo`` is back at the base (``gitio.am`` aborts)."""
+    for patch in patches:
+        try:
+            gitio.git_cmd(repo, "apply", "--check", str(patch))
+        except ToolkitError as exc:
+            detail = str(exc).split(": ", 1)[-1]
+            detail = detail.split(f"{repo}: ", 1)[-1]
+            return f"{patch.name}: {detail}"
+    return "git am failed (each patch applies alone: an ordering problem)"
 
 
 def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> Path:
@@ -298,9 +345,10 @@ __all__ = [
     "APPLIED",
     "ApplyReport",
     "SeriesFailed",
+    "am_problem",
     "apply_series",
+    "export_series",
     "install_series",
     "read_at",
     "series_names",
-    "verify_series",
 ]

@@ -16,7 +16,7 @@ from dynpatch.evidence import OUT, series_digest
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.io import git as gitio
-from dynpatch.patch.apply import PATCHES, series_names
+from dynpatch.patch.apply import PATCHES, am_problem, series_names
 
 TREES = OUT / "trees"
 
@@ -49,8 +49,12 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
         if not _is_at(patched, None):
             with files.staged_dir(patched) as tmp:
                 tmp.rmdir()
-                gitio.clone_at(checkout.path, checkout.base, tmp)
-                gitio.am(tmp, patches)
+                problem = am_problem(checkout, patches, tmp)  # apply's proof, kept as the tree
+                if problem:
+                    raise ToolkitError(
+                        f"the series in {patches_dir} does not apply to "
+                        f"{checkout.release.base_tag}: {problem}"
+                    )
     return Trees(baseline, patched, checkout.base, digest)
 
 

@@ -1,9 +1,11 @@
 """``python -m dynpatch bump VERSION``: move the pin to another release, safely.
 
 Everything is first built in a staging folder (``out/bump/``): the new pin text (the
-release's wheel sha256 and laid-out tree id), the series regenerated on the new base,
-then dynamo's CPU tests (test-upstream) and the replay (verify) on it, with the new
-release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed, old → new.
+release's wheel sha256 and laid-out tree id), the series regenerated on the new base
+(made once, its ``git am`` proof included; the shared checkout is only read), then
+dynamo's CPU tests (test-upstream) and the replay (verify) on it, as child processes with
+the new release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed,
+old → new.
 Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
 ``patches/`` replaced; if that replacement fails half-way, both are restored from the
 copies taken first. Any drift or failing check refuses the bump: the pin and patches/
@@ -19,8 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codemods.series import run_series
-from dynpatch import console, evidence, pinfile
+from dynpatch import console, evidence
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR, Checkout, fetch
@@ -30,13 +31,13 @@ from dynpatch.patch import apply as patch
 from dynpatch.patch.apply import (
     PATCHES,
     ApplyReport,
-    apply_series,
+    SeriesFailed,
+    export_series,
     install_series,
-    read_at,
     series_names,
 )
-from dynpatch.pin import PIN_FILE, Pin, Release, load_pin
-from dynpatch.releases.matrix import envs, releases, run
+from dynpatch.pin import PIN_FILE, Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.releases.matrix import envs, releases, stages
 
 OUT = evidence.OUT / "bump"
 DEFAULT_BUDGET = 50  # hypothesis streams of the verify run (plus every named scenario)
@@ -91,55 +92,46 @@ def _bump(
     with err.status(f"fetching ai-dynamo {new} ..."):
         release, trust = _release(pin, new, args.vendor)
         staged_pin = stage / "dynamo.toml"
-        files.write_atomic(staged_pin, pinfile.with_release(old_text, release))
-        checkout = fetch(load_pin(staged_pin), version=new, vendor=args.vendor)
+        first = parse_pin(with_release(old_text, release, path=args.pin), staged_pin)
+        checkout = fetch(first, version=new, vendor=args.vendor)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
         comment = f"sha256 recorded from PyPI on {time.strftime('%Y-%m-%d')} by `nox -s bump`"
-        new_text = pinfile.with_version(
-            pinfile.with_release(old_text, release, comment if trust else ""), new
-        )
-        files.write_atomic(staged_pin, new_text)
+        added = with_release(old_text, release, comment if trust else "", args.pin)
+        new_text = with_version(added, new, args.pin)
+        files.write_atomic(staged_pin, new_text)  # the stages' children read it
         staged = load_pin(staged_pin)
         checkout = fetch(staged, version=new, vendor=args.vendor)  # re-verified with the tree
     out.print(f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})", markup=False)
     out.print(f"laid-out tree {release.tree}", markup=False)
 
-    problems: list[str] = []
     patches = stage / "patches"
-    result = run_series(lambda path: read_at(checkout.path, checkout.base, path))
-    if not result.ok:
-        console.show_outcomes(result.outcomes, {}, f"ai-dynamo {new} (pypi)")
-        problems += result.problems()
-    else:
-        with err.status("regenerating the series on the new base ..."):
-            report = _regenerate(checkout, staged, args.vendor, patches)
-        console.show_outcomes(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)")
-        if not report.patches:
-            problems.append(f"every target is already applied in {new}: nothing to pin a series to")
+    with err.status("regenerating the series on the new base ..."):
+        report, problems = _regenerate(checkout, staged, args.vendor, patches)
+    console.show_outcomes(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)")
     if problems:
         return _refuse(problems, args, old, old_text, snapshot, stage)
 
     out.print("git range-diff (committed series on " + old + " → regenerated on " + new + "):")
     out.print(_range_diff(pin, old, args.patches, checkout, patches, args.vendor), markup=False)
 
-    for name in run.STAGES:
+    for name in stages.STAGES:
         if name in args.skip:
             out.print(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
             continue
         python = args.python or _runtime(new, args.runtimes)
+        job = stages.StageJob(
+            staged_pin, args.vendor, new, patches, stage, python, args.budget, args.seed
+        )
         with err.status(f"{name} on ai-dynamo {new} ..."):
-            cmd = run.stage_command(
-                name, staged_pin, args.vendor, new, patches, stage, python, args.budget, args.seed
-            )
-            check = run.run_stage_command(name, cmd, stage, patches)
+            check = stages.run_stage(name, job)
         out.print(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)", markup=False)
-        if check.status != run.PASS:
+        if check.status != stages.PASS:
             problems.append(f"{name} {check.status}: {check.detail}")
     if problems:
         return _refuse(problems, args, old, old_text, snapshot, stage)
 
     changed = _install_all(args, new_text, old_text, snapshot, patches)
-    for name in run.STAGES:  # the checks' records now describe the pinned series
+    for name in stages.STAGES:  # the checks' records now describe the pinned series
         record = stage / "evidence" / f"{name}.json"
         if record.is_file():
             args.evidence.mkdir(parents=True, exist_ok=True)
@@ -164,18 +156,20 @@ def _release(pin: Pin, version: str, vendor: Path) -> tuple[Release, str]:
     return releases.release_for(pin, version, digest), trust
 
 
-def _regenerate(checkout: Checkout, pin: Pin, vendor: Path, patches: Path) -> ApplyReport:
-    with tempfile.TemporaryDirectory(prefix="dynpatch-bump-") as tmp:
-        clone = Path(tmp) / "clone"
-        gitio.clone_at(checkout.path, checkout.base, clone)
-        return apply_series(
-            dataclasses.replace(checkout, path=clone),
-            author=gitio.parse_identity(pin.author),
-            date=pin.date,
-            branch=pin.branch,
-            vendor=vendor,
-            patches_dir=patches,
-        )
+def _regenerate(
+    checkout: Checkout, pin: Pin, vendor: Path, patches: Path
+) -> tuple[ApplyReport, list[str]]:
+    """The series made once on the new base into ``patches`` (outcomes, formatting and the
+    ``git am`` proof), and what stops it being pinned (nothing: an empty list)."""
+    try:
+        report = export_series(checkout, pin, vendor, patches)
+    except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
+        return exc.report, exc.report.result.problems() or [str(exc)]
+    if not report.patches:  # not applicable, or already applied: nothing to pin
+        new = checkout.release.version
+        nothing = f"every target is already applied in {new}: nothing to pin a series to"
+        return report, report.result.problems() or [nothing]
+    return report, []
 
 
 def _range_diff(

@@ -26,7 +26,7 @@ from dynpatch.fetch import VENDOR
 from dynpatch.format import upstream as formatting
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, Pin, load_pin
-from dynpatch.releases.matrix import envs, releases, report, run
+from dynpatch.releases.matrix import envs, releases, report, run, stages
 
 OUT = evidence.OUT / "matrix"
 QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
@@ -88,16 +88,10 @@ def main(args: Options) -> int:
     # Built once here: the pools would otherwise race to create the same formatter env.
     formatting.tools_python(args.vendor)
     ctx = run.Context(
-        pin=derived,
-        vendor=args.vendor,
-        out=args.out,
-        committed=args.patches,
-        budget=args.budget,
-        seed=args.seed,
-        skip=frozenset(args.skip),
-        toolkit=run.toolkit_digest(),
-        fresh=args.fresh,
-    )
+        pin=derived, vendor=args.vendor, out=args.out, committed=args.patches,
+        budget=args.budget, seed=args.seed, skip=frozenset(args.skip),
+        toolkit=run.toolkit_digest(), fresh=args.fresh,
+    )  # fmt: skip
     rows = _run_all(candidates, ctx, args, err)
     total = time.perf_counter() - start
 
@@ -229,12 +223,12 @@ def _run_all(
                 board.done(version, f"error: {exc}")
                 return row
             python = args.python
-            if row.runnable and python is None and set(run.STAGES) - ctx.skip:
+            if row.runnable and python is None and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
                 try:
                     python = envs.runtime_env(version, runtimes).python
                 except ToolkitError as exc:
-                    row.test_upstream = row.verify = run.Check(run.ERROR, str(exc))
+                    row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
         if row.runnable:
             step("waiting for a free core")
             with heavy:
@@ -252,7 +246,7 @@ def _done_text(row: run.Row) -> str:
         f"{name} {c.status}" + (" (cached)" if c.cached else "")
         for name, c in (("own am", row.own_am), ("tests", row.test_upstream),
                         ("verify", row.verify))
-        if c.status not in (run.NA, run.NOT_RUN)
+        if c.status not in (stages.NA, stages.NOT_RUN)
     )  # fmt: skip
     return (
         f"done: {row.series}"

@@ -16,10 +16,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import pinfile
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, pypi
-from dynpatch.pin import Pin, Release
+from dynpatch.pin import Pin, Release, with_release
 
 PINNED = "pinned"
 TOFU = "trust-on-first-use"
@@ -120,7 +119,7 @@ def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:
     text = pin.path.read_text()
     for c in candidates:
         if c.release.version not in pin.releases:
-            text = pinfile.with_release(text, c.release, "trust on first use (version matrix)")
+            text = with_release(text, c.release, "trust on first use (version matrix)", pin.path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     files.write_atomic(dest, text)
     return dest

@@ -15,18 +15,10 @@ from typing import Any
 from rich.table import Table
 
 from dynpatch.io import files
-from dynpatch.releases.matrix.run import (
-    ERROR,
-    FAIL,
-    NA,
-    NOT_RUN,
-    PASS,
-    SKIPPED,
-    UNSUPPORTED,
-    Check,
-    Row,
-)
+from dynpatch.releases.matrix import stages
+from dynpatch.releases.matrix.run import Row
 from dynpatch.releases.matrix.run import series_steps as _steps
+from dynpatch.releases.matrix.stages import Check
 
 # Short headers of the series' steps, in SERIES order.
 TARGET_HEADERS = ("helper", "_extract_logprobs", "loop call", "helper tests", "handler test")
@@ -43,13 +35,13 @@ _STYLE = {
     "DRIFTED": "bold red",
     "yes": "green",
     "no": "yellow",
-    PASS: "green",
-    FAIL: "bold red",
-    ERROR: "bold red",
-    NA: "yellow",
-    NOT_RUN: "yellow",
-    SKIPPED: "yellow",
-    UNSUPPORTED: "yellow",
+    stages.PASS: "green",
+    stages.FAIL: "bold red",
+    stages.ERROR: "bold red",
+    stages.NA: "yellow",
+    stages.NOT_RUN: "yellow",
+    stages.SKIPPED: "yellow",
+    stages.UNSUPPORTED: "yellow",
 }
 
 
@@ -113,9 +105,9 @@ def cells(row: Row) -> list[str]:
 
 def _am(check: Check, must: bool) -> str:
     """The git am columns answer "does it apply?": yes, or no (FAIL where it must)."""
-    if check.status == PASS:
+    if check.status == stages.PASS:
         return "yes"
-    if check.status == FAIL:
+    if check.status == stages.FAIL:
         return "FAIL" if must else "no"
     return _check(check)
 
@@ -129,7 +121,9 @@ def _guard(guard: str) -> str:
 
 
 def _check(check: Check) -> str:
-    word = {PASS: "pass", FAIL: "FAIL", ERROR: "ERROR"}.get(check.status, check.status)
+    word = {stages.PASS: "pass", stages.FAIL: "FAIL", stages.ERROR: "ERROR"}.get(
+        check.status, check.status
+    )
     return word + (" (cached)" if check.cached else "")
 
 
@@ -153,12 +147,12 @@ def notes(rows: list[Row]) -> list[str]:
             ("verify", row.verify),
         )
         for name, c in checks:
-            if c.status in (PASS, NA) and name in ("own series", "committed series"):
+            if c.status in (stages.PASS, stages.NA) and name in ("own series", "committed series"):
                 continue
             if name == "committed series" and not row.pinned:
                 lines.append(f"{v}: committed series does not apply as-is: {c.detail}")
                 continue
-            if c.status == NA or (c.status == NOT_RUN and row.series != "applied"):
+            if c.status == stages.NA or (c.status == stages.NOT_RUN and row.series != "applied"):
                 continue
             cached = " (cached result)" if c.cached else ""
             lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")

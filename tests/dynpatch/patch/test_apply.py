@@ -15,7 +15,8 @@ import pytest
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
-from dynpatch.patch.apply import PATCHES, apply_series, read_at, verify_series
+from dynpatch.patch import apply
+from dynpatch.patch.apply import PATCHES, SeriesFailed, am_problem, apply_series, read_at
 from dynpatch.pin import load_pin
 from tests.fixtures import snippets
 from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES
@@ -117,6 +118,70 @@ def test_series_applies_with_git_am_to_a_fresh_materialisation(synthetic_release
     gitio.reverse_applies(fresh, [patches / n for n in report.patches])
 
 
+def test_branch_none_exports_and_leaves_the_checkout_as_it_was(synthetic_release, tmp_path) -> None:
+    """What the matrix and bump use: the series made once into patches_dir, the checkout
+    only read (no work branch, no object), so concurrent runs may share it."""
+    rel = synthetic_release()
+    checkout = fetch(rel.pin, vendor=rel.vendor)
+    objects = sorted(p for p in (checkout.path / ".git" / "objects").rglob("*") if p.is_file())
+    patches = tmp_path / "patches"
+    report = apply.export_series(checkout, rel.pin, REAL_VENDOR, patches)
+    assert report.patches == (patches / "series").read_text().split()
+    assert report.timings["git am check"] > 0  # proved, in the same run
+    assert gitio.rev_parse(checkout.path, rel.pin.branch) is None
+    assert sorted(p for p in (checkout.path / ".git" / "objects").rglob("*") if p.is_file()) == (
+        objects
+    )
+    assert gitio.local_changes(checkout.path) == []
+    # the same bytes as a normal apply, which does commit on the work branch
+    _, applied = run_apply(rel, tmp_path / "applied")
+    assert applied.commit == report.commit
+    assert {p.name: p.read_bytes() for p in patches.iterdir()} == {
+        p.name: p.read_bytes() for p in (tmp_path / "applied").iterdir()
+    }
+
+
+def test_drift_raises_with_every_outcome(synthetic_release, tmp_path) -> None:
+    files = dict(SYNTHETIC_FILES)
+    files["dynamo/trtllm/request_handlers/handler_base.py"] = snippets.HANDLER.replace(
+        "output, tokens_so_far\n", "output, so_far\n"
+    )
+    with pytest.raises(SeriesFailed) as drift:
+        run_apply(synthetic_release(files), tmp_path / "drifted")
+    assert not drift.value.proof and not drift.value.report.result.ok
+    assert len(drift.value.report.outcomes) == 5
+
+
+def test_a_failed_proof_raises_with_every_outcome(synthetic_release, tmp_path, monkeypatch):
+    rel = synthetic_release()
+    monkeypatch.setattr(apply, "am_problem", lambda *a: "0001-x.patch: patch failed: a.py:1")
+    patches = tmp_path / "patches"
+    with pytest.raises(
+        SeriesFailed, match=r"fails the git am proof on upstream/9\.9\.9: 0001-x"
+    ) as no:
+        run_apply(rel, patches)
+    assert no.value.proof == "0001-x.patch: patch failed: a.py:1"
+    assert no.value.report.result.ok and no.value.report.outcomes
+    assert not patches.exists()  # nothing installed, and no work branch moved
+    assert gitio.rev_parse(fetch(rel.pin, vendor=rel.vendor).path, rel.pin.branch) is None
+
+
+def test_am_problem_names_the_patch_and_file(synthetic_release, tmp_path) -> None:
+    rel = synthetic_release()
+    patches = tmp_path / "patches"
+    checkout, report = run_apply(rel, patches)
+    series = [patches / n for n in report.patches]
+    assert am_problem(checkout, series, tmp_path / "good") == ""
+    helper = "components/src/dynamo/common/backend/logprobs.py"
+    assert (tmp_path / "good" / helper).read_text() == read_at(checkout.path, report.commit, helper)
+    lines = series[0].read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("@@ ")) + 1
+    lines[at] = " # a context line upstream does not have\n"
+    series[0].write_text("".join(lines))
+    problem = am_problem(checkout, series, tmp_path / "bad")
+    assert problem.startswith(f"{series[0].name}: patch failed: {helper}:"), problem
+
+
 # --- the real pinned release (fetched from PyPI once, cached under vendor/) ------------
 
 
@@ -162,9 +227,8 @@ def test_dynamo_logprob_tests_pass_on_the_patched_tree(real_checkout, tmp_path) 
     if os.environ.get("DYNPATCH_REQUIRE_UPSTREAM_RUNTIME") != "1":
         pytest.importorskip("dynamo._core", reason="ai-dynamo-runtime not installed")
     patched = tmp_path / "patched"
-    verify_series(
-        real_checkout, [PATCHES / n for n in (PATCHES / "series").read_text().split()], patched
-    )
+    committed = [PATCHES / n for n in (PATCHES / "series").read_text().split()]
+    assert am_problem(real_checkout, committed, patched) == ""  # patched: the applied tree
     src = patched / "components/src"
     probe = tmp_path / "probe"
     probe.mkdir()

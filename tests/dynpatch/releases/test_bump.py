@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import cli, pinfile
+from dynpatch import cli
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
+from dynpatch.patch import apply
 from dynpatch.patch.apply import PATCHES, apply_series
-from dynpatch.pin import PIN_FILE, load_pin
+from dynpatch.pin import PIN_FILE, load_pin, with_version
 from dynpatch.releases import bump
 from tests.fixtures.releases import DRIFTED, fake_runtime, make_vendor
 from tests.fixtures.upstream_tree import FILES, TEST_LOGPROBS
@@ -41,14 +42,6 @@ def test_helper_signature_is_the_old_one():
     assert "new_token_ids" not in params
 """,
 }
-
-
-@pytest.fixture(autouse=True)
-def repo_pin_and_patches_untouched():
-    before = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
-    yield
-    after = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
-    assert after == before
 
 
 def snapshot(v) -> tuple[bytes, dict[str, bytes]]:
@@ -91,6 +84,7 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
     assert pin.version == "9.9.9"
     checkout = fetch(pin, version="9.9.9", vendor=synthetic.vendor)
     assert pin.release("9.9.9").tree == gitio.tree_of(checkout.path, checkout.base)  # recorded
+    assert gitio.rev_parse(checkout.path, pin.branch) is None  # the series was made beside it
     assert "# release 9.9.8" in synthetic.pin.path.read_text()  # comments kept
     assert synthetic.pin.path.read_text() != old_pin
 
@@ -115,11 +109,17 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
     assert record["verdict"] == "pass" and record["details"]["version"] == "9.9.9"
 
 
-def test_drift_refuses_and_leaves_pin_and_patches(synthetic, tmp_path: Path, capsys) -> None:
+def test_drift_refuses_and_leaves_pin_and_patches(
+    synthetic, tmp_path: Path, monkeypatch, capsys
+) -> None:
     before = snapshot(synthetic)
+    runs = []
+    real = apply.run_series
+    monkeypatch.setattr(apply, "run_series", lambda *a: runs.append(1) or real(*a))
     code = run_bump(synthetic, tmp_path, "9.9.6", "--python", sys.executable)
     printed = capsys.readouterr().out
     assert code == 1
+    assert len(runs) == 1  # the codemods ran once: the table and the refusal share them
     assert "REFUSED: 1 problem(s):" in printed
     assert "HandlerBase._extract_logprobs: expected a method" in printed
     assert "found parameters (output, cursor)" in printed
@@ -179,7 +179,7 @@ def test_real_bump_1_6_0_to_1_6_1_gives_the_committed_series(tmp_path: Path, cap
     to 1.6.1 must give exactly the committed pin and patches/. The checks cannot run in
     this test environment (no torch, no per-release runtime): skipped, and said so."""
     pin_path = tmp_path / "dynamo.toml"
-    pin_path.write_text(pinfile.with_version(PIN_FILE.read_text(), "1.6.0"))
+    pin_path.write_text(with_version(PIN_FILE.read_text(), "1.6.0"))
     pin = load_pin(pin_path)
     patches = tmp_path / "patches"
     apply_series(

@@ -1,24 +1,22 @@
-"""`matrix` on synthetic releases (offline), its building blocks, and one integration test
-on real cached releases. The repo's own pin and patches/ are never touched."""
+"""`matrix` through the command line: on synthetic releases (offline), one row per release
+with its reasons, the stages' results cached, bad input as one line; and one integration
+test on real cached releases. The repo's own pin and patches/ are never touched."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from dynpatch import cli, pinfile
-from dynpatch.errors import ToolkitError
+from dynpatch import cli
 from dynpatch.evidence import series_digest
 from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
-from dynpatch.io import pypi
 from dynpatch.patch.apply import PATCHES
-from dynpatch.pin import PIN_FILE, Release, load_pin
-from dynpatch.releases.matrix import envs, releases, run
+from dynpatch.pin import PIN_FILE, load_pin
+from dynpatch.releases.matrix import command, releases
 from tests.fixtures.releases import (
     APPLIES,
     DRIFTED,
@@ -26,20 +24,10 @@ from tests.fixtures.releases import (
     NO_HELPER,
     fake_runtime,
     make_vendor,
-    wheel,
 )
 from tests.fixtures.upstream_tree import FILES as STAGE_FILES
 
 SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
-
-
-@pytest.fixture(autouse=True)
-def repo_pin_and_patches_untouched():
-    """Every test here must leave the repository's own pin and patches/ as they were."""
-    before = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
-    yield
-    after = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
-    assert after == before
 
 
 def matrix(v, out: Path, *extra: str) -> int:
@@ -111,7 +99,7 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
     assert "| 9.9.7 | - | n/a | n/a | n/a | n/a | n/a | n/a | no | n/a | n/a |" in md
     assert "| 9.9.9 (pin) | `not getattr` | applied | applied | applied |" in md
     assert "| yes | yes | skipped | skipped |" in md
-    # the shared checkouts were not committed on: the series is made in throwaway clones
+    # the shared checkouts were not committed on: the series is made beside them (branch=None)
     for version in ("9.9.6", "9.9.7", "9.9.8"):
         checkout = checkout_dir(v.vendor, "pypi", version)
         assert gitio.rev_parse(checkout, v.pin.branch) is None
@@ -190,116 +178,18 @@ def test_bad_inputs_are_one_line(tmp_path: Path, capsys) -> None:
     )
 
 
-# --- building blocks ----------------------------------------------------------------
-
-
-def test_newest_is_trusted_on_first_use_then_held_to_it(tmp_path: Path, monkeypatch) -> None:
-    v = make_vendor(tmp_path, {"9.9.9": APPLIES}, pinned="9.9.9")
-    builds = tmp_path / "pypi"
-    builds.mkdir()
-    served = {"files": APPLIES}
-
-    def fake_download(package: str, dest: Path, timeout: float = 600) -> Path:
-        name, _ = wheel(builds, "9.10.0.dev20260101", served["files"])
-        return Path(shutil.copy(builds / name, dest / name))
-
-    monkeypatch.setattr(pypi, "download_newest_wheel", fake_download)
-    cache, tofu = tmp_path / "cache", tmp_path / "tofu"
-    first = releases.newest(v.pin, cache, tofu)
-    assert first.trust == releases.TOFU and first.newest
-    assert first.release.version == "9.10.0.dev20260101"
-    assert first.release.tag == "(dev build: no git tag)"
-    recorded = json.loads((tofu / "ai-dynamo-9.10.0.dev20260101.json").read_text())
-    assert recorded["sha256"] == first.release.sha256
-    assert first.note == (
-        f"sha256 {first.release.sha256} is not in the pin: trusted on first use (recorded "
-        f"now, {recorded['recorded']}, in ai-dynamo-9.10.0.dev20260101.json); later runs must "
-        "match it"
-    )
-    second = releases.newest(v.pin, tmp_path / "cache2", tofu)
-    assert second.release == first.release
-    assert second.note.endswith(
-        "trust on first use, recorded "
-        + recorded["recorded"]
-        + " in ai-dynamo-9.10.0.dev20260101.json; this download matches it"
-    )
-
-    served["files"] = {**APPLIES, "dynamo/extra.py": "x = 1\n"}  # PyPI now serves other bytes
-    with pytest.raises(ToolkitError, match=r"now gives sha256 .* but the first use on"):
-        releases.newest(v.pin, tmp_path / "cache3", tofu)
-
-    # the stages get a pin that lists it (the real pin file is not changed)
-    derived = load_pin(releases.derived_pin(v.pin, [first], tmp_path / "pin.toml"))
-    assert derived.release("9.10.0.dev20260101").sha256 == first.release.sha256
-    assert "9.10.0.dev20260101" not in load_pin(v.pin.path).releases
-
-
-def test_an_error_below_verify_from_is_declared_unsupported() -> None:
+def test_which_releases_run() -> None:
     pin = load_pin(PIN_FILE)
-    assert pin.matrix_verify_from == "1.6.0"
-    error = run.Check(run.ERROR, "baseline replay refused to run: ...")
-    assert run.declared("verify", "1.5.1", pin, error).status == run.UNSUPPORTED
-    assert "verify_from = '1.6.0'" in run.declared("verify", "1.5.1", pin, error).detail
-    assert run.declared("verify", "1.6.0", pin, error).status == run.ERROR
-    assert run.declared("test-upstream", "1.5.1", pin, error).status == run.ERROR
-    fail = run.Check(run.FAIL, "divergence")  # a divergence is never softened
-    assert run.declared("verify", "1.3.1", pin, fail).status == run.FAIL
-
-
-def test_version_order() -> None:
-    versions = ["1.7.0.dev20261026", "1.2.1", "1.3.0.post1", "1.10.0", "1.7.0", "1.3.1"]
-    assert sorted(versions, key=releases.version_key) == [
-        "1.2.1", "1.3.0.post1", "1.3.1", "1.7.0.dev20261026", "1.7.0", "1.10.0",
-    ]  # fmt: skip
-
-
-def test_pin_edits_keep_comments_and_refuse_conflicts(tmp_path: Path) -> None:
-    text = PIN_FILE.read_text()
-    new = Release("9.9.9", "v9.9.9", "ai_dynamo-9.9.9-py3-none-any.whl", "ab" * 32, "cd" * 20)
-    edited = pinfile.with_version(pinfile.with_release(text, new, "added by a test"), "9.9.9")
-    assert edited.count("\n# ") == text.count("\n# ") + 1  # every comment kept, one added
-    path = tmp_path / "dynamo.toml"
-    path.write_text(edited)
-    pin = load_pin(path)
-    assert pin.version == "9.9.9" and pin.release("9.9.9") == new
-    assert pin.matrix == load_pin(PIN_FILE).matrix  # the tables after [releases] survive
-    # the new table sits after the last release, before [layout] and its comment
-    assert edited.index('[releases."9.9.9"]') < edited.index("# hatch maps")
-    # an entry that is already there must say the same
-    assert pinfile.with_release(edited, new) == edited
-    other = Release("9.9.9", "v9.9.9", new.wheel, "ef" * 32, "")
-    with pytest.raises(ToolkitError, match="refusing to replace it"):
-        pinfile.with_release(edited, other)
-    # a recorded-without-tree entry gets its tree
-    bare = Release("9.9.9", "v9.9.9", new.wheel, new.sha256, "")
-    filled = pinfile.with_release(pinfile.with_release(text, bare), new)
-    path.write_text(filled)
-    assert load_pin(path).release("9.9.9").tree == new.tree
-
-
-def test_runtime_env_puts_the_release_runtime_first(tmp_path: Path, monkeypatch) -> None:
-    """The per-release interpreter sees its own runtime's metadata and this environment's
-    packages (pip is replaced by a fake that lays out a runtime's dist-info)."""
-
-    def fake_install(requirement: str, target: Path, timeout: float = 1200) -> None:
-        version = requirement.split("==")[1]
-        fake_runtime(target, version)
-        (target / "dynamo").mkdir()
-        (target / "dynamo" / "marker_runtime.py").write_text(f"VERSION = {version!r}\n")
-
-    monkeypatch.setattr(pypi, "pip_install_target", fake_install)
-    env = envs.runtime_env("9.9.9", tmp_path / "runtimes")
-    assert env.python.is_file()
-    code = (
-        "import importlib.metadata as m, dynamo.marker_runtime as r, libcst;"
-        "print(m.version('ai-dynamo-runtime'), r.VERSION)"
-    )
-    import subprocess
-
-    shown = subprocess.run([str(env.python), "-c", code], capture_output=True, text=True)
-    assert shown.stdout.split() == ["9.9.9", "9.9.9"], shown.stderr
-    again = envs.runtime_env("9.9.9", tmp_path / "runtimes")  # reused, not rebuilt
-    assert again == env
+    assert command._versions(command.Options(), pin) == list(pin.matrix)
+    picked = command.Options(versions="1.6.1, 1.5.1,1.6.1")
+    assert command._versions(picked, pin) == ["1.6.1", "1.5.1"]  # once each, in that order
+    every = command._versions(command.Options(all=True), pin)
+    assert every == sorted(pin.releases, key=releases.version_key) and every[-1] == "1.6.1"
+    pinned = releases.pinned(pin, ["1.5.1", "1.6.1"])
+    newest = releases.Candidate(pin.release("1.6.1"), releases.PINNED, newest=True)
+    assert command._with_newest(pinned, newest) == [pinned[0], newest]  # marked, not twice
+    later = releases.Candidate(releases.release_for(pin, "9.0.0", "ab"), releases.TOFU, True)
+    assert command._with_newest(pinned, later) == [*pinned, later]
 
 
 # --- real releases ------------------------------------------------------------------

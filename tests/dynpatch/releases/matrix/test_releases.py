@@ -1,0 +1,64 @@
+"""Which releases the matrix runs: the newest build on PyPI, trusted on first use and held
+to it; the derived pin that lists it; the release order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import pypi
+from dynpatch.pin import load_pin
+from dynpatch.releases.matrix import releases
+from tests.fixtures.releases import APPLIES, make_vendor, wheel
+
+
+def test_newest_is_trusted_on_first_use_then_held_to_it(tmp_path: Path, monkeypatch) -> None:
+    v = make_vendor(tmp_path, {"9.9.9": APPLIES}, pinned="9.9.9")
+    builds = tmp_path / "pypi"
+    builds.mkdir()
+    served = {"files": APPLIES}
+
+    def fake_download(package: str, dest: Path, timeout: float = 600) -> Path:
+        name, _ = wheel(builds, "9.10.0.dev20260101", served["files"])
+        return Path(shutil.copy(builds / name, dest / name))
+
+    monkeypatch.setattr(pypi, "download_newest_wheel", fake_download)
+    cache, tofu = tmp_path / "cache", tmp_path / "tofu"
+    first = releases.newest(v.pin, cache, tofu)
+    assert first.trust == releases.TOFU and first.newest
+    assert first.release.version == "9.10.0.dev20260101"
+    assert first.release.tag == "(dev build: no git tag)"
+    recorded = json.loads((tofu / "ai-dynamo-9.10.0.dev20260101.json").read_text())
+    assert recorded["sha256"] == first.release.sha256
+    assert first.note == (
+        f"sha256 {first.release.sha256} is not in the pin: trusted on first use (recorded "
+        f"now, {recorded['recorded']}, in ai-dynamo-9.10.0.dev20260101.json); later runs must "
+        "match it"
+    )
+    second = releases.newest(v.pin, tmp_path / "cache2", tofu)
+    assert second.release == first.release
+    assert second.note.endswith(
+        "trust on first use, recorded "
+        + recorded["recorded"]
+        + " in ai-dynamo-9.10.0.dev20260101.json; this download matches it"
+    )
+
+    served["files"] = {**APPLIES, "dynamo/extra.py": "x = 1\n"}  # PyPI now serves other bytes
+    with pytest.raises(ToolkitError, match=r"now gives sha256 .* but the first use on"):
+        releases.newest(v.pin, tmp_path / "cache3", tofu)
+
+    # the stages get a pin that lists it (the real pin file is not changed)
+    derived = load_pin(releases.derived_pin(v.pin, [first], tmp_path / "pin.toml"))
+    assert derived.release("9.10.0.dev20260101").sha256 == first.release.sha256
+    assert "9.10.0.dev20260101" not in load_pin(v.pin.path).releases
+
+
+def test_version_order() -> None:
+    versions = ["1.7.0.dev20261026", "1.2.1", "1.3.0.post1", "1.10.0", "1.7.0", "1.3.1"]
+    assert sorted(versions, key=releases.version_key) == [
+        "1.2.1", "1.3.0.post1", "1.3.1", "1.7.0.dev20261026", "1.7.0", "1.10.0",
+    ]  # fmt: skip
