@@ -42,9 +42,7 @@ class HandlerCallPassesDelta(TargetedCommand):
         method = shape.find_function(tree, METHOD)
         if method is not None and not shape.references(method, HELPER):
             raise NotApplicable(INLINE)
-        fn = shape.find_function(tree, LOOP)
-        if fn is None:
-            raise Drifted(TARGET, f"no method {LOOP}")
+        fn = shape.require_method(tree, LOOP, lambda found: Drifted(TARGET, found))
         calls = m.findall(fn, _CALL)
         if len(calls) != 1:
             raise Drifted(TARGET, f"{len(calls)} calls to self._extract_logprobs")

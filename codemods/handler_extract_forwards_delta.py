@@ -46,9 +46,7 @@ class HandlerExtractForwardsDelta(TargetedCommand):
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        fn = shape.find_function(tree, METHOD)
-        if fn is None:
-            raise Drifted(TARGET, f"no method {METHOD}")
+        fn = shape.require_method(tree, METHOD, lambda found: Drifted(TARGET, found))
         if not shape.references(fn, HELPER):
             raise NotApplicable(INLINE)
         positional, kwonly = shape.param_names(fn)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Callable
 from importlib import resources
 
 import libcst as cst
@@ -68,6 +69,17 @@ def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
         (n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == name),
         None,
     )
+
+
+def require_method(
+    module: cst.Module, qualname: str, drifted: Callable[[str], Exception]
+) -> cst.FunctionDef:
+    """The method ``qualname`` of ``module``; ``drifted(what was found)`` is raised when it
+    is not there."""
+    fn = find_function(module, qualname)
+    if fn is None:
+        raise drifted(f"no method {qualname}")
+    return fn
 
 
 def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef) -> cst.Module:

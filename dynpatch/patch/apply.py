@@ -22,6 +22,7 @@ from codemods.outcome import Outcome
 from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
+from dynpatch.format import scope
 from dynpatch.format import upstream as formatting
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
@@ -192,10 +193,10 @@ def _scope_check(
     mine = [s for s in steps if s.target.path == path]
     creator = next((s for s in mine if s.creates), None)
     if old is None and creator is not None:
-        return formatting.lines_changed_in("", new, [], new_file=creator.target.qualname)
+        return scope.lines_changed_in("", new, [], new_file=creator.target.qualname)
     functions = [s.target.qualname for s in mine if not s.adds and not s.creates]
     added = {s.target.qualname: s.adds for s in mine if s.adds}
-    return formatting.lines_changed_in(old or "", new, functions, added=added)
+    return scope.lines_changed_in(old or "", new, functions, added=added)
 
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 
 import libcst
-import pytest
 
 from codemods import (
     handler_call_passes_delta,
@@ -17,8 +16,6 @@ from codemods import (
 )
 from codemods.outcome import Status
 from codemods.series import SERIES, run_codemod, run_series
-from dynpatch.errors import ToolkitError
-from dynpatch.format.upstream import lines_changed_in
 from tests.codemods.support import TEST_MODULE
 from tests.fixtures import snippets
 
@@ -209,49 +206,3 @@ def test_not_applicable_fix_carries_no_tests() -> None:
     result = run_series(files.get)
     assert result.not_applicable and result.changed == {}
     assert "no change to test" in result.outcomes[-1].detail
-
-
-# --- the changed-lines scope check on what the test steps declare ---------------------
-
-
-def added_tests() -> str:
-    return run_series(PATHS.get).changed[HELPER_TESTS_PATH]
-
-
-def test_added_definitions_are_in_scope_and_counted() -> None:
-    new = added_tests()
-    label = helper_delta_tests.TARGET.qualname
-    counts = lines_changed_in(TEST_MODULE, new, [], added={label: NEW_NAMES})
-    added = len(new.splitlines()) - len(TEST_MODULE.splitlines())
-    assert counts == {label: (added, 0)}
-
-
-def test_churn_outside_the_added_definitions_is_refused() -> None:
-    churned = added_tests().replace(
-        "def test_prompt_logprobs():", "def test_prompt_logprobs():  # x"
-    )
-    label = helper_delta_tests.TARGET.qualname
-    with pytest.raises(ToolkitError, match=r"changed line\(s\) outside .*refusing unrelated churn"):
-        lines_changed_in(TEST_MODULE, churned, [], added={label: NEW_NAMES})
-
-
-def test_a_declared_addition_that_is_missing_is_refused() -> None:
-    with pytest.raises(ToolkitError, match="should add test_missing"):
-        lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
-
-
-def test_new_file_counts_every_line_and_must_be_new() -> None:
-    label = handler_delta_test_module.TARGET.qualname
-    module = handler_delta_test_module.MODULE
-    counts = lines_changed_in("", module, [], new_file=label)
-    assert counts == {label: (len(module.splitlines()), 0)}
-    with pytest.raises(ToolkitError, match="expected a new file"):
-        lines_changed_in("x = 1\n", module, [], new_file=label)
-
-
-def test_function_targets_still_work_positionally() -> None:
-    old = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
-    new = old.replace("return 1", "return 3")
-    assert lines_changed_in(old, new, ["f"]) == {"f": (1, 1)}
-    with pytest.raises(ToolkitError):
-        lines_changed_in(old, new.replace("return 2", "return 4"), ["f"])
