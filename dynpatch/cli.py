@@ -26,7 +26,7 @@ from dynpatch.pr import command as pr_command
 from dynpatch.pr import identity
 from dynpatch.releases import bump
 from dynpatch.releases.matrix import command as matrix_command
-from dynpatch.releases.matrix import run as matrix_run
+from dynpatch.releases.matrix import stages as matrix_stages
 from dynpatch.test_upstream import stage as test_upstream
 
 Run = Callable[[argparse.Namespace], int]
@@ -202,7 +202,7 @@ def _add_matrix(sub: Sub) -> None:
         help="releases whose tests and replay run at once (default: cores, max 2)")  # fmt: skip
     add("--fetch-jobs", type=int, default=3,
         help="releases fetched and patched at once (default 3)")  # fmt: skip
-    add("--skip", action="append", choices=matrix_run.STAGES, default=[],
+    add("--skip", action="append", choices=matrix_stages.STAGES, default=[],
         help="do not run this check (shown as skipped, never as passed)")  # fmt: skip
     add("--fresh", action="store_true", help="ignore cached test and verify results")
     add("--out", type=Path, default=matrix_command.OUT,
@@ -217,7 +217,7 @@ def _add_bump(sub: Sub) -> None:
     p.add_argument("--budget", type=int, default=bump.DEFAULT_BUDGET,
                    help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
-    p.add_argument("--skip", action="append", choices=matrix_run.STAGES, default=[],
+    p.add_argument("--skip", action="append", choices=matrix_stages.STAGES, default=[],
                    help="do not run this check; the output says the pin moved without it")  # fmt: skip
     p.add_argument("--out", type=Path, default=bump.OUT,
                    help="staging folder (logs stay there)")  # fmt: skip
