@@ -6,6 +6,7 @@ Data goes to ``out`` (stdout); progress and the one ``error:`` line to ``err`` (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -30,9 +31,10 @@ _STYLE = {
 def rel(path: Path | str, root: Path | None = None) -> str:
     """``path`` relative to ``root`` (default: the working directory) when inside it, else
     as given: what a person reads in output, logs and the PR text."""
-    base = (root or Path.cwd()).resolve()
+    # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
+    base = Path(os.path.abspath(root or Path.cwd()))
     try:
-        return str(Path(path).resolve().relative_to(base))
+        return str(Path(os.path.abspath(path)).relative_to(base))
     except ValueError:
         return str(path)
 
