@@ -121,3 +121,13 @@ def bump(session: nox.Session) -> None:
     leave the pin and patches/ as they were if anything fails."""
     session.install("-e", ".[replay,test,matrix]")
     session.run("python", "-m", "dynpatch", "bump", *session.posargs)
+
+
+@nox.session
+def wheel(session: nox.Session) -> None:
+    """The pinned release with patches/ applied, as a wheel in dist/ (local version
+    +dynpatch.<series digest>), built twice and compared byte for byte; then installed in
+    a fresh venv (with the pinned ai-dynamo-runtime) and dynamo's logprob tests run from
+    site-packages. `-- --no-prove` builds only."""
+    _toolkit(session, "wheel")
+    session.run("python", "-m", "dynpatch", "wheel", "--prove", *session.posargs)

@@ -28,6 +28,7 @@ from dynpatch.releases import bump
 from dynpatch.releases.matrix import command as matrix_command
 from dynpatch.releases.matrix import stages as matrix_stages
 from dynpatch.test_upstream import stage as test_upstream
+from dynpatch.wheel import command as wheel_command
 
 Run = Callable[[argparse.Namespace], int]
 
@@ -223,9 +224,21 @@ def _add_bump(sub: Sub) -> None:
                    help="staging folder (logs stay there)")  # fmt: skip
 
 
+def _add_wheel(sub: Sub) -> None:
+    help_ = "the pinned release with patches/ applied, as a reproducible wheel in dist/"
+    p = _verb(sub, "wheel", help_, wheel_command.run, wheel_command.Options, pin=pin.PIN_FILE,
+              vendor=fetch.VENDOR, patches=PATCHES, dist=wheel_command.DIST)  # fmt: skip
+    p.add_argument("--reproduce", action=argparse.BooleanOptionalAction, default=True,
+                   help="build a second time in a scratch folder and compare the bytes "
+                   "(default: yes)")  # fmt: skip
+    p.add_argument("--prove", action=argparse.BooleanOptionalAction, default=False,
+                   help="install the wheel in a fresh venv and run dynamo's logprob tests "
+                   "from site-packages")  # fmt: skip
+
+
 VERBS = (
     _add_fetch, _add_apply, _add_pin, _add_test_upstream, _add_verify, _add_bench, _add_pr,
-    _add_matrix, _add_bump,
+    _add_matrix, _add_bump, _add_wheel,
 )  # fmt: skip
 
 

@@ -250,3 +250,25 @@ def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
     """Check the patches reverse cleanly on ``repo_dir``'s work tree (last first)."""
     for patch in reversed(list(patches)):
         git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
+
+
+def paths_in_patch(patch: Path) -> list[str]:
+    """The paths ``patch`` touches, as ``git apply --numstat`` reads them."""
+    out = git_cmd(patch.parent, "apply", "--numstat", "-z", "-p1", str(patch),
+                  env=_plain_files(patch.parent))  # fmt: skip
+    return [rec.split("\t", 2)[2] for rec in out.split("\0") if rec.count("\t") >= 2]
+
+
+def apply_to_folder(folder: Path, patch: Path, strip: int, directory: str = "") -> None:
+    """Apply ``patch`` to the plain files under ``folder`` exactly (no fuzz), its paths
+    stripped of ``strip`` components and put under ``directory``."""
+    args = ["apply", f"-p{strip}", "--whitespace=nowarn"]
+    if directory:
+        args.append(f"--directory={directory}")
+    git_cmd(folder, *args, str(patch.resolve()), env=_plain_files(folder))
+
+
+def _plain_files(cwd: Path) -> dict[str, str]:
+    # No repository around the folder may be used: inside a work tree, git apply would
+    # silently skip the paths outside the current folder.
+    return {"GIT_CEILING_DIRECTORIES": str(cwd.resolve().parent)}
