@@ -4,6 +4,8 @@ Every codemod ends in exactly one of four states on its target. ``applied`` and
 ``already-applied`` are successes; ``not-applicable`` is a reasoned skip (the defect does
 not exist in that shape of the code); ``drifted`` means upstream moved away from the
 shape the codemod was written against, and names what was expected and what was found.
+The series runner turns a drift into a fifth, ``fixed-upstream``, when the release already
+has an equivalent fix under other names (:mod:`codemods.fixed_upstream`).
 Each command is a ``TargetedCommand``: on any file but its target it skips with
 ``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
 """
@@ -27,6 +29,7 @@ class Status(enum.StrEnum):
     ALREADY_APPLIED = "already-applied"
     NOT_APPLICABLE = "not-applicable"
     DRIFTED = "drifted"
+    FIXED_UPSTREAM = "fixed-upstream"  # set by the series runner, never by a codemod
 
 
 @dataclass(frozen=True)

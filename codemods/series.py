@@ -3,7 +3,10 @@
 ``run_series`` takes a ``read(path) -> source | None`` function and returns every
 target's outcome plus the new contents of the files that changed. It never writes:
 the caller writes only when ``SeriesResult.ok`` is true, so a drifted target can
-never leave a half-patched tree behind.
+never leave a half-patched tree behind. When a target of the fix drifts because the
+release already has an equivalent fix (:func:`codemods.fixed_upstream.detect`), every
+target of the fix is ``fixed-upstream`` instead, the test steps are not applicable, and
+nothing is changed.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from libcst.codemod import Codemod, CodemodContext
 # Modules, not classes: `libcst.tool list` names a command after the shortest module
 # that holds it, so importing a command class here would list it as `series.<Command>`.
 from codemods import (
+    fixed_upstream,
     handler_call_passes_delta,
     handler_delta_test_module,
     handler_extract_forwards_delta,
@@ -87,6 +91,8 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
+    # What the release has instead of the series, when the fix is upstream (else "").
+    upstream_fix: str = ""
 
     @property
     def drifted(self) -> tuple[Outcome, ...]:
@@ -96,6 +102,12 @@ class SeriesResult:
     def not_applicable(self) -> bool:
         """True when the whole series does not apply (every target says so)."""
         return all(o.status is Status.NOT_APPLICABLE for o in self.outcomes)
+
+    @property
+    def fixed_upstream(self) -> bool:
+        """True when every target of the fix (the non-test steps) is fixed upstream."""
+        change = [o for o in self.outcomes if o.target not in self.optional]
+        return bool(change) and all(o.status is Status.FIXED_UPSTREAM for o in change)
 
     @property
     def ok(self) -> bool:
@@ -112,6 +124,8 @@ class SeriesResult:
             return []
         if self.not_applicable:
             return [f"series not applicable: {self.outcomes[0].detail}"]
+        if self.fixed_upstream:
+            return [f"series fixed upstream: {self.upstream_fix}"]
         lines = [o.detail for o in self.drifted]
         lines += [
             f"{o.target.path}: {o.target.qualname}: not applicable while other targets "
@@ -174,9 +188,45 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
         if status is Status.APPLIED:
             touched.add(path)
         outcomes.append(Outcome(step.target, status, detail))
-    changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
     optional = frozenset(s.target for s in steps if s.carries_tests)
+    finding = _fixed_upstream(outcomes, optional, trees, read)
+    if finding is not None:
+        return SeriesResult(_as_fixed_upstream(outcomes, optional, finding), {}, optional, finding)
+    changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
     return SeriesResult(tuple(outcomes), changed, optional)
+
+
+def _fixed_upstream(
+    outcomes: list[Outcome], optional: frozenset[Target],
+    trees: dict[str, cst.Module | str | None], read: Callable[[str], str | None],
+) -> str | None:  # fmt: skip
+    """The upstream fix's description when a target of the fix drifted because the release
+    has its own equivalent fix; None otherwise."""
+    if not any(o.status is Status.DRIFTED and o.target not in optional for o in outcomes):
+        return None
+
+    def module(path: str) -> cst.Module | None:
+        tree = trees[path] if path in trees else _parse(read(path))
+        return tree if isinstance(tree, cst.Module) else None
+
+    found = fixed_upstream.detect(module(logprobs_helper.TARGET.path),
+                                  module(handler_extract_forwards_delta.PATH))  # fmt: skip
+    return None if found is None else found.reason
+
+
+def _as_fixed_upstream(
+    outcomes: list[Outcome], optional: frozenset[Target], finding: str
+) -> tuple[Outcome, ...]:
+    """Every target of the fix fixed upstream (whatever its codemod said: applying it on
+    top of upstream's fix would be wrong); the test steps have no change to test."""
+    return tuple(
+        Outcome(o.target, Status.NOT_APPLICABLE,
+                f"{o.target.path}: no change to test: the fix is already upstream")
+        if o.target in optional
+        else Outcome(o.target, Status.FIXED_UPSTREAM,
+                     f"{o.target.path}: {o.target.qualname}: fixed upstream: {finding}")
+        for o in outcomes
+    )  # fmt: skip
 
 
 def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:

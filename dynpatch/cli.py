@@ -26,6 +26,7 @@ from dynpatch.pr import command as pr_command
 from dynpatch.pr import identity
 from dynpatch.releases import bump
 from dynpatch.releases.matrix import command as matrix_command
+from dynpatch.releases.matrix import join as matrix_join
 from dynpatch.releases.matrix import stages as matrix_stages
 from dynpatch.test_upstream import stage as test_upstream
 from dynpatch.wheel import command as wheel_command
@@ -208,6 +209,16 @@ def _add_matrix(sub: Sub) -> None:
     add("--fresh", action="store_true", help="ignore cached test and verify results")
     add("--out", type=Path, default=matrix_command.OUT,
         help="folder for matrix.md, matrix.json")  # fmt: skip
+    add("--list-json", action="store_true",
+        help="print the releases it would check as a JSON array (last line); run nothing")  # fmt: skip
+
+
+def _add_matrix_join(sub: Sub) -> None:
+    help_ = "join one-release matrix runs (DIR/*/matrix.json) into one matrix"
+    p = _verb(sub, "matrix-join", help_, matrix_join.run, matrix_join.Options)
+    p.add_argument("dir", type=Path, help="folder holding DIR/<version>/matrix.json")
+    p.add_argument("--out", type=Path,
+                   help="folder for the joined matrix.md, matrix.json (default: DIR)")  # fmt: skip
 
 
 def _add_bump(sub: Sub) -> None:
@@ -238,7 +249,7 @@ def _add_wheel(sub: Sub) -> None:
 
 VERBS = (
     _add_fetch, _add_apply, _add_pin, _add_test_upstream, _add_verify, _add_bench, _add_pr,
-    _add_matrix, _add_bump, _add_wheel,
+    _add_matrix, _add_matrix_join, _add_bump, _add_wheel,
 )  # fmt: skip
 
 

@@ -25,6 +25,7 @@ _STYLE = {
     Status.ALREADY_APPLIED: "cyan",
     Status.NOT_APPLICABLE: "yellow",
     Status.DRIFTED: "bold red",
+    Status.FIXED_UPSTREAM: "magenta",
 }
 
 

@@ -9,7 +9,8 @@ old → new.
 Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
 ``patches/`` replaced; if that replacement fails half-way, both are restored from the
 copies taken first. Any drift or failing check refuses the bump: the pin and patches/
-stay as they were (exit 1).
+stay as they were (exit 1). So does a release that already has the fix under its own
+names (fixed upstream): the series is to be retired there, not moved.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def _bump(
     patches = stage / "patches"
     with err.status("regenerating the series on the new base ..."):
         report, problems = _regenerate(checkout, staged, args.vendor, patches)
-    console.show_outcomes(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)")
+    _show_outcomes(report, new)
     if problems:
         return _refuse(problems, args, old, old_text, snapshot, stage)
 
@@ -164,12 +165,21 @@ def _regenerate(
     try:
         report = export_series(checkout, pin, vendor, patches)
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
+        if exc.report.result.fixed_upstream:
+            new = checkout.release.version
+            return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
         return exc.report, exc.report.result.problems() or [str(exc)]
     if not report.patches:  # not applicable, or already applied: nothing to pin
         new = checkout.release.version
         nothing = f"every target is already applied in {new}: nothing to pin a series to"
         return report, report.result.problems() or [nothing]
     return report, []
+
+
+def _show_outcomes(report: ApplyReport, new: str) -> None:
+    console.show_outcomes(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)")
+    if report.result.fixed_upstream:
+        out.print(f"fixed upstream: {report.result.upstream_fix}", markup=False)
 
 
 def _range_diff(

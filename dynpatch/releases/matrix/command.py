@@ -9,6 +9,7 @@ redoes the cheap parts and reuses test and verify verdicts whose inputs did not 
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -56,6 +57,7 @@ class Options:
     vendor: Path = VENDOR
     patches: Path = PATCHES
     runtimes: Path | None = None
+    list_json: bool = False  # print the versions it would check (JSON), run nothing
 
 
 def main(args: Options) -> int:
@@ -66,11 +68,15 @@ def main(args: Options) -> int:
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(args.pin)
+    versions = _versions(args, pin)
+    want_newest = pin.matrix_newest if args.newest is None else args.newest
+    if args.list_json:  # for a CI fan-out: one job per entry ("newest": found at run time)
+        out.print(json.dumps([*versions, *(["newest"] if want_newest else [])]), markup=False,
+                  soft_wrap=True, highlight=False)  # fmt: skip
+        return 0
     if not (args.patches / "series").is_file():
         raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
-    versions = _versions(args, pin)
     candidates = releases.pinned(pin, versions)
-    want_newest = pin.matrix_newest if args.newest is None else args.newest
     if want_newest:
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
@@ -97,13 +103,8 @@ def main(args: Options) -> int:
 
     pinned_version = pin.version
     bad = [r.version for r in rows if not r.ok]
-    counts = {s: sum(r.series == s for r in rows) for s in ("applied", "not-applicable")}
-    verdict = f"problems in {', '.join(bad)}" if bad else "every check that ran passed"
-    if args.skip:
-        verdict += f" (skipped: {', '.join(args.skip)})"
     summary = (
-        f"{len(rows)} releases: {counts['applied']} applied, {counts['not-applicable']} not "
-        f"applicable, {sum(r.series == 'drifted' for r in rows)} drifted; {verdict}; "
+        f"{report.tally(rows)}; {report.verdict(rows, args.skip)}; "
         f"wall time {total:.0f} s with --jobs {args.jobs}"
     )
     meta = {
@@ -128,6 +129,8 @@ def main(args: Options) -> int:
     for line in report.column_notes(pinned_version):
         out.print(f"  * {line}", markup=False)
     out.print(summary, markup=False)
+    for line in report.retire(rows):
+        out.print(line, markup=False)
     out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
     return 0 if not bad else 1
 

@@ -65,7 +65,8 @@ class Row:
     note: str = ""
     # one per series step: {"target", "status", "detail"}
     outcomes: list[dict[str, str]] = field(default_factory=list)
-    series: str = NOT_RUN  # applied | already-applied | not-applicable | drifted | error
+    # applied | already-applied | not-applicable | fixed-upstream | drifted | error
+    series: str = NOT_RUN
     series_detail: str = ""
     problems: list[str] = field(default_factory=list)  # why the series cannot be written
     guard: str = ""  # the helper's first bail-out, as found in this release
@@ -84,7 +85,7 @@ class Row:
         checks = [self.own_am, self.test_upstream, self.verify]
         if self.pinned:
             checks.append(self.committed_am)
-        good = ("applied", "already-applied", "not-applicable")
+        good = ("applied", "already-applied", "not-applicable", FIXED_UPSTREAM)
         return self.series in good and not any(c.bad for c in checks)
 
     @property
@@ -94,6 +95,18 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Row:
+        """The row ``to_json`` gave (a ``TypeError`` when it is not one)."""
+        checks = {f: Check(**data[f]) for f in CHECKS if isinstance(data.get(f), dict)}
+        return cls(**{**data, **checks})
+
+
+CHECKS = ("own_am", "committed_am", "test_upstream", "verify")
+# A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
+# failure; the series can be retired from there on.
+FIXED_UPSTREAM = "fixed-upstream"
 
 
 @dataclass(frozen=True)
@@ -182,6 +195,10 @@ def _not_exported(row: Row, exc: SeriesFailed) -> None:
         row.series, row.series_detail = "applied", str(exc)
         row.own_am = Check(FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
         row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+    elif exc.report.result.fixed_upstream:
+        row.series, row.series_detail = FIXED_UPSTREAM, exc.report.result.upstream_fix
+        row.own_am = Check(NA, "the fix is already upstream: nothing to export")
+        row.test_upstream = row.verify = Check(NA, "the fix is already upstream")
     elif not exc.report.result.ok:
         row.problems = exc.report.result.problems()
         row.series, row.series_detail = "drifted", "; ".join(row.problems)
@@ -334,6 +351,7 @@ def series_steps() -> list[str]:
 
 
 __all__ = [
+    "FIXED_UPSTREAM",
     "Context",
     "Row",
     "am_check",

@@ -20,7 +20,7 @@ from dynpatch.patch import apply
 from dynpatch.patch.apply import PATCHES, apply_series
 from dynpatch.pin import PIN_FILE, load_pin, with_version
 from dynpatch.releases import bump
-from tests.fixtures.releases import DRIFTED, fake_runtime, make_vendor
+from tests.fixtures.releases import DRIFTED, FIXED_UPSTREAM, fake_runtime, make_vendor
 from tests.fixtures.upstream_tree import FILES, TEST_LOGPROBS
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
@@ -60,13 +60,15 @@ def run_bump(v, tmp_path: Path, version: str, *extra: str) -> int:
 
 @pytest.fixture
 def synthetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Pinned at 9.9.8 with its committed series; 9.9.9 and two bad candidates cached.
-    The checks' interpreter is this one, with a metadata-only runtime 9.9.9."""
+    """Pinned at 9.9.8 with its committed series; 9.9.9, two bad candidates and one with
+    the fix upstream (10.0.0) cached. The checks' interpreter is this one, with a
+    metadata-only runtime 9.9.9."""
     v = make_vendor(
         tmp_path,
-        {"9.9.6": DRIFTED, "9.9.7": REGRESSING, "9.9.8": OLD, "9.9.9": FILES},
+        {"9.9.6": DRIFTED, "9.9.7": REGRESSING, "9.9.8": OLD, "9.9.9": FILES,
+         "10.0.0": FIXED_UPSTREAM},
         pinned="9.9.8",
-    )
+    )  # fmt: skip
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     return v
 
@@ -123,6 +125,25 @@ def test_drift_refuses_and_leaves_pin_and_patches(
     assert "REFUSED: 1 problem(s):" in printed
     assert "HandlerBase._extract_logprobs: expected a method" in printed
     assert "found parameters (output, cursor)" in printed
+    assert "stays at 9.9.8" in printed and "is unchanged" in printed
+    assert snapshot(synthetic) == before
+    assert not (tmp_path / "evidence").exists()
+
+
+def test_fixed_upstream_refuses_retire_and_leaves_pin_and_patches(
+    synthetic, tmp_path: Path, capsys
+) -> None:
+    before = snapshot(synthetic)
+    code = run_bump(synthetic, tmp_path, "10.0.0", "--python", sys.executable)
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "REFUSED: 1 problem(s):" in printed
+    assert "  the series is fixed upstream in 10.0.0: retire it from 10.0.0 on" in printed
+    assert "patch series on ai-dynamo 10.0.0 (pypi)" in printed  # the outcome table
+    assert "fixed-upstream" in printed
+    assert "fixed upstream: extract_from_completion_output takes `delta_ids`" in printed
+    assert "`delta_ids=output.token_ids[tokens_so_far:]`" in printed
+    assert "git range-diff" not in printed  # refused before any check
     assert "stays at 9.9.8" in printed and "is unchanged" in printed
     assert snapshot(synthetic) == before
     assert not (tmp_path / "evidence").exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch import cli
+from dynpatch.errors import ToolkitError
 from dynpatch.evidence import series_digest
 from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
@@ -20,6 +21,7 @@ from dynpatch.releases.matrix import command, releases
 from tests.fixtures.releases import (
     APPLIES,
     DRIFTED,
+    FIXED_UPSTREAM,
     IS_NONE_GUARD,
     NO_HELPER,
     fake_runtime,
@@ -114,6 +116,57 @@ def test_no_drift_exits_zero(tmp_path: Path, capsys) -> None:
     assert data["ok"] is True and data["pinned"] == "9.9.9"
     assert data["summary"].startswith("2 releases: 1 applied, 1 not applicable, 0 drifted")
     assert "wrote " in capsys.readouterr().out
+
+
+def test_a_release_with_the_fix_upstream_is_a_finding_not_a_drift(tmp_path: Path, capsys) -> None:
+    v = make_vendor(tmp_path, {"9.9.9": APPLIES, "10.0.0": FIXED_UPSTREAM}, pinned="9.9.9")
+    out = tmp_path / "out"
+    assert matrix(v, out, "--versions", "9.9.9,10.0.0", *SKIP_CHECKS) == 0
+    printed = capsys.readouterr().out
+    row = rows_of(out)["10.0.0"]
+    assert row["series"] == "fixed-upstream" and row["problems"] == []
+    assert row["series_detail"] == (
+        "extract_from_completion_output takes `delta_ids` and copies no token-id history "
+        "when it is given; HandlerBase._generate_locally_impl passes "
+        "`delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
+        "forwards it"
+    )
+    statuses = [o["status"] for o in row["outcomes"]]
+    assert statuses == ["fixed-upstream"] * 3 + ["not-applicable"] * 2
+    assert row["own_am"]["status"] == row["test_upstream"]["status"] == "n/a"
+    assert not (out / "releases" / "10.0.0" / "patches").exists()
+    md = (out / "matrix.md").read_text()
+    assert (
+        "| 10.0.0 | `not getattr` | fixed upstream | fixed upstream | fixed upstream | n/a | n/a "
+        "| n/a | no | n/a | n/a |"
+    ) in md
+    assert "- 10.0.0: fixed upstream: extract_from_completion_output takes `delta_ids`" in md
+    data = json.loads((out / "matrix.json").read_text())
+    assert data["ok"] is True
+    assert data["summary"].startswith(
+        "2 releases: 1 applied, 0 not applicable, 0 drifted, 1 fixed upstream; every check"
+    )
+    assert "10.0.0: DRIFTED" not in printed
+    assert "fixed upstream from 10.0.0: the series can be retired from 10.0.0 on" in printed
+
+
+def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) -> None:
+    v = make_vendor(tmp_path, {"9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES}, pinned="9.9.9")
+    out = tmp_path / "out"
+
+    def listed(**kw) -> list[str]:
+        options = command.Options(pin=v.pin.path, vendor=v.vendor, out=out, list_json=True,
+                                  patches=tmp_path / "no-patches", **kw)  # fmt: skip
+        assert command.main(options) == 0
+        return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+    assert listed() == ["9.9.8", "9.9.9"]  # the pin's [matrix] (newest = false)
+    assert listed(newest=True) == ["9.9.8", "9.9.9", "newest"]
+    assert listed(versions="9.9.9", newest=True) == ["9.9.9", "newest"]
+    assert listed(all=True, newest=False) == ["9.9.8", "9.9.9"]
+    assert not out.exists()  # nothing ran, nothing written (and no series needed)
+    with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
+        command.main(command.Options(pin=v.pin.path, versions="0.0.1", list_json=True))
 
 
 def test_test_upstream_runs_per_release_and_is_cached(

@@ -1,0 +1,105 @@
+"""``python -m dynpatch matrix-join DIR``: one matrix from many one-release runs.
+
+A CI fan-out runs ``matrix --versions X --out DIR/X`` once per release (the list from
+``matrix --list-json``). This reads every ``DIR/*/matrix.json``, joins the rows (in
+release order, each release once) and writes ``OUT/matrix.md`` and ``OUT/matrix.json``
+with the same rendering as a whole run (:mod:`.report`). Exit status 1 when any row is
+not ok (drifted, or a failed check), else 0; a release whose fix is upstream is a finding.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from dynpatch import console
+from dynpatch.console import out
+from dynpatch.errors import ToolkitError
+from dynpatch.releases.matrix import report
+from dynpatch.releases.matrix.releases import version_key
+from dynpatch.releases.matrix.run import Row
+from dynpatch.releases.matrix.stages import SKIPPED, STAGES
+
+# Meta every part must agree on: rows of different pins or series are not one matrix.
+SAME = ("pinned", "committed_series_sha256")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    dir: Path  # holds DIR/<version>/matrix.json, one per run
+    out: Path | None = None  # where the joined matrix.md and matrix.json go (default: DIR)
+
+
+def run(args: Options) -> int:
+    parts = sorted(args.dir.glob("*/matrix.json"))
+    if not parts:
+        raise ToolkitError(f"no {args.dir}/*/matrix.json to join: run `matrix --out` per release")
+    loaded = [_load(p) for p in parts]
+    first_path, first = parts[0], loaded[0][1]
+    for path, (_, meta) in zip(parts, loaded, strict=True):
+        for key in SAME:
+            if meta.get(key) != first.get(key):
+                raise ToolkitError(
+                    f"{path} has {key} {meta.get(key)!r}, {first_path} has {first.get(key)!r}: "
+                    "not one matrix"
+                )
+    seen: dict[str, Path] = {}
+    rows: list[Row] = []
+    for path, (part_rows, _) in zip(parts, loaded, strict=True):
+        for row in part_rows:
+            if row.version in seen:
+                raise ToolkitError(
+                    f"release {row.version} is in both {seen[row.version]} and {path}"
+                )
+            seen[row.version] = path
+            rows.append(row)
+    rows.sort(key=lambda r: version_key(r.version))
+
+    bad = [r.version for r in rows if not r.ok]
+    seconds = sum(float(meta.get("seconds", 0)) for _, meta in loaded)
+    skipped = [s for s in STAGES if any(getattr(r, s.replace("-", "_")).status == SKIPPED
+                                         for r in rows)]  # fmt: skip
+    summary = (
+        f"{report.tally(rows)}; {report.verdict(rows, skipped)}; joined from {len(parts)} runs"
+    )
+    meta = {
+        **{k: first.get(k) for k in ("pinned", "toolkit", "committed_series_sha256")},
+        "created": report.now(),
+        "budget": first.get("budget"),
+        "seed": first.get("seed"),
+        "jobs": first.get("jobs"),
+        "seconds": round(seconds, 1),  # the runs' own times, added up
+        "ok": not bad,
+        "summary": summary,
+        "joined": [console.rel(p) for p in parts],
+    }
+    md, js = report.write(rows, meta, args.out or args.dir)
+    pinned = str(meta["pinned"])
+    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
+    wide.print(report.rich_table(rows, pinned))
+    for line in report.notes(rows):
+        out.print(f"  {line}", markup=False)
+    for line in report.column_notes(pinned):
+        out.print(f"  * {line}", markup=False)
+    out.print(summary, markup=False)
+    for line in report.retire(rows):
+        out.print(line, markup=False)
+    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
+    return 0 if not bad else 1
+
+
+def _load(path: Path) -> tuple[list[Row], dict[str, Any]]:
+    """The rows and the meta of one run's matrix.json."""
+    try:
+        data = json.loads(path.read_text())
+        rows = [Row.from_json(r) for r in data["rows"]]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ToolkitError(f"{path} is not a matrix.json of `matrix` ({exc})") from None
+    for key in ("pinned", "toolkit", "committed_series_sha256"):
+        if not isinstance(data.get(key), str):
+            raise ToolkitError(f"{path} is not a matrix.json of `matrix` (no {key!r})")
+    return rows, data
