@@ -141,6 +141,8 @@ def wheel(session: nox.Session) -> None:
     """The pinned release with patches/ applied, as a wheel in dist/ (local version
     +dynpatch.<series digest>), built twice and compared byte for byte; then installed in
     a fresh venv (with the pinned ai-dynamo-runtime) and dynamo's logprob tests run from
-    site-packages. `-- --no-prove` builds only."""
-    _toolkit(session, "wheel")
-    session.run("python", "-m", "dynpatch", "wheel", "--prove", *session.posargs)
+    site-packages; then the real handler replayed from the installed stock and patched
+    wheels (0 divergences). `-- --no-prove --no-replay` builds only."""
+    _toolkit(session)
+    session.install("-e", ".[wheel,replay]", _runtime(session))
+    session.run("python", "-m", "dynpatch", "wheel", "--prove", "--replay", *session.posargs)

@@ -245,6 +245,9 @@ def _add_wheel(sub: Sub) -> None:
     p.add_argument("--prove", action=argparse.BooleanOptionalAction, default=False,
                    help="install the wheel in a fresh venv and run dynamo's logprob tests "
                    "from site-packages")  # fmt: skip
+    p.add_argument("--replay", action=argparse.BooleanOptionalAction, default=False,
+                   help="replay the named scenarios through the installed stock and patched "
+                   "wheels; 0 divergences required (needs the replay extra)")  # fmt: skip
 
 
 VERBS = (

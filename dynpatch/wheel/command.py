@@ -11,10 +11,11 @@ anything else in ``dist/`` is kept.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import evidence, fetch, pin
+from dynpatch import console, evidence, fetch, pin
 from dynpatch.console import out
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, pypi
@@ -33,6 +34,7 @@ class Options:
     dist: Path = DIST
     reproduce: bool = True
     prove: bool = False
+    replay: bool = False  # the named scenarios through the installed stock and patched wheels
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ def run(options: Options) -> int:
         f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}", markup=False
     )
     built = build_into_dist(the_pin, recipe, options.dist, options.vendor)
-    out.print(f"built: {_shown(built.wheel)} (version {built.version})", markup=False)
+    out.print(f"built: {console.rel(built.wheel)} (version {built.version})", markup=False)
     out.print(f"sha256: {built.sha256}", markup=False)
     if options.reproduce:
         again = rebuild_matches(recipe, built, options.vendor)
@@ -142,11 +144,9 @@ def run(options: Options) -> int:
         from dynpatch.wheel import prove
 
         prove.run_proof(the_pin, built.wheel, options.vendor)
+    if options.replay:
+        from dynpatch.wheel import replay  # needs the replay extra (torch and the rest)
+
+        stock = upstream_wheel(the_pin, options.vendor)
+        replay.replay_installed(stock, built.wheel, options.vendor / "scratch", sys.executable)
     return 0
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
