@@ -69,7 +69,9 @@ def main(args: Options) -> int:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(args.pin)
     versions = _versions(args, pin)
-    want_newest = pin.matrix_newest if args.newest is None else args.newest
+    # "newest" in --versions is the entry --list-json prints for the build found at run time.
+    asked = "newest" in [v.strip() for v in (args.versions or "").split(",")]
+    want_newest = asked or (pin.matrix_newest if args.newest is None else args.newest)
     if args.list_json:  # for a CI fan-out: one job per entry ("newest": found at run time)
         out.print(json.dumps([*versions, *(["newest"] if want_newest else [])]), markup=False,
                   soft_wrap=True, highlight=False)  # fmt: skip
@@ -141,7 +143,7 @@ def _versions(args: Options, pin: Pin) -> list[str]:
     if args.all:
         return sorted(pin.releases, key=releases.version_key)
     if args.versions:
-        versions = [v.strip() for v in args.versions.split(",") if v.strip()]
+        versions = [v.strip() for v in args.versions.split(",") if v.strip() not in ("", "newest")]
     else:
         versions = list(pin.matrix)
     unknown = [v for v in versions if v not in pin.releases]

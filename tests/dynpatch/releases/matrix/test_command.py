@@ -164,6 +164,9 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     assert listed(newest=True) == ["9.9.8", "9.9.9", "newest"]
     assert listed(versions="9.9.9", newest=True) == ["9.9.9", "newest"]
     assert listed(all=True, newest=False) == ["9.9.8", "9.9.9"]
+    # Each entry, handed back as --versions, is what one job of the fan-out runs.
+    assert listed(versions="newest") == ["newest"]
+    assert listed(versions="9.9.8", newest=False) == ["9.9.8"]
     assert not out.exists()  # nothing ran, nothing written (and no series needed)
     with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
         command.main(command.Options(pin=v.pin.path, versions="0.0.1", list_json=True))
