@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dynpatch import console, evidence
+from dynpatch import evidence
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR
@@ -121,19 +121,7 @@ def main(args: Options) -> int:
         "ok": not bad,
         "summary": summary,
     }
-    md, js = report.write(rows, meta, args.out)
-    # Logs get the whole table unfolded (cli's log console is 120 wide); a terminal keeps
-    # its own width.
-    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
-    wide.print(report.rich_table(rows, pinned_version))
-    for line in report.notes(rows):
-        out.print(f"  {line}", markup=False)
-    for line in report.column_notes(pinned_version):
-        out.print(f"  * {line}", markup=False)
-    out.print(summary, markup=False)
-    for line in report.retire(rows):
-        out.print(line, markup=False)
-    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
+    report.show(rows, meta, args.out, summary)
     return 0 if not bad else 1
 
 

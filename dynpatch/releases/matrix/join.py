@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from dynpatch import console
-from dynpatch.console import out
 from dynpatch.errors import ToolkitError
 from dynpatch.releases.matrix import report
 from dynpatch.releases.matrix.releases import version_key
@@ -77,18 +74,7 @@ def run(args: Options) -> int:
         "summary": summary,
         "joined": [console.rel(p) for p in parts],
     }
-    md, js = report.write(rows, meta, args.out or args.dir)
-    pinned = str(meta["pinned"])
-    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
-    wide.print(report.rich_table(rows, pinned))
-    for line in report.notes(rows):
-        out.print(f"  {line}", markup=False)
-    for line in report.column_notes(pinned):
-        out.print(f"  * {line}", markup=False)
-    out.print(summary, markup=False)
-    for line in report.retire(rows):
-        out.print(line, markup=False)
-    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
+    report.show(rows, meta, args.out or args.dir, summary)
     return 0 if not bad else 1
 
 

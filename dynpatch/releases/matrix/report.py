@@ -12,8 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
+from dynpatch import console
+from dynpatch.console import out
 from dynpatch.io import files
 from dynpatch.releases.matrix import stages
 from dynpatch.releases.matrix.releases import version_key
@@ -245,3 +248,22 @@ def write(rows: list[Row], meta: dict[str, Any], out: Path) -> tuple[Path, Path]
 
 def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def show(rows: list[Row], meta: dict[str, Any], out_dir: Path, summary: str) -> None:
+    """Write ``matrix.md``/``matrix.json`` to ``out_dir`` and print the table, its notes, the
+    summary and any retire line."""
+    md, js = write(rows, meta, out_dir)
+    pinned = str(meta["pinned"])
+    # Logs get the whole table unfolded (the log console is 120 wide); a terminal keeps
+    # its own width.
+    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
+    wide.print(rich_table(rows, pinned))
+    for line in notes(rows):
+        out.print(f"  {line}", markup=False)
+    for line in column_notes(pinned):
+        out.print(f"  * {line}", markup=False)
+    out.print(summary, markup=False)
+    for line in retire(rows):
+        out.print(line, markup=False)
+    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
