@@ -76,11 +76,13 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(name="test-upstream")
 def test_upstream(session: nox.Session) -> None:
-    """dynamo's own tests, baseline vs patched: the CPU tier in this venv (with the pinned
-    ai-dynamo-runtime); the GPU tier under $DYNPATCH_GPU_PYTHON, the TRT-LLM container's
-    own Python, when that has tensorrt_llm and CUDA. `-- --tier cpu|gpu|all`."""
+    """dynamo's own tests, baseline vs patched: the CPU tier and the stand-in tier (the gpu_1
+    handler modules on CPU, tensorrt_llm a labelled test double) in this venv, with the
+    pinned ai-dynamo-runtime; the GPU tier under $DYNPATCH_GPU_PYTHON, the TRT-LLM
+    container's own Python, when that has tensorrt_llm and CUDA.
+    `-- --tier cpu|standin|gpu|all`."""
     _toolkit(session)
-    session.install("-e", ".[upstream-tests]", _runtime(session))
+    session.install("-e", ".[upstream-tests,replay]", _runtime(session))
     session.run("python", "-m", "dynpatch", "test-upstream", *session.posargs)
 
 

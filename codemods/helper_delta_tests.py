@@ -10,7 +10,6 @@ pre_merge) and fail on the unpatched helper.
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from codemods import shape
 from codemods.outcome import AlreadyApplied, Drifted, Target, TargetedCommand
@@ -49,31 +48,6 @@ def added_names(template: str = TESTS) -> tuple[str, ...]:
     return tuple(_names(cst.parse_module(template).body))
 
 
-def _imports(tree: cst.Module, module: str, name: str) -> bool:
-    wanted = m.ImportFrom(
-        module=m.MatchIfTrue(lambda node: shape.code(node) == module),
-        names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()],
-    )
-    return bool(m.findall(tree, wanted))
-
-
-def _module_marks(tree: cst.Module) -> set[str]:
-    """``pytest.mark.X`` names in a module-level ``pytestmark = [...]``."""
-    for stmt in tree.body:
-        if m.matches(
-            stmt,
-            m.SimpleStatementLine(
-                body=[m.Assign(targets=[m.AssignTarget(target=m.Name("pytestmark"))])]
-            ),
-        ):
-            marks = m.findall(
-                stmt,
-                m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark"))),
-            )
-            return {node.attr.value for node in marks if isinstance(node, cst.Attribute)}
-    return set()
-
-
 class HelperDeltaTests(TargetedCommand):
     DESCRIPTION: str = (
         "test_logprobs.py: add CPU tests of extract_from_completion_output(..., "
@@ -99,15 +73,15 @@ class HelperDeltaTests(TargetedCommand):
                 + ("(only some of the new tests)" if same else "with other content"),
             )
 
-        if not _imports(tree, HELPER_MODULE, "extract_from_completion_output"):
+        if not shape.imports(tree, HELPER_MODULE, "extract_from_completion_output"):
             raise Drifted(
                 TARGET, f"no `from {HELPER_MODULE} import extract_from_completion_output`"
             )
-        if not _imports(tree, "types", "SimpleNamespace"):
+        if not shape.imports(tree, "types", "SimpleNamespace"):
             raise Drifted(TARGET, "no `from types import SimpleNamespace`")
         if "_logprob" not in present:
             raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
-        marks = _module_marks(tree)
+        marks = shape.module_marks(tree)
         missing = [mark for mark in CPU_MARKS if mark not in marks]
         if missing:
             # The new tests are selected as CPU tests only through the module's marks.

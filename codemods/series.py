@@ -22,8 +22,8 @@ from libcst.codemod import Codemod, CodemodContext
 from codemods import (
     fixed_upstream,
     handler_call_passes_delta,
-    handler_delta_test_module,
     handler_extract_forwards_delta,
+    handler_response_loop_tests,
     helper_delta_tests,
     logprobs_helper,
 )
@@ -44,14 +44,13 @@ class Step:
     # What it means when the target's file does not exist at all.
     when_file_missing: Status = Status.DRIFTED
     missing_reason: str = ""
-    # The step creates its file: an absent file reaches the codemod as an empty module.
-    creates: bool = False
     # The step adds tests for the change made by the other steps. It is skipped (not
     # applicable) when the change itself is, and a missing test file does not block
     # the change: the outcome table says the tests were not carried.
     carries_tests: bool = False
-    # Top-level names the step adds to its file; their lines are its scope in the
-    # changed-lines check (formatting.lines_changed_in).
+    # Definitions the step adds to its file (top-level, or methods of a top-level
+    # class); their lines are its scope in the changed-lines check
+    # (dynpatch.format.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
 
 
@@ -76,10 +75,12 @@ SERIES: tuple[Step, ...] = (
         adds=helper_delta_tests.added_names(),
     ),
     Step(
-        handler_delta_test_module.HandlerDeltaTestModule,
-        handler_delta_test_module.TARGET,
-        creates=True,
+        handler_response_loop_tests.HandlerResponseLoopTests,
+        handler_response_loop_tests.TARGET,
+        when_file_missing=Status.NOT_APPLICABLE,
+        missing_reason="no TRT-LLM handler test module: the response-loop tests are not carried",
         carries_tests=True,
+        adds=handler_response_loop_tests.added_names(),
     ),
 )
 
@@ -169,10 +170,7 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
             outcomes.append(Outcome(step.target, Status.NOT_APPLICABLE, detail))
             continue
         if path not in trees:
-            source = read(path)
-            if source is None and step.creates:
-                source = ""
-            trees[path] = _parse(source)
+            trees[path] = _parse(read(path))
         tree = trees[path]
         if tree is None:
             reason = step.missing_reason or "file does not exist"
@@ -270,6 +268,8 @@ HandlerBase._extract_logprobs(output, 0) keeps working.
 
 The chunks the handler emits are unchanged byte for byte. New tests pin
 this down: CPU tests of the helper with the delta (no read of the
-history, the window, every bail-out) and a gpu_1 TRT-LLM test that the
-response loop passes its delta.
+history, the window, every bail-out), and in TestGenerateLocally (gpu_1)
+tests that the response loop hands each choice its delta: with four
+interleaved choices, some not advancing, the chunks are the same as
+without the delta and no choice's history is copied.
 """

@@ -188,3 +188,38 @@ def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])):
         return body[0].body[0].value  # type: ignore[attr-defined,no-any-return]
     return None
+
+
+def imports(tree: cst.Module, module: str, name: str) -> bool:
+    """True when ``tree`` has ``from <module> import <name>`` (not renamed) anywhere."""
+    wanted = m.ImportFrom(
+        module=m.MatchIfTrue(lambda node: code(node) == module),
+        names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()],
+    )
+    return bool(m.findall(tree, wanted))
+
+
+def imports_module(tree: cst.Module, name: str) -> bool:
+    """True when ``tree`` has a plain ``import <name>`` at module level."""
+    wanted = m.SimpleStatementLine(
+        body=[m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None),
+                              m.ZeroOrMore()])]
+    )  # fmt: skip
+    return any(m.matches(stmt, wanted) for stmt in tree.body)
+
+
+def module_marks(tree: cst.Module) -> set[str]:
+    """``pytest.mark.X`` names in a module-level ``pytestmark = [...]``."""
+    for stmt in tree.body:
+        if m.matches(
+            stmt,
+            m.SimpleStatementLine(
+                body=[m.Assign(targets=[m.AssignTarget(target=m.Name("pytestmark"))])]
+            ),
+        ):
+            marks = m.findall(
+                stmt,
+                m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark"))),
+            )
+            return {node.attr.value for node in marks if isinstance(node, cst.Attribute)}
+    return set()

@@ -118,7 +118,9 @@ def _add_test_upstream(sub: Sub) -> None:
     help_ = "dynamo's own tests on the baseline and the patched tree"
     p = _verb(sub, "test-upstream", help_, test_upstream.run, test_upstream.Options,
               fetch_args={}, patches=PATCHES, evidence=evidence.EVIDENCE, trees=TREES)  # fmt: skip
-    p.add_argument("--tier", help="cpu, gpu or all (default: every tier this machine can run)")
+    p.add_argument(
+        "--tier", help="cpu, standin, gpu or all (default: every tier this machine can run)"
+    )
     p.add_argument("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"),
                    help="Python of the GPU tier, e.g. the TRT-LLM container's "
                    "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)")  # fmt: skip

@@ -1,7 +1,7 @@
 """Scope checks, pure: which lines a change adds or removes, and in which targets they lie.
 
 A change is reviewable only when every line it touches lies inside a target of the
-series (a function it rewrites, the definitions it adds, or a file it creates).
+series (a function it rewrites, or the definitions it adds).
 """
 
 from __future__ import annotations
@@ -50,25 +50,19 @@ def lines_changed_in(
     qualnames: list[str],
     *,
     added: Mapping[str, Sequence[str]] | None = None,
-    new_file: str | None = None,
 ) -> dict[str, tuple[int, int]]:
     """Per target: (lines added, lines removed).
 
-    A target is a function of ``qualnames`` (its changed lines count), a label in
-    ``added`` naming the top-level definitions that target adds (their lines count,
-    with the blank and comment lines that separate them from their neighbours), or
-    ``new_file``, a label for a file the change creates (every line counts).
+    A target is a function of ``qualnames`` (its changed lines count), or a label in
+    ``added`` naming the definitions that target adds, top-level or methods of a
+    top-level class (their lines count, with the blank and comment lines that separate
+    them from their neighbours).
 
     Raises when any changed line lies outside every target: formatting or a codemod
     touched code the series has no business touching.
     """
     added_lines_, removed = added_lines(old, new), removed_lines(old, new)
     counts: dict[str, tuple[int, int]] = {}
-    if new_file is not None:
-        if old.strip():
-            raise ToolkitError(f"{new_file}: expected a new file, but it exists already")
-        counts[new_file] = (len(added_lines_), 0)
-        return counts
     for qualname in qualnames:
         new_span, old_span = function_span(new, qualname), function_span(old, qualname)
         inside_new = {n for n in added_lines_ if new_span and new_span[0] <= n <= new_span[1]}
@@ -92,30 +86,50 @@ def lines_changed_in(
     return counts
 
 
-def definition_spans(source: str, names: Sequence[str]) -> list[tuple[int, int]]:
-    """Line spans of the top-level definitions ``names`` in ``source``.
+_DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-    Each span starts right after the previous top-level statement (so the blank and
-    comment lines before a definition belong to it) and runs on over the blank lines
-    after it. Raises if a name is not a top-level definition of ``source``.
+
+def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] | None:
+    """(the body holding it, its index) for a top-level definition ``name``, else the
+    one method of that name in a top-level class."""
+    for i, node in enumerate(body):
+        if isinstance(node, _DEFINITION) and node.name == name:
+            return body, i
+    found = [
+        (node.body, i)
+        for node in body
+        if isinstance(node, ast.ClassDef)
+        for i, inner in enumerate(node.body)
+        if isinstance(inner, _DEFINITION) and inner.name == name
+    ]
+    if len(found) > 1:
+        raise ToolkitError(f"{name} is defined in {len(found)} classes of the result")
+    return found[0] if found else None
+
+
+def definition_spans(source: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    """Line spans of the definitions ``names`` in ``source`` (top-level ones, or
+    methods of a top-level class).
+
+    Each span starts right after the previous statement of the same body (so the blank
+    and comment lines before a definition belong to it) and runs on over the blank
+    lines after it. Raises if a name is not such a definition of ``source``.
     """
     lines = source.splitlines()
-    body = ast.parse(source).body
+    tree = ast.parse(source).body
     spans = []
     for name in names:
-        index = next(
-            (
-                i
-                for i, node in enumerate(body)
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and node.name == name
-            ),
-            None,
-        )
-        if index is None:
+        where = _definition(tree, name)
+        if where is None:
             raise ToolkitError(f"the change should add {name}, but it is not in the result")
+        body, index = where
         node = body[index]
-        start = (body[index - 1].end_lineno or 0) + 1 if index else 1
+        if index:
+            start = (body[index - 1].end_lineno or 0) + 1
+        elif body is tree:
+            start = 1
+        else:  # the first statement of a class: its own first line
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         end = node.end_lineno or node.lineno
         while end < len(lines) and not lines[end].strip():  # lines[end] is line end+1
             end += 1

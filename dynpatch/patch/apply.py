@@ -187,14 +187,10 @@ def _scope_check(
 ) -> dict[str, tuple[int, int]]:
     """Changed lines per target of ``path``; refuses lines outside every target.
 
-    A step's target is its function, the definitions it ``adds``, or, for a step
-    that ``creates`` a file that did not exist, the whole file.
+    A step's target is its function or the definitions it ``adds``.
     """
     mine = [s for s in steps if s.target.path == path]
-    creator = next((s for s in mine if s.creates), None)
-    if old is None and creator is not None:
-        return scope.lines_changed_in("", new, [], new_file=creator.target.qualname)
-    functions = [s.target.qualname for s in mine if not s.adds and not s.creates]
+    functions = [s.target.qualname for s in mine if not s.adds]
     added = {s.target.qualname: s.adds for s in mine if s.adds}
     return scope.lines_changed_in(old or "", new, functions, added=added)
 

@@ -18,13 +18,15 @@ module the child imports is standard-library only (no libcst, no gitpython, no r
 
 The parent side (:mod:`~dynpatch.replay.runner`, the stages) also uses ``paths``.
 
-``standin/tensorrt_llm`` is a test double of the ``tensorrt_llm`` package; it is put on
-the children's ``PYTHONPATH`` and nowhere else.
+:data:`~dynpatch.standin.STANDIN_DIR` (``dynpatch/standin/tensorrt_llm``, a test double of
+the ``tensorrt_llm`` package) is put on the children's ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from dynpatch.standin import STANDIN_DIR
+
 PACKAGE_DIR = Path(__file__).resolve().parent
-STANDIN_DIR = PACKAGE_DIR / "standin"
+__all__ = ["PACKAGE_DIR", "STANDIN_DIR"]

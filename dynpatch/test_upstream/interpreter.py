@@ -32,6 +32,7 @@ info = {
     "pytest": version("pytest"),
     "pytest_asyncio": version("pytest-asyncio"),
     "tensorrt_llm": iu.find_spec("tensorrt_llm") is not None,
+    "torch": iu.find_spec("torch") is not None,
     "cuda": None,
     "cuda_error": "",
 }
@@ -53,6 +54,7 @@ class Interpreter:
     pytest: str | None
     pytest_asyncio: str | None
     tensorrt_llm: bool
+    torch: bool
     cuda: bool | None  # None: not asked (no tensorrt_llm) or torch failed to import
     cuda_error: str = ""
 

@@ -99,9 +99,12 @@ def run_pytest(
     marker: str | None,
     work: Path,
     junit_dir: Path,
+    path: tuple[Path, ...] = (),
+    plugins: tuple[str, ...] = (),
     timeout: float = 1800.0,
 ) -> Run:
-    """pytest ``targets`` (repository paths or node ids) of ``tree`` under ``python``."""
+    """pytest ``targets`` (repository paths or node ids) of ``tree`` under ``python``;
+    ``path`` goes on ``PYTHONPATH`` right after the tree, ``plugins`` are loaded with -p."""
     work.mkdir(parents=True, exist_ok=True)
     junit_dir.mkdir(parents=True, exist_ok=True)
     ini = work / "pytest.ini"
@@ -114,6 +117,7 @@ def run_pytest(
         python, "-m", "pytest", *(str(tree / t) for t in targets),
         "-c", str(ini), "--rootdir", str(work), "--import-mode=importlib",
         "-p", "no:cacheprovider", "-p", "dynpatch_probe",
+        *(arg for plugin in plugins for arg in ("-p", plugin)),
         "--junitxml", str(junit), "-o", f"junit_suite_name=dynamo-{label}",
         "--continue-on-collection-errors", "-q", "-rfE",
     ]  # fmt: skip
@@ -124,7 +128,7 @@ def run_pytest(
     env |= {
         # The tree first: it must win over any installed dynamo.
         "PYTHONPATH": os.pathsep.join(
-            [str(tree / SRC), str(PLUGIN_DIR), *([inherited] if inherited else [])]
+            [str(tree / SRC), *map(str, path), str(PLUGIN_DIR), *([inherited] if inherited else [])]
         ),
         "PYTHONDONTWRITEBYTECODE": "1",  # leave the cached trees clean
         "DYNPATCH_PROBE_OUT": str(probe_out),

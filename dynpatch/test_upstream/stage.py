@@ -67,8 +67,10 @@ def run(args: Options) -> int:
     with err.status("asking the test interpreters what they have ..."):
         gpu_env = interpreter.probe(gpu_python)
         cpu_env = gpu_env if gpu_python == args.python else interpreter.probe(args.python)
-    plan = tiers.plan(args.tier, tiers.gpu_problem(gpu_env, version))
-    if tiers.CPU in plan.tiers:
+    plan = tiers.plan(
+        args.tier, tiers.gpu_problem(gpu_env, version), tiers.standin_problem(cpu_env)
+    )
+    if tiers.CPU in plan.tiers or tiers.STANDIN in plan.tiers:
         problem = interpreter.env_problem(cpu_env, version)
         if problem:
             raise ToolkitError(
@@ -192,7 +194,7 @@ def run_tier(
             result.mutation.tests, ignored, tier.title
         )
         result.problems += problems + verdict.import_problems(ignored, "keyword-ignored mutant")
-    elif tier is tiers.CPU:
+    elif tier in (tiers.CPU, tiers.STANDIN):
         result.problems.append(f"{tier.title}: no new regression tests ran")
     result.lines += _lines(result, elsewhere)
     return result
@@ -215,6 +217,8 @@ def _pytest(
             marker=None if targets else tier.marker,
             work=out_dir / "work" / f"{tier.name}-{side}",
             junit_dir=out_dir / "junit",
+            path=tier.path,
+            plugins=tier.plugins,
         )
 
 
@@ -227,7 +231,13 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
         f"({new} new); regressions: {len(regressions) or 'none'}"
     ]
     both = verdict.fail_on_both(base, patched)
-    if both:
+    if both and result.tier is tiers.STANDIN:
+        # Listed in full: what the stand-in cannot stand in for is never counted as passed.
+        lines.append(
+            f"{title}: {len(both)} fail on both sides (the stand-in lacks what they need; "
+            "not counted as passed): " + ", ".join(report.short(k) for k in both)
+        )
+    elif both:
         shown = ", ".join(report.short(k) for k in both[:3]) + (" ..." if len(both) > 3 else "")
         lines.append(f"{title}: {len(both)} fail on both sides, so not from the patch: {shown}")
     lines.append(

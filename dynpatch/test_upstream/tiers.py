@@ -2,16 +2,22 @@
 
 CPU tier: ``pre_merge and gpu_0`` over the shared backend tests plus the trtllm tests
 that collect without TensorRT-LLM (dynamo's own conftest skips ``test_trtllm_*`` files
-when ``tensorrt_llm`` is missing). GPU tier: dynamo's trtllm stages, meant for the
-TRT-LLM runtime container on a GPU runner.
+when ``tensorrt_llm`` is missing). Stand-in tier: dynamo's gpu_1 handler test modules
+whose engine is a ``MagicMock``, on the CPU, with the toolkit's labelled test double of
+``tensorrt_llm`` and ``torch.cuda.is_available()`` answered True only while the modules
+are imported (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
+GPU tier: dynamo's trtllm stages, meant for the TRT-LLM runtime container on a GPU
+runner.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from dynpatch import console
 from dynpatch.errors import ToolkitError
+from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream.interpreter import Interpreter, env_problem
 
 TRTLLM_TESTS = "components/src/dynamo/trtllm/tests"
@@ -20,19 +26,46 @@ TRTLLM_TESTS = "components/src/dynamo/trtllm/tests"
 @dataclass(frozen=True)
 class Tier:
     name: str
-    dirs: tuple[str, ...]  # repository paths handed to pytest
+    dirs: tuple[str, ...]  # repository paths handed to pytest (those the tree has)
     marker: str  # pytest -m expression
+    label: str = ""  # the title's name, when not NAME
+    # Put first on the tests' PYTHONPATH (after the tree) and loaded with -p.
+    path: tuple[Path, ...] = ()
+    plugins: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
-        return f"{self.name.upper()} tier"
+        return f"{self.label or self.name.upper()} tier"
 
 
 CPU = Tier(
     "cpu", ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS), "pre_merge and gpu_0"
 )
+# The gpu_1 modules that build handlers over a MagicMock engine and collect with the
+# stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
+# which the stand-in does not provide), and the modules that need CUDA or a real
+# engine (multimodal/test_trtllm_cuda_ipc.py, test_trtllm_logits_runtime.py, ...).
+STANDIN_MODULES = tuple(
+    f"{TRTLLM_TESTS}/{name}"
+    for name in (
+        "test_trtllm_handler_base.py",
+        "test_trtllm_disagg_request_id.py",
+        "test_trtllm_engine.py",
+        "test_trtllm_multimodal_processor.py",
+        "request_handlers/test_trtllm_prompt_tokens_details.py",
+        "request_handlers/test_trtllm_uuid_guard.py",
+    )
+)
+STANDIN = Tier(
+    "standin",
+    STANDIN_MODULES,
+    "pre_merge and trtllm and gpu_1",
+    label="STAND-IN",
+    path=(STANDIN_DIR,),
+    plugins=("dynpatch_standin",),
+)
 GPU = Tier("gpu", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
-CHOICES = ("cpu", "gpu", "all")
+CHOICES = ("cpu", "standin", "gpu", "all")
 GPU_HOWTO = (
     "run `nox -s test-upstream -- --tier gpu` in dynamo's TRT-LLM runtime container "
     "with DYNPATCH_GPU_PYTHON set (see .github/workflows/gpu-upstream.yml)"
@@ -58,20 +91,44 @@ def gpu_problem(interp: Interpreter, version: str) -> str | None:
     return env_problem(interp, version)
 
 
-def plan(requested: str | None, gpu_unavailable: str | None) -> Plan:
+def standin_problem(interp: Interpreter) -> str | None:
+    """Why the stand-in tier cannot run under ``interp`` (None: it can)."""
+    if not interp.torch:
+        where = console.rel(interp.executable)
+        return f"torch is not installed in {where} (the handler's modules import it)"
+    return None
+
+
+def plan(
+    requested: str | None, gpu_unavailable: str | None, standin_unavailable: str | None = None
+) -> Plan:
     """The tiers to run for ``--tier requested`` (None: what this machine can run).
 
-    ``gpu_unavailable`` is why the GPU tier cannot run here, or None. A requested
-    tier that cannot run is an error; an unrequested one is reported as not run.
+    ``gpu_unavailable`` / ``standin_unavailable`` say why that tier cannot run here (None:
+    it can). A requested tier that cannot run is an error; an unrequested one is reported
+    as not run. By default the stand-in tier runs where the GPU tier cannot: where the
+    real TensorRT-LLM and a GPU are there, dynamo's own GPU tier is the evidence.
     """
     if requested is not None and requested not in CHOICES:
         raise ToolkitError(f"unknown --tier {requested!r}: choose one of {', '.join(CHOICES)}")
-    if requested in ("gpu", "all") and gpu_unavailable:
-        raise ToolkitError(f"--tier {requested}: the GPU tier cannot run here: {gpu_unavailable}")
-    if requested == "cpu":
-        return Plan((CPU,), (f"{GPU.title}: not run (not requested: --tier cpu)",))
-    if requested == "gpu":
-        return Plan((GPU,), (f"{CPU.title}: not run (not requested: --tier gpu)",))
-    if requested == "all" or gpu_unavailable is None:
-        return Plan((CPU, GPU), ())
-    return Plan((CPU,), (f"{GPU.title}: not run ({gpu_unavailable}; to run it, {GPU_HOWTO})",))
+    for tier, why in ((GPU, gpu_unavailable), (STANDIN, standin_unavailable)):
+        if requested in (tier.name, "all") and why:
+            raise ToolkitError(f"--tier {requested}: the {tier.title} cannot run here: {why}")
+    if requested == "all":
+        return Plan((CPU, STANDIN, GPU), ())
+    if requested is not None:
+        chosen = {"cpu": CPU, "standin": STANDIN, "gpu": GPU}[requested]
+        others = [t for t in (CPU, STANDIN, GPU) if t is not chosen]
+        return Plan(
+            (chosen,),
+            tuple(f"{t.title}: not run (not requested: --tier {requested})" for t in others),
+        )
+    if gpu_unavailable is None:
+        return Plan(
+            (CPU, GPU),
+            (f"{STANDIN.title}: not run (the GPU tier runs dynamo's handler tests for real)",),
+        )
+    gpu_line = f"{GPU.title}: not run ({gpu_unavailable}; to run it, {GPU_HOWTO})"
+    if standin_unavailable:
+        return Plan((CPU,), (f"{STANDIN.title}: not run ({standin_unavailable})", gpu_line))
+    return Plan((CPU, STANDIN), (gpu_line,))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import handler_delta_test_module, helper_delta_tests, logprobs_helper
+from codemods import handler_response_loop_tests, helper_delta_tests, logprobs_helper
 from codemods.handler_extract_forwards_delta import PATH as HANDLER_PATH
 from codemods.series import SERIES, Step, run_series
 from dynpatch.fetch import materialise_pypi
@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PATCHES = ROOT / "patches"
 VENDOR = ROOT / "vendor"
 CONFIG = ROOT / ".libcst.codemod.yaml"
-NEW_MODULE = handler_delta_test_module.PATH
 
 
 def libcst_tool(
@@ -131,6 +130,7 @@ def test_the_commands_over_a_synthetic_tree_make_what_the_series_makes(tmp_path:
         logprobs_helper.TARGET.path: snippets.HELPER,
         HANDLER_PATH: snippets.HANDLER,
         helper_delta_tests.PATH: TEST_MODULE,
+        handler_response_loop_tests.PATH: snippets.HANDLER_TESTS,
     }
     others = {
         "components/src/dynamo/__init__.py": "",
@@ -138,7 +138,7 @@ def test_the_commands_over_a_synthetic_tree_make_what_the_series_makes(tmp_path:
         "components/src/dynamo/vllm/handlers.py": snippets.HELPER,  # same text, other file
     }
     tree = tmp_path / "tree"
-    for path, text in {**sources, **others, NEW_MODULE: ""}.items():
+    for path, text in {**sources, **others}.items():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
         (tree / path).write_text(text)
 
@@ -146,7 +146,7 @@ def test_the_commands_over_a_synthetic_tree_make_what_the_series_makes(tmp_path:
         assert_touches_only_its_target(codemod(tree, step, external=True), tree, step)
 
     expected = {**sources, **others, **run_series(sources.get).changed}
-    assert set(expected) == {*sources, *others, NEW_MODULE}
+    assert set(expected) == {*sources, *others}
     for path, text in expected.items():
         assert (tree / path).read_text() == text, path
 
@@ -188,8 +188,6 @@ def test_libcst_tool_on_the_pinned_release_makes_the_committed_patch(tmp_path: P
 
     # This repository's config, found from the tree upward as a clone's own would be.
     shutil.copy(CONFIG, tmp_path / CONFIG.name)
-    assert not (by_cli / NEW_MODULE).exists()
-    (by_cli / NEW_MODULE).touch()  # libcst.tool only transforms files that exist
     for step in SERIES:
         assert_touches_only_its_target(codemod(by_cli, step), by_cli, step)
 

@@ -9,8 +9,8 @@ import libcst
 
 from codemods import (
     handler_call_passes_delta,
-    handler_delta_test_module,
     handler_extract_forwards_delta,
+    handler_response_loop_tests,
     helper_delta_tests,
     logprobs_helper,
 )
@@ -22,13 +22,14 @@ from tests.fixtures import snippets
 HELPER_PATH = logprobs_helper.TARGET.path
 HANDLER_PATH = handler_extract_forwards_delta.PATH
 HELPER_TESTS_PATH = helper_delta_tests.PATH
-HANDLER_TEST_PATH = handler_delta_test_module.PATH
+HANDLER_TEST_PATH = handler_response_loop_tests.PATH
 # The steps that make the fix itself (the series also carries regression tests).
 CORE = tuple(s for s in SERIES if s.target.path in (HELPER_PATH, HANDLER_PATH))
 PATHS = {
     HELPER_PATH: snippets.HELPER,
     HANDLER_PATH: snippets.HANDLER,
     HELPER_TESTS_PATH: TEST_MODULE,
+    HANDLER_TEST_PATH: snippets.HANDLER_TESTS,
 }
 NEW_NAMES = helper_delta_tests.added_names()
 
@@ -46,7 +47,7 @@ def test_steps_run_each_command_on_its_own_target_in_order() -> None:
         handler_extract_forwards_delta,
         handler_call_passes_delta,
         helper_delta_tests,
-        handler_delta_test_module,
+        handler_response_loop_tests,
     ]
     assert [s.codemod.__module__ for s in SERIES] == [m.__name__ for m in modules]
     for step in SERIES:
@@ -65,9 +66,10 @@ def test_series_step_for_the_helper_names_its_target() -> None:
 def test_test_steps_come_after_the_fix_steps() -> None:
     carries = [s.carries_tests for s in SERIES]
     assert carries == sorted(carries) and carries[-2:] == [True, True]
-    assert [s.creates for s in SERIES].count(True) == 1
-    assert [s.target.path for s in SERIES if s.creates] == [HANDLER_TEST_PATH]
-    assert [s.adds for s in SERIES if s.adds] == [NEW_NAMES]
+    assert [s.adds for s in SERIES if s.adds] == [
+        NEW_NAMES,
+        handler_response_loop_tests.added_names(),
+    ]
 
 
 def test_run_codemod_maps_each_ending_to_a_status() -> None:
@@ -168,8 +170,8 @@ def test_series_adds_both_test_targets_after_the_fix() -> None:
     result = run_series(PATHS.get)
     assert [o.status for o in result.outcomes] == [Status.APPLIED] * 5
     assert result.ok
-    assert set(result.changed) == {*PATHS, HANDLER_TEST_PATH}
-    assert result.changed[HANDLER_TEST_PATH] == handler_delta_test_module.MODULE
+    assert set(result.changed) == set(PATHS)
+    assert "async def test_interleaved_choices" in result.changed[HANDLER_TEST_PATH]
     again = run_series({**PATHS, **result.changed}.get)
     assert [o.status for o in again.outcomes] == [Status.ALREADY_APPLIED] * 5
     assert again.changed == {}
@@ -192,10 +194,20 @@ def test_drifted_test_module_blocks_the_series() -> None:
     assert "`pytestmark` without core" in result.problems()[0]
 
 
-def test_existing_file_in_place_of_the_new_module_blocks_the_series() -> None:
-    result = run_series({**PATHS, HANDLER_TEST_PATH: "def test_other():\n    pass\n"}.get)
+def test_missing_handler_test_module_skips_its_tests_but_not_the_fix() -> None:
+    files = {k: v for k, v in PATHS.items() if k != HANDLER_TEST_PATH}
+    result = run_series(files.get)
+    statuses = [o.status for o in result.outcomes]
+    assert statuses == [Status.APPLIED] * 4 + [Status.NOT_APPLICABLE]
+    assert result.ok and HANDLER_TEST_PATH not in result.changed
+    assert "response-loop tests are not carried" in result.outcomes[4].detail
+
+
+def test_drifted_handler_test_module_blocks_the_series() -> None:
+    files = {**PATHS, HANDLER_TEST_PATH: "def test_other():\n    pass\n"}
+    result = run_series(files.get)
     assert not result.ok and result.outcomes[4].status is Status.DRIFTED
-    assert "a file of that name with other content" in result.problems()[0]
+    assert "no module-level class TestGenerateLocally" in result.problems()[0]
 
 
 def test_not_applicable_fix_carries_no_tests() -> None:

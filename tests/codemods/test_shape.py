@@ -92,7 +92,10 @@ def test_docstring_node() -> None:
 
 def test_carried_reads_the_template_files() -> None:
     names = sorted(p.name for p in CARRIED.glob("*.py"))
-    assert names == ["handler_delta_test_module.template.py", "helper_delta_tests.template.py"]
+    assert names == [
+        "handler_response_loop_tests.template.py",
+        "helper_delta_tests.template.py",
+    ]
     for name in names:
         text = shape.carried(name)
         assert text == (CARRIED / name).read_text(encoding="utf-8")

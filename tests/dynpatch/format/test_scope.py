@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemods import handler_delta_test_module, helper_delta_tests
+from codemods import handler_response_loop_tests, helper_delta_tests
 from codemods.series import run_series
 from dynpatch.errors import ToolkitError
 from dynpatch.format.scope import lines_changed_in
@@ -50,13 +50,32 @@ def test_a_declared_addition_that_is_missing_is_refused() -> None:
         lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
 
 
-def test_new_file_counts_every_line_and_must_be_new() -> None:
-    label = handler_delta_test_module.TARGET.qualname
-    module = handler_delta_test_module.MODULE
-    counts = lines_changed_in("", module, [], new_file=label)
-    assert counts == {label: (len(module.splitlines()), 0)}
-    with pytest.raises(ToolkitError, match="expected a new file"):
-        lines_changed_in("x = 1\n", module, [], new_file=label)
+def test_methods_added_to_a_class_count_as_their_target() -> None:
+    import libcst
+
+    from codemods.series import run_codemod
+    from tests.fixtures.snippets import HANDLER_TESTS
+
+    step = handler_response_loop_tests
+    _, _, tree = run_codemod(
+        step.HandlerResponseLoopTests, step.PATH, libcst.parse_module(HANDLER_TESTS)
+    )
+    new = tree.code
+    label, names = step.TARGET.qualname, step.added_names()
+    counts = lines_changed_in(HANDLER_TESTS, new, [], added={label: names})
+    assert counts == {label: (len(new.splitlines()) - len(HANDLER_TESTS.splitlines()), 0)}
+    # A line changed in a method the step did not add is churn (one line out, one in).
+    churned = new.replace("return _ConcreteHandler(MagicMock())", "return _ConcreteHandler(None)")
+    with pytest.raises(ToolkitError, match=r"2 changed line\(s\) outside"):
+        lines_changed_in(HANDLER_TESTS, churned, [], added={label: names})
+
+
+def test_a_method_name_in_two_classes_is_refused() -> None:
+    source = (
+        "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n"
+    )
+    with pytest.raises(ToolkitError, match="m is defined in 2 classes"):
+        lines_changed_in("", source, [], added={"x": ("m",)})
 
 
 def test_function_targets_still_work_positionally() -> None:

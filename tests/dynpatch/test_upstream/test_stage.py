@@ -77,9 +77,12 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
         "14 x TypeError: unexpected keyword argument 'new_token_ids')"
     ) in printed
     assert (
-        "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_logprob_delta.py"
-        "::test_response_loop_passes_its_delta_to_the_logprob_helper"
+        "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
+        "::TestGenerateLocally::test_interleaved_choices_stream_the_same_chunks_without_history"
+        "_copies, trtllm/test_trtllm_handler_base.py::TestGenerateLocally::"
+        "test_response_loop_passes_its_delta_to_the_logprob_helper"
     ) in printed
+    assert "STAND-IN tier: not run (torch is not installed in " in printed
     assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
     assert (
         "with new_token_ids accepted but ignored (history still copied): 11 of 14 fail on "
@@ -99,7 +102,8 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
     assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
     assert record["details"]["tiers_run"] == ["cpu"]
-    assert record["details"]["tiers_not_run"][0].startswith("GPU tier: not run (")
+    assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
+    assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
     assert "new regression tests: 14 fail on baseline, 14 pass on patched" in record["summary_md"]
     assert (
         "| `common/backend/tests/test_logprobs.py` | 1 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
@@ -150,7 +154,7 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
         assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
         return lines[0]
 
-    assert error_of("--tier", "fast") == "error: unknown --tier 'fast': choose one of cpu, gpu, all"
+    assert error_of("--tier", "fast") == "error: unknown --tier 'fast': choose one of cpu, standin, gpu, all"
     assert error_of("--tier", "gpu").startswith(
         "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
     )
@@ -165,7 +169,7 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
 
 @pytest.mark.integration
 def test_the_committed_series_carries_its_regression_tests() -> None:
-    from codemods import handler_delta_test_module, helper_delta_tests
+    from codemods import handler_response_loop_tests, helper_delta_tests
     from dynpatch.patch.trees import prepare_trees
     from dynpatch.pin import load_pin
     from dynpatch.test_upstream.stage import series_new_tests
@@ -173,9 +177,11 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     trees = prepare_trees(fetch(load_pin()))
     added = series_new_tests(trees)
     helper_tests = {n for n in helper_delta_tests.added_names() if n.startswith("test_")}
+    handler_tests = {
+        f"TestGenerateLocally::{n}"
+        for n in handler_response_loop_tests.added_names()
+        if n.startswith("test_")
+    }
     assert added == {(helper_delta_tests.PATH, n) for n in helper_tests} | {
-        (
-            handler_delta_test_module.PATH,
-            "test_response_loop_passes_its_delta_to_the_logprob_helper",
-        )
+        (handler_response_loop_tests.PATH, n) for n in handler_tests
     }

@@ -21,6 +21,7 @@ READY = Interpreter(
     pytest="8.4.0",
     pytest_asyncio="1.0.0",
     tensorrt_llm=True,
+    torch=True,
     cuda=True,
 )
 
@@ -75,24 +76,57 @@ def test_cpu_env_needs_the_pinned_runtime_but_not_trtllm() -> None:
 # --- which tiers run -------------------------------------------------------------------
 
 
-def test_default_on_a_cpu_machine_runs_cpu_and_says_gpu_was_not_run() -> None:
-    plan = tiers.plan(None, "tensorrt_llm is not importable by /venv/bin/python")
-    assert plan.tiers == (tiers.CPU,)
+NO_GPU = "tensorrt_llm is not importable by /venv/bin/python"
+
+
+def test_default_on_a_cpu_machine_runs_cpu_and_standin_and_says_gpu_was_not_run() -> None:
+    plan = tiers.plan(None, NO_GPU, None)
+    assert plan.tiers == (tiers.CPU, tiers.STANDIN)
     assert len(plan.not_run) == 1
     line = plan.not_run[0]
     assert line.startswith("GPU tier: not run (tensorrt_llm is not importable by /venv/bin/python;")
     assert "--tier gpu" in line and "gpu-upstream.yml" in line
 
 
-def test_default_on_a_gpu_machine_runs_both() -> None:
-    plan = tiers.plan(None, None)
-    assert plan.tiers == (tiers.CPU, tiers.GPU) and plan.not_run == ()
-
-
-def test_cpu_only_on_request_reports_gpu_as_not_requested() -> None:
-    plan = tiers.plan("cpu", None)
+def test_without_torch_the_standin_tier_is_reported_as_not_run() -> None:
+    why = tiers.standin_problem(with_(torch=False))
+    assert (
+        why == "torch is not installed in /opt/trtllm/bin/python3 (the handler's modules import it)"
+    )
+    plan = tiers.plan(None, NO_GPU, why)
     assert plan.tiers == (tiers.CPU,)
-    assert plan.not_run == ("GPU tier: not run (not requested: --tier cpu)",)
+    assert plan.not_run[0] == f"STAND-IN tier: not run ({why})"
+    assert plan.not_run[1].startswith("GPU tier: not run (")
+    with pytest.raises(
+        ToolkitError, match=r"--tier standin: the STAND-IN tier cannot run here: torch"
+    ):
+        tiers.plan("standin", NO_GPU, why)
+
+
+def test_default_on_a_gpu_machine_runs_cpu_and_gpu_not_the_standin() -> None:
+    plan = tiers.plan(None, None, None)
+    assert plan.tiers == (tiers.CPU, tiers.GPU)
+    assert plan.not_run == (
+        "STAND-IN tier: not run (the GPU tier runs dynamo's handler tests for real)",
+    )
+
+
+def test_one_tier_on_request_reports_the_others_as_not_requested() -> None:
+    assert tiers.plan("cpu", None) == tiers.Plan(
+        (tiers.CPU,),
+        (
+            "STAND-IN tier: not run (not requested: --tier cpu)",
+            "GPU tier: not run (not requested: --tier cpu)",
+        ),
+    )
+    assert tiers.plan("standin", NO_GPU).tiers == (tiers.STANDIN,)
+    assert tiers.plan("gpu", None) == tiers.Plan(
+        (tiers.GPU,),
+        (
+            "CPU tier: not run (not requested: --tier gpu)",
+            "STAND-IN tier: not run (not requested: --tier gpu)",
+        ),
+    )
 
 
 @pytest.mark.parametrize("requested", ["gpu", "all"])
@@ -103,17 +137,26 @@ def test_gpu_requested_where_it_cannot_run_is_an_error(requested: str) -> None:
         tiers.plan(requested, "no CUDA device")
 
 
-def test_gpu_and_all_where_possible() -> None:
-    assert tiers.plan("gpu", None) == tiers.Plan(
-        (tiers.GPU,), ("CPU tier: not run (not requested: --tier gpu)",)
-    )
-    assert tiers.plan("all", None) == tiers.Plan((tiers.CPU, tiers.GPU), ())
+def test_all_runs_every_tier_where_possible() -> None:
+    assert tiers.plan("all", None, None) == tiers.Plan((tiers.CPU, tiers.STANDIN, tiers.GPU), ())
 
 
 @pytest.mark.parametrize("requested", ["GPU", "both", ""])
 def test_unknown_tier_is_one_clear_error(requested: str) -> None:
-    with pytest.raises(ToolkitError, match=r"unknown --tier .*: choose one of cpu, gpu, all"):
+    with pytest.raises(
+        ToolkitError, match=r"unknown --tier .*: choose one of cpu, standin, gpu, all"
+    ):
         tiers.plan(requested, None)
+
+
+def test_the_standin_tier_is_labelled_and_never_the_gpu_tier() -> None:
+    from dynpatch.standin import STANDIN_DIR
+
+    assert tiers.STANDIN.title == "STAND-IN tier" != tiers.GPU.title
+    assert tiers.STANDIN.marker == "pre_merge and trtllm and gpu_1"
+    assert tiers.STANDIN.path == (STANDIN_DIR,) and tiers.STANDIN.plugins == ("dynpatch_standin",)
+    assert tiers.STANDIN.dirs[0].endswith("trtllm/tests/test_trtllm_handler_base.py")
+    assert tiers.GPU.path == () and tiers.GPU.plugins == ()
 
 
 def test_tier_selections_match_dynamo_ci() -> None:

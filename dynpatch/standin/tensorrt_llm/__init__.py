@@ -5,8 +5,8 @@ Written for this toolkit, not copied from TensorRT-LLM. It provides only the nam
 ``dynamo.trtllm.request_handlers.aggregated_handler`` and the dynamo modules it imports
 ask for, with the shapes the handler touches. Anything that would need a real engine
 raises :class:`StandInUsed`, so an unexpected code path fails loudly instead of faking.
-The replay harness (``dynpatch/replay``) puts this directory on ``PYTHONPATH`` of its
-child processes only; never install it.
+The replay harness (``dynpatch/replay``) and test-upstream's stand-in tier put its parent
+folder on the ``PYTHONPATH`` of their child processes only; never install it.
 """
 
 from __future__ import annotations
