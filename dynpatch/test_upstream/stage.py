@@ -40,6 +40,7 @@ class TierResult:
     ignored: Run | None = None  # new tests on the keyword-ignored helper
     ignored_line: str = ""
     caught_copy: list[str] = field(default_factory=list)  # new tests that fail there
+    elsewhere: list[str] = field(default_factory=list)  # new tests this tier cannot collect
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
@@ -100,6 +101,10 @@ def run(args: Options) -> int:
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
             results.append(run_tier(tier, trees, built, python, new_tests, args.out, err))
+    # A new test another tier ran is not "needs another tier" here.
+    ran = {verdict.function_of(k) for r in results if r.mutation for k in r.mutation.tests}
+    for r in results:
+        r.lines += _lines(r, [k for k in r.elsewhere if k not in ran])
 
     sections = [_section(r, version) for r in results]
     problems = [p for r in results for p in r.problems]
@@ -196,7 +201,7 @@ def run_tier(
         result.problems += problems + verdict.import_problems(ignored, "keyword-ignored mutant")
     elif tier in (tiers.CPU, tiers.STANDIN):
         result.problems.append(f"{tier.title}: no new regression tests ran")
-    result.lines += _lines(result, elsewhere)
+    result.elsewhere = elsewhere
     return result
 
 
@@ -213,7 +218,7 @@ def _pytest(
             label=f"{tier.name}-{side}",
             tree=tree,
             python=python,
-            targets=targets or [d for d in tier.dirs if (tree / d).is_dir()],
+            targets=targets or [d for d in tier.dirs if (tree / d).exists()],
             marker=None if targets else tier.marker,
             work=out_dir / "work" / f"{tier.name}-{side}",
             junit_dir=out_dir / "junit",
