@@ -1,9 +1,11 @@
 """Stage 3, format: upstream's own formatters at upstream's versions.
 
 The touched files are run through isort 5.12.0 and black 23.1.0 (dynamo's pre-commit
-pins and settings) in an isolated virtual environment under ``vendor/tools/``, and
-flake8 7.3.0 with upstream's arguments must be clean on the changed lines. That every
-changed line lies inside a target is :mod:`dynpatch.format.scope`'s check.
+pins and settings) in an isolated virtual environment under ``vendor/tools/``, which
+also holds the linters of dynamo's pre-commit at their pins: flake8 7.3.0 with upstream's
+arguments (here: its reports on the changed lines), ruff 0.5.2 and codespell 2.2.4 (run
+by :mod:`dynpatch.format.precommit`). That every changed line lies inside a target is
+:mod:`dynpatch.format.scope`'s check.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.format import scope
+from dynpatch.format import linters, scope
 from dynpatch.io import files, proc, pypi
 
-TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0")
+# dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.pin() reads them here.
+TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4")
 FLAKE8_ARGS = (
     "--max-line-length=88",
     "--select=C,E,F,W,B,B950",
@@ -32,7 +35,8 @@ FLAKE8_ARGS = (
 def tools_python(vendor: Path) -> Path:
     """Python of the isolated formatter env (created once, atomically)."""
     key = hashlib.sha256(" ".join(TOOLS).encode() + sys.version.encode()).hexdigest()[:12]
-    env_dir = vendor / "tools" / f"upstream-fmt-{key}"
+    # absolute (never resolved: the venv's python is a link): the hooks run in other folders
+    env_dir = vendor.absolute() / "tools" / f"upstream-fmt-{key}"
     python = env_dir / "bin" / "python"
     if python.exists():
         return python
@@ -80,7 +84,7 @@ def flake8_on_changed_lines(
 ) -> list[str]:
     """flake8 reports (upstream arguments) that fall on lines the change added."""
     with tempfile.TemporaryDirectory(prefix="dynpatch-flake8-") as tmp:
-        paths = _write_tree(Path(tmp), new)
+        paths = linters.write_tree(Path(tmp), dict(new))
         result = proc.run(
             [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
             doing="flake8", timeout=600, cwd=tmp,
@@ -94,13 +98,3 @@ def flake8_on_changed_lines(
             if int(lineno) in scope.added_lines(old.get(rel, ""), new[rel]):
                 reports.append(f"{rel}:{line.split(':', 1)[1]}")
         return reports
-
-
-def _write_tree(root: Path, files: Mapping[str, str]) -> list[Path]:
-    paths = []
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        paths.append(path)
-    return paths

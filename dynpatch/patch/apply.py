@@ -2,9 +2,11 @@
 
 ``apply_series`` reads the target files at the pristine base commit, runs the codemods
 (nothing is written unless every target succeeds), formats the touched files with
-upstream's tools, commits on the work branch with a DCO sign-off, exports
+upstream's tools, runs upstream's pre-commit hooks on them (any finding refuses the
+series), commits on the work branch with a DCO sign-off, exports
 ``patches/0001-*.patch`` plus ``patches/series`` and proves the export applies with
-``git am`` to a fresh copy of the base and reverses cleanly. With ``check=True`` it
+``git am`` to a fresh copy of the base and reverses cleanly (and that the commits
+``git am`` records pass upstream's DCO hook). With ``check=True`` it
 does all of that in a temporary place and compares with the committed ``patches/``; with
 ``branch=None`` it writes the export but leaves the checkout as it is (the matrix and
 bump: a release's own series, made once, outcomes and proof included).
@@ -15,15 +17,18 @@ from __future__ import annotations
 import difflib
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from codemods.outcome import Outcome
 from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
-from dynpatch.format import scope
+from dynpatch.format import precommit, scope
 from dynpatch.format import upstream as formatting
+from dynpatch.format.findings import Finding, HookResult, all_findings, failure_line
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.pin import ROOT, Pin
@@ -40,6 +45,7 @@ class ApplyReport:
     patches: list[str] = field(default_factory=list)
     commit: str = ""
     changed_files: list[str] = field(default_factory=list)  # patches/ files rewritten
+    hooks: list[HookResult] = field(default_factory=list)  # upstream's pre-commit, all passed
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -49,13 +55,21 @@ class ApplyReport:
 
 class SeriesFailed(ToolkitError):
     """No series was exported: a target drifted or only part of the series applies, the
-    formatted change fails upstream's checks, or the export fails the ``git am`` proof
-    (then ``proof`` says how). ``report`` has every outcome either way."""
+    formatted change fails upstream's checks (then ``findings`` are the hooks' reports),
+    or the export fails the ``git am`` proof (then ``proof`` says how). ``report`` has
+    every outcome either way."""
 
-    def __init__(self, message: str, report: ApplyReport, proof: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        report: ApplyReport,
+        proof: str = "",
+        findings: Sequence[Finding] = (),
+    ) -> None:
         super().__init__(message)
         self.report = report
         self.proof = proof
+        self.findings = tuple(findings)
 
 
 # Commits this tool made on a work branch: a branch tip recorded here may be replaced by
@@ -103,9 +117,9 @@ def apply_series(
             report.lines |= _scope_check(path, before[path], new[path], steps)
     except ToolkitError as exc:  # lines outside every target: the change's fault, not a tool's
         raise SeriesFailed(str(exc), report) from None
-    lint = formatting.flake8_on_changed_lines(old, new, python)
-    if lint:
-        raise SeriesFailed(f"flake8 (upstream settings) flags changed lines: {lint[0]}", report)
+    year = datetime.fromisoformat(date).year  # the series commit's, for the SPDX rule
+    hooks = precommit.check_files(old, new, python, year)
+    _refuse_findings(hooks, report)
     clock.lap("checks")
     if not new:  # every target already applied at the base: nothing to export
         return report
@@ -122,12 +136,17 @@ def apply_series(
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
         clock.lap("commit+export")
-        proof = am_problem(checkout, [exported / n for n in series_names(exported)], tmp / "am")
+        names = series_names(exported)
+        proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
         clock.lap("git am check")
         if proof:
             report.timings = clock.laps
             raise SeriesFailed(f"{_PROOF} on {checkout.release.base_tag}: {proof}", report, proof)
-        report.patches = series_names(exported)
+        # The DCO hook on the commits as `git am` records them from the export.
+        commits = gitio.commits_between(tmp / "am", checkout.base, "HEAD")
+        hooks.append(precommit.check_commits(commits, names))
+        _refuse_findings(hooks, report)
+        report.hooks, report.patches = hooks, names
         with files.lock(patches_lock(vendor, patches_dir), f"the series in {patches_dir}"):
             files.recover(patches_dir)  # finish or undo what a killed run left
             if check:
@@ -142,6 +161,14 @@ def apply_series(
             gitio.update_refs(checkout.path, refs, f"dynpatch apply: {moving} at the series")
     report.timings = clock.laps
     return report
+
+
+def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
+    """Refuse the series when any of upstream's hooks found something."""
+    findings = all_findings(hooks)
+    if findings:
+        report.hooks = hooks
+        raise SeriesFailed(failure_line(findings), report, findings=findings)
 
 
 def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path) -> ApplyReport:

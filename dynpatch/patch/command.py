@@ -1,7 +1,10 @@
 """``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``.
 
 With ``check``, everything is regenerated in a temporary place and compared with the
-committed ``patches/``; nothing is written.
+committed ``patches/``; nothing is written there or in the checkout. Either way, a series
+that passes upstream's pre-commit hooks has their results saved for the PR's Validation
+(``out/evidence/pre-commit.json``, :mod:`dynpatch.format.record`); a finding fails the run
+with its table (when there are several) and one error line.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dynpatch import console
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, FetchOptions, locked
+from dynpatch.format import findings, record
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES, ApplyReport, SeriesFailed, apply_series
 from dynpatch.pin import Pin, load_pin
@@ -27,6 +31,7 @@ class Options(FetchOptions):
     check: bool = False  # regenerate in a temporary place; fail if patches/ differs
     author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
     patches: Path = PATCHES
+    evidence: Path | None = None  # None: out/evidence beside patches/ (record.default_dir)
 
 
 def run(args: Options) -> int:
@@ -58,6 +63,12 @@ def run(args: Options) -> int:
         out.print("every target is already applied at the base: no patch to export")
         return 0
     where = console.rel(args.patches)
+    saved = record.save(
+        report.hooks,
+        args.patches,
+        args.evidence or record.default_dir(args.patches),
+        f"{record.COMMAND} -- --check" if args.check else record.COMMAND,
+    )
     if args.check:
         out.print(f"{where}/ is up to date ({', '.join(report.patches)})")
     elif report.changed_files:
@@ -68,6 +79,10 @@ def run(args: Options) -> int:
         out.print(
             f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
         )
+    passed = ", ".join(r.hook for r in report.hooks)
+    touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
+    out.print(f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
+              f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}")  # fmt: skip
     t = report.timings
     out.print(
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
@@ -93,4 +108,6 @@ def _apply(args: Options, checkout: Checkout, pin: Pin, author: gitio.Identity) 
     except SeriesFailed as exc:
         title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
         console.show_outcomes(exc.report.outcomes, exc.report.lines, title)
+        if len(exc.findings) > 1:
+            findings.show(exc.findings)
         raise

@@ -203,6 +203,11 @@ def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> No
     )
     assert report.patches == (PATCHES / "series").read_text().split()
     assert all(o.ok for o in report.outcomes)
+    # upstream's whole pre-commit is green on today's series, every touched file checked
+    assert [r.hook for r in report.hooks] == HOOKS and all(r.ok for r in report.hooks)
+    patch = (PATCHES / report.patches[0]).read_text()
+    touched = sorted(set(re.findall(r"^\+\+\+ b/(\S+)$", patch, re.MULTILINE)))
+    assert list(report.hooks[0].checked) == touched
 
 
 @pytest.mark.integration
@@ -261,3 +266,90 @@ def test_dynamo_logprob_tests_pass_on_the_patched_tree(real_checkout, tmp_path) 
     assert "failed" not in counts and "error" not in summary, summary
     assert Path(which.read_text()) == src / "dynamo/common/backend/logprobs.py"
     assert "new_token_ids" in Path(which.read_text()).read_text()
+
+
+# --- upstream's pre-commit: every hook on the touched files and the commits -------------
+
+HELPER = "components/src/dynamo/common/backend/logprobs.py"
+HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
+HOOKS = ["isort", "black", "flake8", "ruff", "codespell", "SPDX header", "DCO"]
+
+
+def test_the_clean_series_passes_every_hook(synthetic_release, tmp_path) -> None:
+    _, report = run_apply(synthetic_release(), tmp_path / "patches")
+    assert [r.hook for r in report.hooks] == HOOKS
+    assert all(r.ok for r in report.hooks), [r for r in report.hooks if not r.ok]
+    new_module = "components/src/dynamo/trtllm/tests/test_trtllm_logprob_delta.py"
+    assert report.hooks[0].checked == (HELPER, HANDLER, new_module)  # a new file too
+    assert report.hooks[-1].checked == (f"{report.patches[0]} (commit message)",)
+
+
+def refused(rel, tmp_path: Path) -> SeriesFailed:
+    """apply_series on ``rel`` fails on upstream's hooks, and writes nothing."""
+    patches = tmp_path / "patches"
+    with pytest.raises(SeriesFailed) as failed:
+        run_apply(rel, patches)
+    assert "\n" not in str(failed.value) and not failed.value.proof
+    assert not patches.exists()
+    checkout = fetch(rel.pin, vendor=rel.vendor)
+    assert gitio.rev_parse(checkout.path, rel.pin.branch) is None  # no work branch moved
+    assert gitio.local_changes(checkout.path) == []
+    return failed.value
+
+
+def planted(rel_path: str, text: str) -> dict[str, str]:
+    return {**SYNTHETIC_FILES, f"dynamo/{rel_path.split('/dynamo/', 1)[1]}": text}
+
+
+def test_a_misspelling_fails_apply_naming_codespell(synthetic_release, tmp_path) -> None:
+    doc = "Logprobs of one streamed chunk."
+    wrong = snippets.HELPER.replace(doc, "Logprobs of teh streamed chunk.")
+    failed = refused(synthetic_release(planted(HELPER, wrong)), tmp_path)
+    patched = snippets.HELPER_PATCHED.replace(doc, "Logprobs of teh streamed chunk.")
+    line = patched[: patched.index("teh")].count("\n") + 1
+    assert str(failed) == (f"codespell (upstream settings) fails at {HELPER}:{line}: teh ==> the")
+    assert [f.hook for f in failed.findings] == ["codespell"]
+
+
+def test_a_missing_spdx_header_fails_apply(synthetic_release, tmp_path) -> None:
+    bare = snippets.HANDLER.removeprefix(snippets.SPDX_HEADER)
+    failed = refused(synthetic_release(planted(HANDLER, bare)), tmp_path)
+    assert str(failed).startswith(f"SPDX header (upstream settings) fails at {HANDLER}:1: ")
+    assert "no SPDX header" in str(failed) and len(failed.findings) == 1
+
+
+def test_a_ruff_fixable_import_fails_apply(synthetic_release, tmp_path) -> None:
+    """dynamo's own line, untouched by the series (flake8 looks at changed lines only), but
+    ruff's hook runs on the whole file and would remove it."""
+    unused = snippets.HELPER.replace("from typing", "import os\nfrom typing")
+    failed = refused(synthetic_release(planted(HELPER, unused)), tmp_path)
+    assert str(failed).startswith(
+        f"ruff (upstream settings) fails at {HELPER}:4: F401 `os` imported but unused [fixable"
+    )
+    assert [f.hook for f in failed.findings] == ["ruff"]
+
+
+def test_a_message_without_sign_off_fails_apply_naming_dco(
+    synthetic_release, tmp_path, monkeypatch
+) -> None:
+    """The DCO hook reads the commit `git am` makes of the export: a patch whose message
+    lost its Signed-off-by is refused, with the message's line."""
+    export = apply._export
+
+    def unsigned(*args):
+        out = export(*args)
+        for patch in out.glob("*.patch"):
+            kept = [ln for ln in patch.read_text().split("\n") if not ln.startswith("Signed-off")]
+            patch.write_text("\n".join(kept))
+        return out
+
+    monkeypatch.setattr(apply, "_export", unsigned)
+    failed = refused(synthetic_release(), tmp_path)
+    [finding] = failed.findings
+    assert finding.path.startswith("0001-perf-trtllm-") and finding.path.endswith(
+        ".patch (commit message)"
+    )
+    assert str(failed) == (
+        f"DCO (upstream settings) fails at {finding.path}:{finding.line}: no line matching "
+        "^Signed-off-by: .+ <.+>$ (a DCO sign-off)"
+    )
