@@ -5,10 +5,17 @@ for the series digest it checked (see ``dynpatch.evidence``). Here every record 
 classified as current, stale (another series digest), invalid or missing, and only
 current records are ever reported as results.
 
+``apply`` saves one more record, ``pre-commit`` (:mod:`dynpatch.format.record`): upstream's
+pre-commit hooks on the series' files and commits, as a table (hook, pin, files, result).
+
 Policy: pushing requires current, passing test-upstream and verify records (they show
 the patch is correct); bench is reported when current and only warned about otherwise
-(it measures cost, not correctness). Generating the branch and the description locally
-requires none of them: the description says which results are not run or stale.
+(it measures cost, not correctness). The pre-commit record is shown like the others and
+warned about when stale or unusable; a missing one only says "not run" in the
+description (``apply`` refuses a series that fails a hook, so no record means that
+``apply`` has not been run on it here, not that a hook failed). Generating the branch and
+the description locally requires none of them: the description says which results are
+not run or stale.
 """
 
 from __future__ import annotations
@@ -21,9 +28,14 @@ from typing import Any
 
 from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
+from dynpatch.format import record
 from dynpatch.pin import ROOT
 
 REQUIRED_TO_PUSH = ("test-upstream", "verify")
+# The checking stages' records, then apply's record of upstream's hooks.
+STAGES = (*evidence.STAGES, record.STAGE)
+# The session that makes a stage's record, where it is not named after the stage.
+_SESSION = {record.STAGE: record.COMMAND}
 _KEYS = {"stage": str, "series_sha256": str, "command": str, "verdict": str, "summary_md": str}
 
 
@@ -49,7 +61,7 @@ class StageEvidence:
 
     @property
     def rerun(self) -> str:
-        return f"nox -s {self.stage}"
+        return _SESSION.get(self.stage, f"nox -s {self.stage}")
 
     def status(self) -> str:
         """One line for the console."""
@@ -61,7 +73,7 @@ class StageEvidence:
 def gather(patches_dir: Path, evidence_dir: Path = evidence.EVIDENCE) -> tuple[StageEvidence, ...]:
     """Every stage's saved record, classified against the series now in ``patches_dir``."""
     digest = evidence.series_digest(patches_dir)
-    return tuple(_classify(stage, patches_dir, evidence_dir, digest) for stage in evidence.STAGES)
+    return tuple(_classify(stage, patches_dir, evidence_dir, digest) for stage in STAGES)
 
 
 def _classify(stage: str, patches_dir: Path, evidence_dir: Path, digest: str) -> StageEvidence:
@@ -113,6 +125,8 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
     """One line per stage whose result will not appear as a pass in the description."""
     lines = []
     for e in found:
+        if e.stage == record.STAGE and e.state is State.MISSING:
+            continue  # said in the description; apply refuses a failing series anyway
         if e.state is not State.CURRENT:
             lines.append(f"{e.status()}: run `{e.rerun}`")
         elif e.verdict != "pass":
