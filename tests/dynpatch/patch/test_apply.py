@@ -276,11 +276,13 @@ HOOKS = ["isort", "black", "flake8", "ruff", "codespell", "SPDX header", "DCO"]
 
 
 def test_the_clean_series_passes_every_hook(synthetic_release, tmp_path) -> None:
-    _, report = run_apply(synthetic_release(), tmp_path / "patches")
+    tests = "dynamo/trtllm/tests/test_trtllm_handler_base.py"
+    files = {**SYNTHETIC_FILES, tests: snippets.HANDLER_TESTS}
+    _, report = run_apply(synthetic_release(files), tmp_path / "patches")
     assert [r.hook for r in report.hooks] == HOOKS
     assert all(r.ok for r in report.hooks), [r for r in report.hooks if not r.ok]
-    new_module = "components/src/dynamo/trtllm/tests/test_trtllm_logprob_delta.py"
-    assert report.hooks[0].checked == (HELPER, HANDLER, new_module)  # a new file too
+    # The carried tests' file too.
+    assert report.hooks[0].checked == (HELPER, HANDLER, f"components/src/{tests}")
     assert report.hooks[-1].checked == (f"{report.patches[0]} (commit message)",)
 
 

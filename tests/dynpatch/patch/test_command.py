@@ -71,7 +71,7 @@ def test_a_passing_series_records_every_hook_for_the_pr(apply, tmp_path: Path) -
     assert status == 0, err
     assert (
         "upstream pre-commit: isort, black, flake8, ruff, codespell, SPDX header, DCO pass "
-        "(3 files, 1 commit message)"
+        "(2 files, 1 commit message)"
     ) in out
     saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())
     assert saved["command"] == "nox -s apply" and saved["verdict"] == "pass"
