@@ -203,8 +203,9 @@ def test_drift_matrix_is_built_from_the_list_job_output() -> None:
         "version": "${{ fromJSON(needs.list.outputs.versions) }}"
     }
     assert release["env"]["VERSION"] == "${{ matrix.version }}"
-    assert 'nox -s matrix -- --versions "$VERSION" "$newest" --out "out/matrix/rows/$VERSION"' in steps_text(
-        release
+    assert (
+        'nox -s matrix -- --versions "$VERSION" "$newest" --out "out/matrix/rows/$VERSION"'
+        in steps_text(release)
     )
     upload = next(s for s in release["steps"] if "upload-artifact" in str(s.get("uses")))
     assert upload["with"]["path"] == "out/matrix/rows/${{ matrix.version }}/"

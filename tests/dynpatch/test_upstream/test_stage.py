@@ -154,7 +154,10 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
         assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
         return lines[0]
 
-    assert error_of("--tier", "fast") == "error: unknown --tier 'fast': choose one of cpu, standin, gpu, all"
+    assert (
+        error_of("--tier", "fast")
+        == "error: unknown --tier 'fast': choose one of cpu, standin, gpu, all"
+    )
     assert error_of("--tier", "gpu").startswith(
         "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
     )
