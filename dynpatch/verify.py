@@ -247,6 +247,7 @@ def _details(
             "patched": str(trees.patched),
         },
         "modules": {label: r["modules"] for label, r in results.items()},
+        "fatal_seam": results["baseline"].get("fatal_seam"),
         "environment": results["baseline"].get("environment"),
     }
 

@@ -9,6 +9,7 @@ module the child imports is standard-library only (no libcst, no gitpython, no r
 * :mod:`~dynpatch.replay.engine`    - the engine double (TRT-LLM-shaped results).
 * :mod:`~dynpatch.replay.wire`      - canonical chunk serialisation, first divergence.
 * :mod:`~dynpatch.replay.paths`     - which modules must come from the tree; ``inside``.
+* :mod:`~dynpatch.replay.fatal`     - the fatal-exit seam each release has, observed.
 * :mod:`~dynpatch.replay.handler`   - dynamo's handler imported, its fatal exit observed.
 * :mod:`~dynpatch.replay.timing`    - what a benchmark worker measures.
 * :mod:`~dynpatch.replay.job`       - verify's transport: a job file in, a result file out.

@@ -175,13 +175,18 @@ class ReplayLLM:
 
 
 class ReplayEngine:
-    """``TensorRTLLMEngine`` shape as far as the request path reaches: ``.llm``."""
+    """``TensorRTLLMEngine`` shape as far as the request path reaches: ``.llm``, and what
+    the fatal path calls before it exits the worker."""
 
     def __init__(self, script: Script, errors: Errors):
         self.llm = ReplayLLM(script, errors)
 
     def get_health_check_fatal_error(self) -> None:
         return None
+
+    async def cleanup(self) -> None:
+        """Awaited by ``HandlerBase._initiate_shutdown`` before 1.6.0, just before its
+        ``os._exit(1)`` (which the replay observes); nothing to release here."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from dynpatch.replay import fatal
 from dynpatch.replay.engine import Errors, ReplayEngine
 from dynpatch.replay.paths import TREE_MODULES, inside
 from dynpatch.replay.script import Script, request_for
@@ -29,7 +30,7 @@ class SetupError(Exception):
 
 
 class Replay:
-    """Dynamo imported from one tree, the fatal-exit seam observed, handlers on demand."""
+    """Dynamo imported from one tree, its fatal-exit seam observed, handlers on demand."""
 
     def __init__(self, standin: Path):
         self.modules: dict[str, str] = {}
@@ -50,15 +51,15 @@ class Replay:
         self.has_new_token_ids = (
             "new_token_ids" in inspect.signature(logprobs.extract_from_completion_output).parameters
         )
-        # dynamo's fatal path ends in exit_worker_on_fatal_error -> os._exit(1). Replace
-        # the name the handler module calls with a recorder, so the exit becomes an
-        # observed event of the stream instead of a silent end of this process.
-        if not hasattr(hb, "exit_worker_on_fatal_error"):
+        # dynamo's fatal path exits the process; the seam this release has records it
+        # instead, so the exit becomes an observed event of the stream.
+        self.fatal_seam = fatal.observe(hb, self._observe_exit)
+        if self.fatal_seam is None:
             raise SetupError(
-                "handler_base no longer binds exit_worker_on_fatal_error: "
+                f"handler_base neither binds {fatal.NEW_SEAM} (1.6.0 on) nor calls "
+                f"{fatal.OLD_SEAM} from HandlerBase._initiate_shutdown (before 1.6.0): "
                 "the replay cannot observe dynamo's fatal path (upstream drift)"
             )
-        hb.exit_worker_on_fatal_error = self._observe_exit
         self._hb, self._agg = hb, agg
 
         from dynamo._core import Context
@@ -73,15 +74,8 @@ class Replay:
         self._mode = DisaggregationMode.AGGREGATED
         self._sampling_params = SamplingParams
 
-    def _observe_exit(
-        self, engine: Any, runtime: Any, shutdown_timeout: float | None = None
-    ) -> None:
-        self.worker_exits.append(
-            {
-                "engine": "engine double" if isinstance(engine, ReplayEngine) else repr(engine),
-                "runtime": None if runtime is None else type(runtime).__name__,
-            }
-        )
+    def _observe_exit(self, event: dict[str, Any]) -> None:
+        self.worker_exits.append(event)
 
     def prepare(self, script: Script, request_id: str) -> tuple[Any, ReplayEngine, Any, Any]:
         """A fresh handler, engine double, request and context (built outside timing)."""
@@ -121,5 +115,6 @@ def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
         "tree": tree,
         "modules": replay.modules,
         "has_new_token_ids": replay.has_new_token_ids,
+        "fatal_seam": replay.fatal_seam,
         "environment": environment(),
     }

@@ -99,7 +99,8 @@ def check_origins(tree: Tree, report: dict[str, Any]) -> None:
 
 def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
     """The two children really ran two different trees: the baseline without the change,
-    the patched one with it (a comparison of a tree with itself proves nothing)."""
+    the patched one with it (a comparison of a tree with itself proves nothing), and both
+    observed dynamo's fatal exit through the same seam."""
     if baseline.get("has_new_token_ids"):
         raise ToolkitError(
             "the baseline tree already has extract_from_completion_output(new_token_ids=...)"
@@ -108,6 +109,12 @@ def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
         raise ToolkitError(
             "the patched tree lacks extract_from_completion_output(new_token_ids=...): "
             "patches/ does not carry the change"
+        )
+    seams = baseline.get("fatal_seam"), patched.get("fatal_seam")
+    if seams[0] != seams[1]:
+        raise ToolkitError(
+            f"the two trees reach dynamo's fatal exit differently (baseline: {seams[0]}, "
+            f"patched: {seams[1]}): their fatal-path events cannot be compared"
         )
 
 

@@ -108,6 +108,14 @@ def test_check_trees_refuses_a_comparison_of_identical_code() -> None:
     runner.check_trees({"has_new_token_ids": False}, {"has_new_token_ids": True})
 
 
+def test_check_trees_refuses_trees_that_reach_the_fatal_exit_differently() -> None:
+    baseline = {"has_new_token_ids": False, "fatal_seam": "os._exit"}
+    patched = {"has_new_token_ids": True, "fatal_seam": "exit_worker_on_fatal_error"}
+    with pytest.raises(ToolkitError, match="reach dynamo's fatal exit differently"):
+        runner.check_trees(baseline, patched)
+    runner.check_trees(baseline, {**patched, "fatal_seam": "os._exit"})
+
+
 def test_child_that_dies_before_reporting_is_a_harness_failure(tmp_path: Path) -> None:
     # A tree whose dynamo package is empty: the child's import fails and it exits
     # without writing a result, which must be reported, not taken as an empty stream.

@@ -49,14 +49,44 @@ def test_replay_sees_the_patched_signature(tree: Callable[..., Path]) -> None:
 def test_the_fatal_exit_is_observed_per_replay(tree: Callable[..., Path]) -> None:
     tree()
     replay = handler.Replay(STANDIN_DIR)
+    assert replay.fatal_seam == "exit_worker_on_fatal_error"
     hb = sys.modules["dynamo.trtllm.request_handlers.handler_base"]
     engine = ReplayEngine(scenarios.stream(1, 1), replay.errors)
     hb.exit_worker_on_fatal_error(engine, None)
     hb.exit_worker_on_fatal_error("real engine", object())
     assert replay.worker_exits == [
-        {"engine": "engine double", "runtime": None},
-        {"engine": "'real engine'", "runtime": "object"},
+        {"seam": "exit_worker_on_fatal_error", "engine": "engine double", "runtime": None},
+        {"seam": "exit_worker_on_fatal_error", "engine": "'real engine'", "runtime": "object"},
     ]
+
+
+def fatal_stream(replay: handler.Replay) -> list[dict]:
+    """The chunks of a request whose engine yields a result with no outputs mid-stream
+    (the fake handler's fatal path)."""
+    handler_, _engine, request, context = replay.prepare(
+        scenarios.named(["no-outputs-while-running"])[0], "r-fatal"
+    )
+
+    async def drain() -> list[dict]:
+        return [chunk async for chunk in handler_.generate(request, context)]
+
+    return asyncio.run(drain())
+
+
+@pytest.mark.parametrize("fatal", ["exit_worker_on_fatal_error", "os._exit"])
+def test_either_fatal_path_is_one_observed_event_and_the_stream_goes_on(
+    tree: Callable[..., Path], fatal: str
+) -> None:
+    tree(fatal=fatal)
+    replay = handler.Replay(STANDIN_DIR)
+    assert replay.fatal_seam == fatal and handler.hello(replay, None)["fatal_seam"] == fatal
+    chunks = fatal_stream(replay)  # this process is still here: no real exit happened
+    assert len(chunks) == 6  # 7 results, one of them without outputs
+    assert len(replay.worker_exits) == 1
+    event = replay.worker_exits[0]
+    assert (event["seam"], event["engine"], event["runtime"]) == (fatal, "engine double", None)
+    if fatal == "os._exit":
+        assert (event["status"], event["caller"]) == (1, "HandlerBase._initiate_shutdown")
 
 
 def test_prepare_gives_a_handler_streaming_the_script(tree: Callable[..., Path]) -> None:
@@ -71,10 +101,11 @@ def test_prepare_gives_a_handler_streaming_the_script(tree: Callable[..., Path])
     assert context.id == "r1" and engine.llm.calls
 
 
-def test_a_handler_without_the_seam_is_refused(tree: Callable[..., Path]) -> None:
-    tree(seam=False)
-    with pytest.raises(handler.SetupError, match="cannot observe dynamo's fatal path"):
+def test_a_handler_without_either_seam_is_refused(tree: Callable[..., Path]) -> None:
+    tree(fatal="none")
+    with pytest.raises(handler.SetupError, match="cannot observe dynamo's fatal path") as info:
         handler.Replay(STANDIN_DIR)
+    assert "exit_worker_on_fatal_error" in str(info.value) and "os._exit" in str(info.value)
 
 
 def test_a_tensorrt_llm_that_is_not_the_stand_in_is_refused(

@@ -3,7 +3,7 @@ lets dynamo's fatal path end a child silently.
 
 Needs the replay environment (torch, transformers, ai-dynamo-runtime, ...), which
 ``nox -s verify`` installs and then runs this file in; elsewhere these tests skip.
-Mutants are copies of the patched tree with one planted change, made in tmp_path.
+Mutants are copies of the patched tree with a planted change, made in tmp_path.
 """
 
 from __future__ import annotations
@@ -57,14 +57,17 @@ def baseline(trees: Trees, tmp_path_factory: pytest.TempPathFactory) -> dict:
     return runner.run_child(tree, {"mode": "verify", "scenarios": SCENARIOS}, logs / "b.log")
 
 
-def mutant(trees: Trees, dest: Path, path: str, old: str, new: str) -> runner.Tree:
-    """A copy of the patched tree's sources with ``old`` replaced by ``new`` in ``path``."""
+def mutant(trees: Trees, dest: Path, path: str, *edits: str) -> runner.Tree:
+    """A copy of the patched tree's sources with ``path`` edited: ``edits`` are pairs of
+    ``old``, ``new`` (each ``old`` found exactly once)."""
     src = dest / "src"
     shutil.copytree(trees.src(trees.patched) / "dynamo", src / "dynamo")
     target = src / path
     text = target.read_text()
-    assert text.count(old) == 1, f"{path} no longer holds {old!r}: update this planted mutation"
-    target.write_text(text.replace(old, new))
+    for old, new in zip(edits[::2], edits[1::2], strict=True):
+        assert text.count(old) == 1, f"{path} no longer holds {old!r}: update this mutation"
+        text = text.replace(old, new)
+    target.write_text(text)
     return runner.Tree("patched", src)
 
 
@@ -132,3 +135,35 @@ def test_a_handler_without_the_observed_seam_is_refused(trees: Trees, tmp_path: 
     )
     with pytest.raises(ToolkitError, match="cannot observe dynamo's fatal path"):
         runner.run_child(broken, {"mode": "verify", "scenarios": []}, tmp_path / "seam.log")
+
+
+def test_the_fatal_path_of_releases_before_1_6_is_observed(trees: Trees, tmp_path: Path) -> None:
+    # The pinned handler given back the pre-1.6.0 end of _initiate_shutdown (no
+    # exit_worker_on_fatal_error; cleanup, then os._exit(1) in `finally`): the replay
+    # observes that exit as the same event, and the child lives to write its result.
+    old_shape = mutant(
+        trees,
+        tmp_path,
+        "dynamo/trtllm/request_handlers/handler_base.py",
+        "from dynamo.trtllm.engine_monitor import exit_worker_on_fatal_error\n",
+        "",
+        "        await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)\n",
+        "        try:\n"
+        "            if self.runtime:\n"
+        "                self.runtime.shutdown()\n"
+        "            if self.engine:\n"
+        "                await self.engine.cleanup()\n"
+        "        except Exception as cleanup_error:\n"
+        '            logging.error(f"Error during graceful shutdown: {cleanup_error}")\n'
+        "        finally:\n"
+        "            os._exit(1)\n",
+    )
+    job = {"mode": "verify", "scenarios": ["fatal-engine-error-mid-stream"]}
+    result = runner.run_child(old_shape, job, tmp_path / "old.log", python=sys.executable)
+    assert result["fatal_seam"] == "os._exit"
+    expectations = {s.name: s.expect for s in scenarios.named(job["scenarios"])}
+    [outcome] = verify.compare(result, result, expectations)
+    assert outcome.ok and outcome.events == ["worker_exit"], outcome.unmet
+    [event] = [r for r in result["scenarios"][0]["records"] if '"kind":"worker_exit"' in r]
+    assert '"caller":"HandlerBase._initiate_shutdown"' in event and '"status":1' in event
+    assert "Error during graceful shutdown" not in (tmp_path / "old.log").read_text()

@@ -40,16 +40,21 @@ def test_check_origins_needs_every_tree_module(tmp_path: Path) -> None:
         runner.check_origins(runner.Tree("baseline", tmp_path), partial)
 
 
-def test_a_verify_child_on_the_fake_tree_returns_its_records(tmp_path: Path) -> None:
-    src = fake_dynamo_tree(tmp_path, new_token_ids=True)
+@pytest.mark.parametrize("fatal", ["exit_worker_on_fatal_error", "os._exit"])
+def test_a_verify_child_on_the_fake_tree_returns_its_records(tmp_path: Path, fatal: str) -> None:
+    src = fake_dynamo_tree(tmp_path, new_token_ids=True, fatal=fatal)
     tree = runner.Tree("patched", src)
     job = {"scenarios": ["1-choice-one-token-top1", "no-outputs-while-running"]}
     result = runner.run_child(tree, job, tmp_path / "log", python=sys.executable)
     assert result["ok"] and result["tree"] == "patched" and result["has_new_token_ids"]
+    assert result["fatal_seam"] == fatal
     names = [s["name"] for s in result["scenarios"]]
     assert names == ["1-choice-one-token-top1", "no-outputs-while-running"]
-    # The fake handler takes the fatal path on the result with no outputs.
-    assert any('"kind":"worker_exit"' in r for r in result["scenarios"][1]["records"])
+    # The fake handler takes the fatal path on the result with no outputs; the child
+    # observed it (on either seam) and lived to write its result.
+    exits = [r for r in result["scenarios"][1]["records"] if '"kind":"worker_exit"' in r]
+    assert len(exits) == 1 and f'"seam":"{fatal}"' in exits[0]
+    assert not any('"kind":"worker_exit"' in r for r in result["scenarios"][0]["records"])
 
 
 def test_a_verify_child_importing_from_elsewhere_is_refused(tmp_path: Path) -> None:
@@ -61,7 +66,7 @@ def test_a_verify_child_importing_from_elsewhere_is_refused(tmp_path: Path) -> N
 
 
 def test_a_verify_child_that_cannot_set_up_says_why(tmp_path: Path) -> None:
-    tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path, seam=False))
+    tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path, fatal="none"))
     with pytest.raises(ToolkitError, match=r"refused to run: .*cannot observe"):
         runner.run_child(tree, {"scenarios": []}, tmp_path / "log", python=sys.executable)
 
@@ -88,7 +93,7 @@ def test_a_worker_importing_from_elsewhere_is_refused_and_closed(tmp_path: Path)
 
 
 def test_a_worker_that_cannot_set_up_says_why(tmp_path: Path) -> None:
-    tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, seam=False))
+    tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, fatal="none"))
     with pytest.raises(ToolkitError, match=r"patched replay refused to run: .*cannot observe"):
         runner.Worker(tree, tmp_path / "w.log", python=sys.executable).ready()
 
