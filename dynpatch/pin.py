@@ -58,9 +58,6 @@ class Pin:
     # release or dev wheel on PyPI is added to them at run time.
     matrix: tuple[str, ...] = ()
     matrix_newest: bool = False
-    # Releases older than this are declared beyond the verify replay's reach: its error
-    # there is shown as "unsupported", not counted as a failure ("" declares nothing).
-    matrix_verify_from: str = ""
 
     @property
     def pinned(self) -> Release:
@@ -110,6 +107,11 @@ def parse_pin(text: str, path: Path = PIN_FILE) -> Pin:
 def _pin_of(data: dict[str, Any], path: Path) -> Pin:
     up, layout, series = data["upstream"], data["layout"], data["series"]
     matrix = data.get("matrix", {})
+    if "verify_from" in matrix:  # a declaration nothing honours any more must not linger
+        raise ToolkitError(
+            f"pin file {path} is malformed: [matrix] verify_from is no longer read (verify "
+            "observes dynamo's fatal path on every release): remove it"
+        )
     releases = {
         v: Release(
             version=v, tag=r["tag"], wheel=r["wheel"], sha256=r["sha256"].lower(),
@@ -131,7 +133,6 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
         path=path,
         matrix=tuple(str(v) for v in matrix.get("versions", ())),
         matrix_newest=bool(matrix.get("newest", False)),
-        matrix_verify_from=str(matrix.get("verify_from", "")),
     )
 
 

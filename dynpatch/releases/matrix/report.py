@@ -47,7 +47,6 @@ _STYLE = {
     stages.NA: "yellow",
     stages.NOT_RUN: "yellow",
     stages.SKIPPED: "yellow",
-    stages.UNSUPPORTED: "yellow",
 }
 
 

@@ -38,7 +38,6 @@ from dynpatch.patch.apply import (
     series_names,
 )
 from dynpatch.pin import ROOT, Pin
-from dynpatch.releases.matrix import releases
 from dynpatch.releases.matrix.releases import Candidate
 from dynpatch.releases.matrix.stages import (
     ERROR,
@@ -48,7 +47,6 @@ from dynpatch.releases.matrix.stages import (
     PASS,
     SKIPPED,
     STAGES,
-    UNSUPPORTED,
     Check,
     StageJob,
     run_stage,
@@ -274,11 +272,11 @@ def check(row: Row, ctx: Context, python: Path | None, step: Step) -> None:
             continue
         step(f"{stage} ({'CPU tier' if stage == 'test-upstream' else f'budget {ctx.budget}'})")
         result = run_stage(stage, _job(row, ctx, python))
-        setattr(row, attr, declared(stage, row.version, ctx.pin, result))
+        setattr(row, attr, result)
     results = {
         s: dataclasses.asdict(getattr(row, s.replace("-", "_")))
         for s in STAGES
-        if getattr(row, s.replace("-", "_")).status in (PASS, FAIL, UNSUPPORTED)
+        if getattr(row, s.replace("-", "_")).status in (PASS, FAIL)
         and not getattr(row, s.replace("-", "_")).cached
     }
     if results:
@@ -295,18 +293,6 @@ def _job(row: Row, ctx: Context, python: Path) -> StageJob:
         ctx.pin.path, ctx.vendor, row.version, folder / "patches", folder, python, ctx.budget,
         ctx.seed,
     )  # fmt: skip
-
-
-def declared(stage: str, version: str, pin: Pin, result: Check) -> Check:
-    """An error of verify on a release the pin declares beyond the replay's reach becomes
-    UNSUPPORTED (the error text kept). A failure (a divergence) is never softened."""
-    limit = pin.matrix_verify_from
-    if stage != "verify" or result.status != ERROR or not limit:
-        return result
-    if releases.version_key(version) >= releases.version_key(limit):
-        return result
-    why = f"declared: the pin's [matrix] verify_from = {limit!r}; the replay said: "
-    return dataclasses.replace(result, status=UNSUPPORTED, detail=why + result.detail)
 
 
 def toolkit_digest(roots: tuple[Path, ...] = (ROOT / "codemods", ROOT / "dynpatch")) -> str:
@@ -329,8 +315,6 @@ def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
         "seed": ctx.seed,
         "python": sys.version,
         "interpreter": str(python),
-        # a cached "unsupported" must not outlive the declaration that made it so
-        "verify_from": ctx.pin.matrix_verify_from,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -356,7 +340,6 @@ __all__ = [
     "Row",
     "am_check",
     "check",
-    "declared",
     "helper_guard",
     "new_row",
     "outcome_rows",

@@ -23,7 +23,6 @@ from dynpatch.io import files, proc
 from dynpatch.pin import ROOT
 
 PASS, FAIL, ERROR, NA, NOT_RUN, SKIPPED = "pass", "fail", "error", "n/a", "not run", "skipped"
-UNSUPPORTED = "unsupported"  # an error the pin declares expected (see Pin.matrix_verify_from)
 STAGES = ("test-upstream", "verify")
 RAN = (0, 1)  # the exit statuses of a stage that ran to its verdict
 TIMEOUT = 3600  # seconds; the CPU tests of one release take minutes
@@ -31,7 +30,7 @@ TIMEOUT = 3600  # seconds; the CPU tests of one release take minutes
 
 @dataclass
 class Check:
-    status: str  # PASS, FAIL, ERROR, NA, NOT_RUN, SKIPPED or UNSUPPORTED
+    status: str  # PASS, FAIL, ERROR, NA, NOT_RUN or SKIPPED
     detail: str = ""
     seconds: float = 0.0
     cached: bool = False

@@ -1,6 +1,6 @@
 """One release through the series (``prepare``): the series made and proved once, the
 shared checkout only read, and each way the series can end up as a row; plus the row's
-building blocks (verify_from, the helper's guard)."""
+building blocks (a stage's result, the helper's guard)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dynpatch.io import git as gitio
 from dynpatch.patch import apply
 from dynpatch.pin import PIN_FILE, load_pin
 from dynpatch.releases.matrix import releases, run
-from dynpatch.releases.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, UNSUPPORTED, Check
+from dynpatch.releases.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, Check
 from tests.fixtures import snippets
 from tests.fixtures.releases import APPLIES, DRIFTED, IS_NONE_GUARD, Vendor, make_vendor
 
@@ -107,16 +107,22 @@ def test_an_error_while_making_the_series_is_a_row(
     assert row.own_am.status == NOT_RUN
 
 
-def test_an_error_below_verify_from_is_declared_unsupported() -> None:
+def test_an_error_of_verify_is_an_error_on_every_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No release is declared beyond the replay's reach any more: an error of verify on an
+    # old release is reported as it is, fails the row, and is not cached.
     pin = load_pin(PIN_FILE)
-    assert pin.matrix_verify_from == "1.6.0"
-    error = Check(ERROR, "baseline replay refused to run: ...")
-    assert run.declared("verify", "1.5.1", pin, error).status == UNSUPPORTED
-    assert "verify_from = '1.6.0'" in run.declared("verify", "1.5.1", pin, error).detail
-    assert run.declared("verify", "1.6.0", pin, error).status == ERROR
-    assert run.declared("test-upstream", "1.5.1", pin, error).status == ERROR
-    fail = Check(FAIL, "divergence")  # a divergence is never softened
-    assert run.declared("verify", "1.3.1", pin, fail).status == FAIL
+    ctx = run.Context(pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path,
+                      budget=0, seed=0)  # fmt: skip
+    seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
+    monkeypatch.setattr(run, "run_stage", lambda stage, job: seen[stage])
+    row = run.Row(version="1.3.1", sha256="ab", trust="pinned", series="applied",
+                  own_am=Check(PASS))  # fmt: skip
+    run.check(row, ctx, tmp_path / "python", lambda text: None)
+    assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
+    cached = (ctx.folder("1.3.1") / "checks.json").read_text()
+    assert '"test-upstream"' in cached and '"verify"' not in cached
 
 
 def test_helper_guard() -> None:
