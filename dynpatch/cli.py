@@ -194,7 +194,9 @@ def _add_matrix(sub: Sub) -> None:
               pin=pin.PIN_FILE, vendor=fetch.VENDOR, patches=PATCHES, runtimes=None)  # fmt: skip
     add = p.add_argument
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
-    add("--all", action="store_true", help="every release the pin lists")
+    add("--all", action="store_true",
+        help="every release the pin lists, and every wheel on PyPI from the pin's [matrix] "
+        "all_from on (dev builds included)")  # fmt: skip
     add("--newest", action=argparse.BooleanOptionalAction, default=None,
         help="add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)")  # fmt: skip
     add("--budget", type=int, default=matrix_command.QUICK_BUDGET,

@@ -58,6 +58,9 @@ class Pin:
     # release or dev wheel on PyPI is added to them at run time.
     matrix: tuple[str, ...] = ()
     matrix_newest: bool = False
+    # The first release the series applies to: `matrix --all` adds every wheel on PyPI
+    # from it on, dev builds included ("": --all is the releases listed here).
+    matrix_all_from: str = ""
 
     @property
     def pinned(self) -> Release:
@@ -133,6 +136,7 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
         path=path,
         matrix=tuple(str(v) for v in matrix.get("versions", ())),
         matrix_newest=bool(matrix.get("newest", False)),
+        matrix_all_from=str(matrix.get("all_from", "")),
     )
 
 

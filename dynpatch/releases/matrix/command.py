@@ -27,7 +27,7 @@ from dynpatch.fetch import VENDOR
 from dynpatch.format import upstream as formatting
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, Pin, load_pin
-from dynpatch.releases.matrix import envs, releases, report, run, stages
+from dynpatch.releases.matrix import envs, index, releases, report, run, stages
 
 OUT = evidence.OUT / "matrix"
 QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
@@ -43,7 +43,8 @@ def default_jobs() -> int:
 @dataclass(frozen=True, kw_only=True)
 class Options:
     versions: str | None = None  # comma-separated (None: the pin's [matrix])
-    all: bool = False  # every release the pin lists
+    # every release the pin lists, and every wheel on PyPI from [matrix] all_from on
+    all: bool = False
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET
     seed: int = DEFAULT_SEED
@@ -69,6 +70,9 @@ def main(args: Options) -> int:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(args.pin)
     versions = _versions(args, pin)
+    listed = _on_index(pin) if args.all else {}
+    if listed:
+        versions = sorted({*versions, *listed}, key=releases.version_key)
     # "newest" in --versions is the entry --list-json prints for the build found at run time.
     asked = "newest" in [v.strip() for v in (args.versions or "").split(",")]
     want_newest = asked or (pin.matrix_newest if args.newest is None else args.newest)
@@ -78,13 +82,13 @@ def main(args: Options) -> int:
         return 0
     if not (args.patches / "series").is_file():
         raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
-    candidates = releases.pinned(pin, versions)
+    tofu = args.vendor / "cache" / "tofu"
+    found = {c.release.version: c for c in releases.indexed(pin, listed, tofu)}
+    candidates = [found.get(v) or releases.pinned(pin, [v])[0] for v in versions]
     if want_newest:
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
-                found = releases.newest(
-                    pin, args.vendor / "cache" / "wheels", args.vendor / "cache" / "tofu"
-                )
+                found = releases.newest(pin, args.vendor / "cache" / "wheels", tofu)
             except ToolkitError as exc:
                 raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
         candidates = _with_newest(candidates, found)
@@ -142,6 +146,16 @@ def _versions(args: Options, pin: Pin) -> list[str]:
             f"entry with its wheel sha256 (known: {known})"
         )
     return list(dict.fromkeys(versions))
+
+
+def _on_index(pin: Pin) -> dict[str, str]:
+    """``--all``: the wheels PyPI lists from the pin's ``[matrix] all_from`` on (none
+    asked for when the pin names no ``all_from``)."""
+    if not pin.matrix_all_from:
+        return {}
+    with err.status(f"asking PyPI for every {pin.package} wheel ..."):
+        listing = index.wheels(pin.package)
+    return releases.on_index(pin, listing, pin.matrix_all_from)
 
 
 def _with_newest(

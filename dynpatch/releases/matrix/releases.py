@@ -1,9 +1,11 @@
 """Which releases the matrix runs, and how far each one's wheel is trusted.
 
 Releases listed in the pin's ``[matrix]`` table have their sha256 in the pin. The newest
-release or dev wheel on PyPI is found at run time; unless the pin happens to list it, its
-sha256 is *trust on first use*: the digest of the first download is recorded under
-``vendor/cache/tofu/`` and every later use must match it.
+release or dev wheel on PyPI is found at run time, and ``--all`` takes every wheel PyPI
+lists from the pin's ``[matrix] all_from`` on; unless the pin happens to list such a
+version, its sha256 is *trust on first use*: the digest first seen (of the download, or
+as the index lists it) is recorded under ``vendor/cache/tofu/`` and every later use must
+match it.
 """
 
 from __future__ import annotations
@@ -82,32 +84,67 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
                 f"sha256 mismatch for {got.name}: pinned {release.sha256}, PyPI gave {digest}"
             )
         return Candidate(release, PINNED, newest=True, note="newest on PyPI; sha256 pinned")
-    return _tofu(pin, version, digest, tofu_dir)
+    return _tofu(pin, version, digest, tofu_dir, newest=True, seen="this download")
 
 
-def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> Candidate:
+def on_index(pin: Pin, listing: dict[str, str], since: str) -> dict[str, str]:
+    """Version -> sha256 of every pure-Python wheel of the pin's package in ``listing``
+    (:func:`~dynpatch.releases.matrix.index.wheels`) at or after ``since``, dev builds included, in
+    release order."""
+    prefix, start = f"{pin.package.replace('-', '_')}-", version_key(since)
+    found = {}
+    for name, digest in listing.items():
+        version = name.removeprefix(prefix).split("-", 1)[0]
+        if name == wheel_name(pin.package, version) and version_key(version) >= start:
+            found[version] = digest
+    return {v: found[v] for v in sorted(found, key=version_key)}
+
+
+def indexed(pin: Pin, wheels: dict[str, str], tofu_dir: Path) -> list[Candidate]:
+    """Candidates for the ``on_index`` wheels: pinned ones must have the pinned sha256, the
+    others are trusted on first use (what the index lists is recorded, later runs held to
+    it); the checkouts then hold each downloaded wheel to that sha256."""
+    out = []
+    for version, listed in wheels.items():
+        digest = listed.lower()
+        if version in pin.releases:
+            release = pin.release(version)
+            if release.sha256 != digest:
+                raise ToolkitError(
+                    f"sha256 mismatch for {release.wheel}: pinned {release.sha256}, "
+                    f"PyPI's index lists {digest}"
+                )
+            out.append(Candidate(release, PINNED))
+        else:
+            out.append(_tofu(pin, version, digest, tofu_dir, newest=False, seen="PyPI's index"))
+    return out
+
+
+def _tofu(
+    pin: Pin, version: str, digest: str, tofu_dir: Path, *, newest: bool, seen: str
+) -> Candidate:
     record = tofu_dir / f"{pin.package}-{version}.json"
     if record.is_file():
-        seen = json.loads(record.read_text())
-        if seen["sha256"] != digest:
+        first = json.loads(record.read_text())
+        if first["sha256"] != digest:
             raise ToolkitError(
                 f"{pin.package} {version}: PyPI now gives sha256 {digest}, but the first "
-                f"use on {seen['recorded']} recorded {seen['sha256']} ({record}): refusing it"
+                f"use on {first['recorded']} recorded {first['sha256']} ({record}): refusing it"
             )
         note = (
             f"sha256 {digest} is not in the pin: trust on first use, recorded "
-            f"{seen['recorded']} in {record.name}; this download matches it"
+            f"{first['recorded']} in {record.name}; {seen} matches it"
         )
-        return Candidate(release_for(pin, version, digest), TOFU, True, note)
+        return Candidate(release_for(pin, version, digest), TOFU, newest, note)
     tofu_dir.mkdir(parents=True, exist_ok=True)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
     files.write_atomic(record, json.dumps(entry, indent=2) + "\n")
     note = (
         f"sha256 {digest} is not in the pin: trusted on first use (recorded now, {today}, "
-        f"in {record.name}); later runs must match it"
+        f"in {record.name}, as {seen} gave it); later runs must match it"
     )
-    return Candidate(release_for(pin, version, digest), TOFU, True, note)
+    return Candidate(release_for(pin, version, digest), TOFU, newest, note)
 
 
 def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:

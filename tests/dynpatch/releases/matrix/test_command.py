@@ -17,7 +17,7 @@ from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, load_pin
-from dynpatch.releases.matrix import command, releases
+from dynpatch.releases.matrix import command, index, releases
 from tests.fixtures.releases import (
     APPLIES,
     DRIFTED,
@@ -26,6 +26,7 @@ from tests.fixtures.releases import (
     NO_HELPER,
     fake_runtime,
     make_vendor,
+    wheel,
 )
 from tests.fixtures.upstream_tree import FILES as STAGE_FILES
 
@@ -170,6 +171,43 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     assert not out.exists()  # nothing ran, nothing written (and no series needed)
     with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
         command.main(command.Options(pin=v.pin.path, versions="0.0.1", list_json=True))
+
+
+def test_all_adds_every_wheel_on_the_index_from_all_from_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    v = make_vendor(tmp_path, {"9.9.7": NO_HELPER, "9.9.9": APPLIES}, pinned="9.9.9")
+    text = v.pin.path.read_text().replace(
+        "newest = false\n", 'newest = false\nall_from = "9.9.8"\n'
+    )
+    v.pin.path.write_text(text)
+    # What PyPI's index lists: the pinned 9.9.9, an older 9.9.6, a dev build after 9.9.9
+    # (its wheel is in the cache, as a download would put it) and a binary-only wheel.
+    dev = "9.10.0.dev20260101"
+    name, digest = wheel(v.vendor / "cache" / "wheels", dev, APPLIES)
+    listing = {
+        v.pin.release("9.9.9").wheel: v.pin.release("9.9.9").sha256,
+        "ai_dynamo-9.9.6-py3-none-any.whl": "00" * 32,
+        name: digest,
+        f"ai_dynamo-{dev}-cp311-cp311-linux_x86_64.whl": "11" * 32,
+    }
+    asked: list[str] = []
+    monkeypatch.setattr(index, "wheels", lambda package: asked.append(package) or listing)
+    out = tmp_path / "out"
+    base = ["matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor)]
+    assert cli.main([*base, "--all", "--list-json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == ["9.9.7", "9.9.9", dev]
+    assert not (v.vendor / "cache" / "tofu").exists()  # listing trusts nothing yet
+
+    assert matrix(v, out, "--all", *SKIP_CHECKS) == 0
+    rows = rows_of(out)
+    assert list(rows) == ["9.9.7", "9.9.9", dev]  # the pin's 9.9.7 stays (n/a)
+    assert rows[dev]["trust"] == releases.TOFU and rows[dev]["sha256"] == digest
+    assert rows[dev]["series"] == "applied" and rows[dev]["own_am"]["status"] == "pass"
+    assert rows["9.9.9"]["trust"] == releases.PINNED
+    assert asked == ["ai-dynamo", "ai-dynamo"]
+    # without --all nothing is asked of the index
+    assert matrix(v, out, *SKIP_CHECKS) == 0 and len(asked) == 2
 
 
 def test_test_upstream_runs_per_release_and_is_cached(
