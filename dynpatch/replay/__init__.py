@@ -5,6 +5,7 @@ Parent side (the ``verify`` and ``bench`` stages) and child side (one process pe
 module the child imports is standard-library only (no libcst, no gitpython, no rich):
 
 * :mod:`~dynpatch.replay.script`    - what the engine double replays (JSON-able).
+* :mod:`~dynpatch.replay.streams`   - deterministic building blocks of those scripts.
 * :mod:`~dynpatch.replay.scenarios` - the named scenarios and the benchmark streams.
 * :mod:`~dynpatch.replay.engine`    - the engine double (TRT-LLM-shaped results).
 * :mod:`~dynpatch.replay.wire`      - canonical chunk serialisation, first divergence.

@@ -43,6 +43,10 @@ def _dropped(records: list[Record]) -> bool:
     return any(c.get("token_ids") and "log_probs" not in c for c in _chunks(records))
 
 
+def _per_token(chunk: dict[str, Any]) -> bool:
+    return len(chunk.get("log_probs") or ()) == len(chunk["token_ids"])
+
+
 def _cached(records: list[Record]) -> bool:
     return any(
         (c.get("completion_usage") or {}).get("prompt_tokens_details", {}).get("cached_tokens")
@@ -75,6 +79,10 @@ CHECKS: dict[str, tuple[str, Check]] = {
     "empty_delta": (
         "some chunk has no new tokens",
         _some(lambda c: c.get("token_ids") == [] and "index" in c),
+    ),
+    "multi_token": (
+        "some chunk carries several new tokens, each with its log_probs",
+        _some(lambda c: len(c.get("token_ids") or ()) > 1 and _per_token(c)),
     ),
     "prompt_logprobs": (
         "a finishing chunk carries engine_data.prompt_logprobs",

@@ -1,113 +1,20 @@
 """The named replay scenarios and the benchmark streams (deterministic, standard library only).
 
 Each named scenario is a small, reviewable :class:`Script` aimed at one behaviour of the
-handler's response loop (see ``NAMED``); token ids and logprob values come from a
-``random.Random`` seeded by the scenario name, so both trees replay identical bytes.
-:func:`stream` builds the long uniform streams the benchmark and the 16k scenario use.
+handler's response loop (see ``NAMED``), built from :mod:`~dynpatch.replay.streams`:
+token ids and logprob values come from a ``random.Random`` seeded by the scenario name,
+so both trees replay identical bytes. :func:`stream` builds the long uniform streams the
+benchmark uses.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
-import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from dynpatch.replay.script import Delta, Position, Script, Step
-
-VOCAB = (1000, 150_000)  # token ids outside CPython's small-int cache, like a real vocab
-
-
-class _Gen:
-    """Deterministic token ids and logprob positions for one scenario."""
-
-    def __init__(self, name: str):
-        self.rng = random.Random(zlib.crc32(name.encode()))
-
-    def token(self) -> int:
-        return self.rng.randrange(*VOCAB)
-
-    def tokens(self, count: int) -> tuple[int, ...]:
-        return tuple(self.token() for _ in range(count))
-
-    def position(self, token: int, k: int, *, with_selected: bool = True) -> Position:
-        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k."""
-        lps = sorted((-self.rng.random() * 8 for _ in range(max(k, 1))), reverse=True)
-        ids = [token] if with_selected else []
-        while len(ids) < max(k, 1):
-            t = self.token()
-            if t != token and t not in ids:
-                ids.append(t)
-        if not with_selected:
-            self.rng.shuffle(ids)
-        return tuple((t, lp, r) for r, (t, lp) in enumerate(zip(ids, lps, strict=True), 1))
-
-    def positions(self, tokens: Sequence[int], k: int) -> tuple[Position, ...]:
-        return tuple(self.position(t, k) for t in tokens)
-
-
-def _chunks(total: int, sizes: Iterator[int]) -> list[int]:
-    """Split ``total`` tokens into increments drawn from ``sizes`` (the last one cut)."""
-    out: list[int] = []
-    done = 0
-    while done < total:
-        out.append(min(next(sizes), total - done))
-        done += out[-1]
-    return out
-
-
-def interleaved(
-    name: str,
-    *,
-    n: int,
-    tokens: int,
-    k: int | None,
-    sizes: Callable[[random.Random], int] = lambda r: 1,
-    lockstep: bool = False,
-    finish_reason: str = "length",
-    stop_reason: str | int | None = None,
-    engine_logprobs: bool = True,
-    flat: bool = False,
-    **script: object,
-) -> Script:
-    """``n`` choices of ``tokens`` tokens each.
-
-    Interleaved (TRT-LLM's ``n > 1`` streaming): each result grows one choice, round
-    robin, and still carries every choice. Lockstep: every result grows every choice.
-    ``k`` is the requested top-k (None: logprobs not requested, engine returns ``[]``);
-    ``flat`` makes the engine report bare floats (TRT-LLM's flat-float corner case).
-    """
-    g = _Gen(name)
-    plan = {c: _chunks(tokens, iter(lambda: sizes(g.rng), None)) for c in range(n)}
-    steps: list[Step] = []
-    rounds = max(len(p) for p in plan.values())
-    for r in range(rounds):
-        group: list[Delta] = []
-        for c in range(n):
-            if r >= len(plan[c]):
-                continue
-            toks = g.tokens(plan[c][r])
-            last = r == len(plan[c]) - 1
-            lps: tuple[Position, ...] = ()
-            if engine_logprobs and k is not None:
-                lps = (
-                    tuple(-g.rng.random() * 8 for _ in toks) if flat else g.positions(toks, k or 1)
-                )
-            group.append(
-                Delta(
-                    index=c,
-                    tokens=toks,
-                    logprobs=lps,
-                    finish_reason=finish_reason if last else None,
-                    stop_reason=stop_reason if last else None,
-                )
-            )
-        if lockstep:
-            steps.append(Step(deltas=tuple(group)))
-        else:
-            steps.extend(Step(deltas=(d,)) for d in group)
-    steps[-1] = Step(deltas=steps[-1].deltas, finished=True)
-    return Script(name=name, steps=tuple(steps), n=n, max_tokens=tokens, logprobs=k, **script)  # type: ignore[arg-type]
+from dynpatch.replay.streams import Gen, interleaved, uneven
 
 
 def stream(tokens: int, choices: int, *, k: int = 1, increment: int = 1) -> Script:
@@ -131,10 +38,10 @@ def _with_step(script: Script, at: int, step: Step, *, replace: bool = False) ->
 
 
 def _edit_position(
-    script: Script, step: int, edit: Callable[[_Gen, int, Position], Position]
+    script: Script, step: int, edit: Callable[[Gen, int, Position], Position]
 ) -> Script:
     """Replace the first logprob position of ``step``'s first delta."""
-    g = _Gen(script.name + "/edit")
+    g = Gen(script.name + "/edit")
     old = script.steps[step]
     d = old.deltas[0]
     new = Delta(
@@ -167,7 +74,7 @@ def _empty_increments() -> Script:
 
 def _logprobs_lagging() -> Script:
     # Logprobs arrive one result after their tokens, then catch up.
-    g = _Gen("logprobs-lag")
+    g = Gen("logprobs-lag")
     toks = g.tokens(6)
     pos = g.positions(toks, 2)
     steps = (
@@ -180,7 +87,7 @@ def _logprobs_lagging() -> Script:
 
 def _logprobs_ahead() -> Script:
     # More logprob positions than tokens in a result (the helper cuts to the delta).
-    g = _Gen("logprobs-ahead")
+    g = Gen("logprobs-ahead")
     toks = g.tokens(5)
     pos = g.positions(toks, 3)
     steps = (
@@ -192,7 +99,7 @@ def _logprobs_ahead() -> Script:
 
 
 def _prompt_logprobs() -> Script:
-    g = _Gen("prompt-logprobs")
+    g = Gen("prompt-logprobs")
     prompt = g.tokens(5)
     engine = (None, *(g.position(t, 2) for t in prompt[1:]))
     return interleaved(
@@ -209,7 +116,7 @@ def _prompt_logprobs() -> Script:
 def _stop_word_trimmed() -> Script:
     # TRT-LLM drops a matched stop word from token_ids on the last result, so the
     # cumulative list gets shorter than what dynamo already streamed.
-    g = _Gen("stop-word-trimmed")
+    g = Gen("stop-word-trimmed")
     toks = g.tokens(7)
     pos = g.positions(toks, 1)
     steps = (
@@ -222,7 +129,7 @@ def _stop_word_trimmed() -> Script:
 
 def _staggered_finish() -> Script:
     # Choice 0 finishes early; later results still carry it (with its finish_reason).
-    g = _Gen("staggered-finish")
+    g = Gen("staggered-finish")
     a, b = g.tokens(2), g.tokens(5)
     steps = (
         Step((Delta(0, a[:1], g.positions(a[:1], 1)),)),
@@ -253,7 +160,7 @@ def _finished_without_reason() -> Script:
     return _with_step(base, len(base.steps) - 1, Step((bare,), finished=True), replace=True)
 
 
-def _missing(g: _Gen, token: int, old: Position) -> Position:
+def _missing(g: Gen, token: int, old: Position) -> Position:
     return g.position(token, 3, with_selected=False)
 
 
@@ -284,6 +191,14 @@ _NAMED: dict[str, tuple[Callable[[], Script], tuple[str, ...]]] = {
     "4-choices-interleaved-top1": (
         lambda: interleaved("4-choices-interleaved-top1", n=4, tokens=32, k=1),
         (*LOGPROBS, "empty_delta"),
+    ),
+    # Where the fix gains most: every result carries all 4 choices, some of which did not
+    # advance (an empty delta: the old helper still copied their whole history).
+    "4-choices-uneven-multi-token-top5": (
+        lambda: uneven(
+            "4-choices-uneven-multi-token-top5", n=4, tokens=48, k=5, sizes=_sizes(1, 2, 3, 4)
+        ),
+        (*LOGPROBS, "empty_delta", "multi_token"),
     ),
     "4-choices-lockstep-multi-token-top5": (
         lambda: interleaved(

@@ -92,6 +92,18 @@ def test_expectation_checks_on_events() -> None:
         expect.unmet(("nonsense",), fatal)
 
 
+def test_multi_token_needs_several_new_tokens_each_with_its_logprob() -> None:
+    several = {"token_ids": [5, 6], "index": 0, "log_probs": [-1.0, -2.0]}
+    assert expect.unmet(("multi_token",), stream(several, FINISH)) == []
+    one_each = stream({"token_ids": [5], "index": 0, "log_probs": [-1.0]}, FINISH)
+    short = stream({**several, "log_probs": [-1.0]}, FINISH)  # the helper cut the window
+    bare = stream({"token_ids": [5, 6], "index": 0}, FINISH)  # the helper bailed out
+    for records in (one_each, short, bare):
+        assert expect.unmet(("multi_token",), records) == [
+            "some chunk carries several new tokens, each with its log_probs"
+        ]
+
+
 def test_property_streams_are_reproducible_from_the_seed() -> None:
     a, b = draw_scripts(15, seed=3), draw_scripts(15, seed=3)
     assert a == b and len(a) == 15
