@@ -8,6 +8,7 @@ edit's result is parsed back with :func:`parse_pin`, so an edit yields a valid p
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -261,3 +262,15 @@ def _detach_tail(table: Table) -> list[Item]:
 
 def _comment(line: str) -> Comment:
     return Comment(Trivia(comment_ws="", comment=f"# {line}" if line else "#", trail="\n"))
+
+
+_PEP440 = re.compile(r"^(?P<nums>\d+(?:\.\d+)*)(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$")
+
+
+def version_key(version: str) -> tuple[tuple[int, ...], int, int, int]:
+    """Release order for the versions dynamo uses: X.devN < X < X.postN."""
+    m = _PEP440.match(version)
+    if not m:
+        return ((), 0, 0, 0)
+    nums = tuple(int(n) for n in m["nums"].split("."))
+    return (nums, 0 if m["dev"] else 1, int(m["post"] or 0), int(m["dev"] or 0))

@@ -29,6 +29,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.patch.apply import PATCHES
+from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.progress import Steps
 from dynpatch.replay.script import Script, to_json
@@ -104,13 +105,17 @@ def run(args: Options) -> int:
             steps.done()
     runner.check_trees(results["baseline"], results["patched"])
 
-    expectations = {s.name: s.expect for s in scenarios.named(names)}
+    expectations, waived = for_release(
+        {s.name: s.expect for s in scenarios.named(names)}, checkout.release.version
+    )
     outcomes = compare(results["baseline"], results["patched"], expectations)
     if len(outcomes) != len(names) + len(properties):
         raise ToolkitError(
             f"the replay returned {len(outcomes)} scenarios, expected {len(names) + len(properties)}"
         )
     lines = summary_lines(outcomes, len(names), len(properties), seed, args.budget)
+    if waived:
+        lines.append(f"not expected of ai-dynamo {checkout.release.version}: {'; '.join(waived)}")
     lines.append(f"timing: {time.perf_counter() - start:.1f} s")
     table = outcome_table([o for o in outcomes if not o.name.startswith("property-")])
 
@@ -120,6 +125,7 @@ def run(args: Options) -> int:
     report = args.out / "verify.json"
     args.out.mkdir(parents=True, exist_ok=True)
     details = _details(outcomes, results, trees, seed, args.budget, properties)
+    details["not_expected"] = waived
     files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
     saved = evidence.save(
@@ -133,6 +139,24 @@ def run(args: Options) -> int:
     )
     out.print(f"report: {console.rel(report)}; evidence: {console.rel(saved)}", markup=False)
     return 0 if ok else 1
+
+
+def for_release(
+    expectations: dict[str, tuple[str, ...]], release: str
+) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """The expectations ``release`` can meet, and a description of each one it cannot:
+    behaviour dynamo has only from a later release on (``scenarios.SINCE``)."""
+    kept, waived = {}, []
+    for name, names in expectations.items():
+        later = {
+            e: since
+            for e in names
+            if (since := scenarios.SINCE.get((name, e)))
+            and version_key(release) < version_key(since)
+        }
+        kept[name] = tuple(e for e in names if e not in later)
+        waived += [f"{name}: {e} (dynamo {since} on)" for e, since in later.items()]
+    return kept, waived
 
 
 def compare(

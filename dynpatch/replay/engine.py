@@ -40,6 +40,35 @@ class ReplayOutput:
     request_perf_metrics: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class KvCacheMetrics:
+    """TRT-LLM ``KvCacheMetrics``, as far as dynamo reads it."""
+
+    num_reused_blocks: int
+    num_missed_blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class PerfMetrics:
+    """TRT-LLM ``RequestPerfMetrics``: dynamo before 1.5.0 reads the cached prompt from
+    ``kv_cache_metrics`` (not ``GenerationResult.cached_tokens``); no timing is reported."""
+
+    kv_cache_metrics: KvCacheMetrics
+    timing_metrics: Any = None
+
+
+KV_BLOCK = 32  # tokens per KV-cache block: dynamo's default kv_block_size
+
+
+def perf_metrics(script: Script) -> PerfMetrics | None:
+    """The perf metrics of a request whose prompt is ``script.cached_tokens`` cached (in
+    whole blocks, as the KV cache reuses them); None when the script reports no cache."""
+    if script.cached_tokens is None:
+        return None
+    missed = max(len(script.prompt) - script.cached_tokens, 0)
+    return PerfMetrics(KvCacheMetrics(-(-script.cached_tokens // KV_BLOCK), -(-missed // KV_BLOCK)))
+
+
 @dataclass(slots=True)
 class _Update:
     output: ReplayOutput
@@ -210,7 +239,8 @@ def _position(p: Position, logprob_cls: type) -> Any:
 
 def build_result(script: Script, errors: Errors) -> ReplayResult:
     """Pre-build every object the stream will append, then wrap it as a result."""
-    outputs = [ReplayOutput(index=i) for i in range(script.n)]
+    metrics = perf_metrics(script)
+    outputs = [ReplayOutput(index=i, request_perf_metrics=metrics) for i in range(script.n)]
     if script.engine_prompt_logprobs is not None:
         for out in outputs:
             out.prompt_logprobs = [

@@ -48,8 +48,9 @@ def _per_token(chunk: dict[str, Any]) -> bool:
 
 
 def _cached(records: list[Record]) -> bool:
+    # Releases before 1.5 send prompt_tokens_details = None when nothing was cached.
     return any(
-        (c.get("completion_usage") or {}).get("prompt_tokens_details", {}).get("cached_tokens")
+        ((c.get("completion_usage") or {}).get("prompt_tokens_details") or {}).get("cached_tokens")
         for c in _chunks(records)
     )
 

@@ -318,6 +318,18 @@ _NAMED: dict[str, tuple[Callable[[], Script], tuple[str, ...]]] = {
 }
 NAMED: tuple[str, ...] = tuple(_NAMED)
 
+# Expectations that name behaviour dynamo has only from some release on: (scenario,
+# expectation) -> the first release that shows it. Before it the expectation does not
+# apply (verify lists it as such); the two trees must still give identical streams.
+SINCE: dict[tuple[str, str], str] = {
+    # Prompt logprobs reach the client (engine_data.prompt_logprobs) from 1.5.0 on;
+    # before, dynamo asks the engine for them and streams nothing of them.
+    ("prompt-logprobs", "prompt_logprobs"): "1.5.0",
+    # From 1.6.0 a request generate_async rejects is request-local; before, dynamo takes
+    # the fatal path for it (an error chunk, then the worker exit).
+    ("rejected-at-submission", "no_worker_exit"): "1.6.0",
+}
+
 
 def named(names: Sequence[str] | None = None) -> list[Script]:
     """The named scenarios (all, or the ones listed), built fresh."""

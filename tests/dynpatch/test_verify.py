@@ -104,6 +104,32 @@ def test_multi_token_needs_several_new_tokens_each_with_its_logprob() -> None:
         ]
 
 
+def test_cached_tokens_is_unmet_when_older_releases_send_no_details() -> None:
+    usage = {"prompt_tokens": 4, "completion_tokens": 1, "prompt_tokens_details": None}
+    assert expect.unmet(("cached_tokens",), stream({**FINISH, "completion_usage": usage})) == [
+        "usage reports cached tokens"
+    ]
+    usage["prompt_tokens_details"] = {"cached_tokens": 4}
+    assert expect.unmet(("cached_tokens",), stream({**FINISH, "completion_usage": usage})) == []
+
+
+def test_expectations_of_later_releases_are_not_expected_of_earlier_ones() -> None:
+    expectations = {
+        "prompt-logprobs": ("finish", "prompt_logprobs"),
+        "rejected-at-submission": ("error_chunk", "no_worker_exit"),
+        "other": ("no_worker_exit",),
+    }
+    assert verify.for_release(expectations, "1.6.0") == (expectations, [])
+    kept, waived = verify.for_release(expectations, "1.5.1")
+    assert kept == {**expectations, "rejected-at-submission": ("error_chunk",)}
+    assert waived == ["rejected-at-submission: no_worker_exit (dynamo 1.6.0 on)"]
+    kept, waived = verify.for_release(expectations, "1.3.0.post1")
+    assert kept["prompt-logprobs"] == ("finish",) and kept["other"] == ("no_worker_exit",)
+    assert len(waived) == 2
+    # a dev build before the release is held to what the release before it does
+    assert verify.for_release(expectations, "1.6.0.dev20260918")[1] == waived[1:]
+
+
 def test_property_streams_are_reproducible_from_the_seed() -> None:
     a, b = draw_scripts(15, seed=3), draw_scripts(15, seed=3)
     assert a == b and len(a) == 15

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, pypi
-from dynpatch.pin import Pin, Release, with_release
+from dynpatch.pin import Pin, Release, version_key, with_release
 
 PINNED = "pinned"
 TOFU = "trust-on-first-use"
@@ -160,15 +160,3 @@ def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     files.write_atomic(dest, text)
     return dest
-
-
-_PEP440 = re.compile(r"^(?P<nums>\d+(?:\.\d+)*)(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$")
-
-
-def version_key(version: str) -> tuple[tuple[int, ...], int, int, int]:
-    """Release order for the versions dynamo uses: X.devN < X < X.postN."""
-    m = _PEP440.match(version)
-    if not m:
-        return ((), 0, 0, 0)
-    nums = tuple(int(n) for n in m["nums"].split("."))
-    return (nums, 0 if m["dev"] else 1, int(m["post"] or 0), int(m["dev"] or 0))

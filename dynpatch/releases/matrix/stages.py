@@ -148,4 +148,6 @@ def _verify_summary(details: dict[str, Any]) -> str:
         text += f" ({', '.join(diverged[:3])})"
     if unmet:
         text += f"; expectation not met: {', '.join(unmet[:3])}"
+    if details.get("not_expected"):
+        text += f"; not expected of this release: {'; '.join(details['not_expected'])}"
     return text

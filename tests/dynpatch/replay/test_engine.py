@@ -116,6 +116,21 @@ def test_no_outputs_step_and_trim(errors: Errors) -> None:
     assert seen == [[(0, [1, 2, 3], 0, None)], [], [(0, [1, 2], 0, "stop")]]
 
 
+def test_a_cached_prompt_is_also_reported_as_reused_kv_blocks(errors: Errors) -> None:
+    # dynamo before 1.5.0 reads cached tokens from request_perf_metrics.kv_cache_metrics.
+    cached = dataclasses.replace(scenarios.stream(2, 2), prompt=tuple(range(40)), cached_tokens=33)
+    result = submit(ReplayEngine(cached, errors), cached)
+    metrics = {id(o.request_perf_metrics) for o in result._all}
+    assert len(metrics) == 1
+    kv = result._all[0].request_perf_metrics.kv_cache_metrics
+    assert (kv.num_reused_blocks, kv.num_missed_blocks) == (2, 1)  # blocks of 32 tokens
+    assert result._all[0].request_perf_metrics.timing_metrics is None
+    plain = scenarios.stream(2, 2)
+    assert all(
+        o.request_perf_metrics is None for o in submit(ReplayEngine(plain, errors), plain)._all
+    )
+
+
 def test_rejected_submission_and_single_use(errors: Errors) -> None:
     rejected = Script("r", steps=(), reject="too long")
     with pytest.raises(ValueError, match="too long"):

@@ -1,4 +1,5 @@
-"""Named scenarios not covered in test_engine: the case where the fix gains most."""
+"""Named scenarios not covered in test_engine: the case where the fix gains most, and the
+expectations that hold only from some release on."""
 
 from __future__ import annotations
 
@@ -24,3 +25,11 @@ def test_the_largest_gain_case_is_a_named_scenario() -> None:
     assert max(len(d.tokens) for s in script.steps for d in s.deltas) > 1
     assert grown == [script.max_tokens] * 4
     assert len(chunk_history(script)) == 4 * len(script.steps)  # all 4 on every result
+
+
+def test_every_later_release_expectation_names_a_scenario_that_expects_it() -> None:
+    by_name = {s.name: s for s in scenarios.named()}
+    assert scenarios.SINCE
+    for (name, expectation), since in scenarios.SINCE.items():
+        assert expectation in by_name[name].expect, (name, expectation)
+        assert since.count(".") == 2 and since.replace(".", "").isdigit()

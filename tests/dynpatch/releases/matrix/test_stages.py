@@ -135,3 +135,8 @@ def test_verify_summary() -> None:
     assert stages.summary("verify", {"scenarios": scenarios, "seed": 5}) == (
         "2 named + 1 property streams (seed 5); divergences: 1 (fatal); expectation not met: fatal"
     )
+    older = {"scenarios": scenarios[:1], "seed": 0, "not_expected": ["x: y (dynamo 1.6.0 on)"]}
+    assert stages.summary("verify", older) == (
+        "1 named + 0 property streams (seed 0); divergences: none; "
+        "not expected of this release: x: y (dynamo 1.6.0 on)"
+    )
