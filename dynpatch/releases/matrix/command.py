@@ -25,9 +25,10 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR
 from dynpatch.format import upstream as formatting
+from dynpatch.io import pypi
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, Pin, load_pin
-from dynpatch.releases.matrix import envs, index, releases, report, run, stages
+from dynpatch.releases.matrix import envs, releases, report, run, stages
 
 OUT = evidence.OUT / "matrix"
 QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
@@ -154,7 +155,7 @@ def _on_index(pin: Pin) -> dict[str, str]:
     if not pin.matrix_all_from:
         return {}
     with err.status(f"asking PyPI for every {pin.package} wheel ..."):
-        listing = index.wheels(pin.package)
+        listing = pypi.list_wheels(pin.package)
     return releases.on_index(pin, listing, pin.matrix_all_from)
 
 

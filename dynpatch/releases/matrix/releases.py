@@ -89,7 +89,7 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
 
 def on_index(pin: Pin, listing: dict[str, str], since: str) -> dict[str, str]:
     """Version -> sha256 of every pure-Python wheel of the pin's package in ``listing``
-    (:func:`~dynpatch.releases.matrix.index.wheels`) at or after ``since``, dev builds included, in
+    (:func:`~dynpatch.io.pypi.list_wheels`) at or after ``since``, dev builds included, in
     release order."""
     prefix, start = f"{pin.package.replace('-', '_')}-", version_key(since)
     found = {}

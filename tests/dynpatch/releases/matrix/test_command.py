@@ -15,9 +15,10 @@ from dynpatch.errors import ToolkitError
 from dynpatch.evidence import series_digest
 from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
+from dynpatch.io import pypi
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import PIN_FILE, load_pin
-from dynpatch.releases.matrix import command, index, releases
+from dynpatch.releases.matrix import command, releases
 from tests.fixtures.releases import (
     APPLIES,
     DRIFTED,
@@ -192,7 +193,7 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
         f"ai_dynamo-{dev}-cp311-cp311-linux_x86_64.whl": "11" * 32,
     }
     asked: list[str] = []
-    monkeypatch.setattr(index, "wheels", lambda package: asked.append(package) or listing)
+    monkeypatch.setattr(pypi, "list_wheels", lambda package: asked.append(package) or listing)
     out = tmp_path / "out"
     base = ["matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor)]
     assert cli.main([*base, "--all", "--list-json"]) == 0

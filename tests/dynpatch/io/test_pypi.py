@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from dynpatch.errors import ToolkitError
-from dynpatch.releases.matrix import index
+from dynpatch.io import pypi
 
 LISTING = {
     "meta": {"api-version": "1.1"},
@@ -59,7 +59,7 @@ def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[Index]:
 
 
 def test_the_wheels_not_yanked_with_their_sha256(served: Index) -> None:
-    assert index.wheels("ai-dynamo") == {
+    assert pypi.list_wheels("ai-dynamo") == {
         "ai_dynamo-1.6.1-py3-none-any.whl": "ab" * 32,
         "ai_dynamo-1.6.0-py3-none-any.whl": "01" * 32,
     }
@@ -69,10 +69,10 @@ def test_the_wheels_not_yanked_with_their_sha256(served: Index) -> None:
 def test_an_answer_that_is_not_the_json_listing_is_one_error(served: Index) -> None:
     served.body, served.type = b"<html><a>ai_dynamo-1.6.1.whl</a></html>", "text/html"
     with pytest.raises(ToolkitError, match=r"ai-dynamo on .*: the answer is not the index's JSON"):
-        index.wheels("ai-dynamo")
+        pypi.list_wheels("ai-dynamo")
     served.body = json.dumps({"meta": {}}).encode()
     with pytest.raises(ToolkitError, match="the listing lacks 'files'"):
-        index.wheels("ai-dynamo")
+        pypi.list_wheels("ai-dynamo")
 
 
 def free_port() -> int:
@@ -87,7 +87,7 @@ def test_an_unreachable_index_is_one_line_without_its_credentials(
     port = free_port()  # nothing listens there any more
     monkeypatch.setenv("PIP_INDEX_URL", f"http://someone:s3cret@127.0.0.1:{port}/simple/")
     with pytest.raises(ToolkitError) as caught:
-        index.wheels("ai-dynamo", timeout=5)
+        pypi.list_wheels("ai-dynamo", timeout=5)
     message = str(caught.value)
     assert message.startswith(f"cannot list the files of ai-dynamo on http://127.0.0.1:{port}")
     assert "s3cret" not in message and "\n" not in message
@@ -101,7 +101,7 @@ def test_pypi_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
         seen.append(request.full_url)  # type: ignore[attr-defined]
         raise OSError("offline")
 
-    monkeypatch.setattr(index.urllib.request, "urlopen", fake_open)
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", fake_open)
     with pytest.raises(ToolkitError, match=r"on https://pypi\.org/simple/: offline"):
-        index.wheels("ai-dynamo")
+        pypi.list_wheels("ai-dynamo")
     assert seen == ["https://pypi.org/simple/ai-dynamo/"]
