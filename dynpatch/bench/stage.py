@@ -66,12 +66,13 @@ def run(args: Options) -> int:
 
     reference = targets.reference_change(pairs)
     sweep, alloc = targets.sweep_rows(rounds), targets.alloc_summary(rounds)
-    verdicts = targets.evaluate(reference, sweep, alloc)
+    within = targets.within_stream(rounds)
+    verdicts = targets.evaluate(reference, sweep, alloc, within)
     met = sum(t.met for t in verdicts)
     lines = [
         *(t.line() for t in verdicts),
         f"targets met: {met} of {len(verdicts)}",
-        targets.within_stream_line(rounds),
+        targets.within_stream_line(within),
         host.note(environment),
         settings.note(),
     ]
@@ -86,6 +87,7 @@ def run(args: Options) -> int:
         "reference": _reference_json(reference, pairs),
         "sweep": {"rows": [asdict(r) for r in sweep], "rounds": rounds_to_json(rounds)},
         "alloc": alloc.to_json(),
+        "within_stream_pct": within,
         "targets": [asdict(t) for t in verdicts],
         "seconds": round(time.perf_counter() - start, 1),
     }

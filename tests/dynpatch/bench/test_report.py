@@ -22,7 +22,7 @@ def test_markdown_carries_tables_and_target_lines_as_printed(tmp_path: Path) -> 
     rounds = synthetic.rounds()
     sweep, alloc = targets.sweep_rows(rounds), targets.alloc_summary(rounds)
     ref = synthetic.reference(-7.5)
-    lines = [t.line() for t in targets.evaluate(ref, sweep, alloc)]
+    lines = [t.line() for t in targets.evaluate(ref, sweep, alloc, synthetic.within())]
     md = report.markdown(ref, sweep, alloc, [*lines, "note"], tmp_path / "p.png")
     assert "| tree | ns/op | ops/s |" in md
     assert "| 16384 x 4 |" in md
