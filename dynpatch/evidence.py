@@ -8,6 +8,15 @@ Record contract (every stage): ``stage``, ``series_sha256``, ``created``, ``host
 ``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
 ``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
 lines exactly as the stage printed them) and ``details`` (stage-specific data).
+
+The bench stage runs in three kinds (:data:`BENCH_KINDS`, strongest first: instruction
+counts, a full time-based run, a quick one) and keeps the latest run of each for one
+series in ``details["runs"]`` (:func:`save_bench_run`); the record's own command,
+verdict and summary are those of its strongest run.
+
+:func:`code_digest` covers only the code a series changes (its diffs), not its commit
+messages: a figure measured on the code can be quoted in a commit message without
+making itself stale.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from dynpatch.pin import ROOT
 OUT = ROOT / "out"
 EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench")
+BENCH_KINDS = ("instructions", "full", "quick")
+_TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
 
 def series_digest(patches_dir: Path) -> str:
@@ -39,6 +50,51 @@ def series_digest(patches_dir: Path) -> str:
         if not path.is_file():
             raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def diff_part(patch: str) -> str:
+    """A patch's diffs: from its first ``diff --git`` line to the end, without the
+    ``base-commit:`` lines and the ``-- `` signature git format-patch may add after them."""
+    if patch.startswith("diff --git "):
+        at = 0
+    elif (found := patch.find("\ndiff --git ")) >= 0:
+        at = found + 1
+    else:
+        raise ToolkitError("not a patch with a diff (no 'diff --git' line)")
+    lines = patch[at:].split("\n")
+    _drop_blank(lines)
+    # The signature: "-- " and a version line; a hunk line never looks like that version.
+    if len(lines) >= 2 and lines[-2] == "-- " and lines[-1][:1] not in ("+", "-", " ", "\\", "@"):
+        del lines[-2:]
+    _drop_blank(lines)
+    while lines and lines[-1].startswith(_TRAILING):
+        lines.pop()
+    _drop_blank(lines)
+    return "\n".join(lines) + "\n"
+
+
+def _drop_blank(lines: list[str]) -> None:
+    while lines and not lines[-1]:
+        lines.pop()
+
+
+def code_digest(patches_dir: Path) -> str:
+    """sha256 over the diff part (:func:`diff_part`) of every patch ``patches/series``
+    lists, in order: the code the series changes, whatever its messages and names say."""
+    series = patches_dir / "series"
+    if not series.is_file():
+        raise ToolkitError(f"{patches_dir}/series not found: run `nox -s apply` first")
+    digest = hashlib.sha256()
+    for name in series.read_text().split():
+        path = patches_dir / name
+        if not path.is_file():
+            raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
+        try:
+            part = diff_part(path.read_text())
+        except ToolkitError as exc:
+            raise ToolkitError(f"{path}: {exc}") from None
+        digest.update(part.encode() + b"\0")
     return digest.hexdigest()
 
 
@@ -87,3 +143,64 @@ def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
 def is_current(record: dict[str, Any], patches_dir: Path) -> bool:
     """True when ``record`` was made for the series now in ``patches_dir``."""
     return record.get("series_sha256") == series_digest(patches_dir)
+
+
+def save_bench_run(
+    kind: str,
+    patches_dir: Path,
+    *,
+    command: str,
+    verdict: str,
+    summary_md: str,
+    details: dict[str, Any],
+    out: Path = EVIDENCE,
+) -> Path:
+    """Save one bench run of ``kind`` in ``out/bench.json``, beside the latest runs of the
+    other kinds for the same series (runs for another series, and an unreadable record,
+    are dropped); return its path."""
+    if kind not in BENCH_KINDS:
+        raise ValueError(f"unknown bench kind {kind!r}")
+    run = {
+        "kind": kind,
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "host": {"python": platform.python_version(), "machine": platform.machine()},
+        "command": command,
+        "verdict": verdict,
+        "summary_md": summary_md,
+        "details": details,
+    }
+    with files.lock(out.parent / f".{out.name}-bench.lock", "the bench evidence record"):
+        try:
+            old = load("bench", out)
+        except ToolkitError:
+            old = None
+        kept = {}
+        if old is not None and old.get("series_sha256") == series_digest(patches_dir):
+            kept = {r["kind"]: r for r in bench_runs(old)}
+        runs = {**kept, kind: run}
+        strongest = next(runs[k] for k in BENCH_KINDS if k in runs)
+        return save(
+            "bench", patches_dir, command=strongest["command"], verdict=strongest["verdict"],
+            summary_md=strongest["summary_md"], details={"runs": runs}, out=out,
+        )  # fmt: skip
+
+
+def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A bench record's runs, strongest first. A record saved before runs were kept is
+    one run, of the kind its settings say (quick or full)."""
+    details = record.get("details") if isinstance(record.get("details"), dict) else {}
+    runs = details.get("runs")
+    if isinstance(runs, dict):
+        return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
+    settings = details.get("settings") if isinstance(details.get("settings"), dict) else {}
+    return [
+        {
+            "kind": "quick" if settings.get("quick") else "full",
+            "created": record.get("created"),
+            "host": record.get("host"),
+            "command": record.get("command"),
+            "verdict": record.get("verdict"),
+            "summary_md": record.get("summary_md"),
+            "details": details,
+        }
+    ]

@@ -4,7 +4,8 @@ Sections: Overview, Details, Where should the reviewer start?, Related Issues, P
 API (dynamo's pull-request template) and Validation (their contribution guide). Details
 is the commit messages; the reviewer's path comes from the codemod series; Public API
 facts are read from the base tree; Validation shows only saved results for this exact
-series and this run's own checks. Nothing else is claimed.
+series and this run's own checks, the bench's strongest first (instruction counts, then a
+full timed run; a quick timed run only as indicative). Nothing else is claimed.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from dataclasses import dataclass
 from codemods import handler_extract_forwards_delta, logprobs_helper
 from codemods.outcome import Target
 from codemods.series import SERIES
+from dynpatch import evidence
 from dynpatch.fetch import Checkout
 from dynpatch.io.git import CommitInfo
 from dynpatch.patch.apply import read_at
 from dynpatch.pr import validation
-from dynpatch.pr.validation import StageEvidence
+from dynpatch.pr.validation import StageEvidence, State
 
 RELATED_PR = 14402
 RELATED_TITLE = "perf(trtllm): avoid cumulative token copies in logprob streaming"
@@ -202,8 +204,69 @@ def _validation(f: Facts) -> str:
     return (
         "Each stage's exact command and its saved output for this version of the patch; "
         "a stage without one is marked not run.\n\n"
-        + validation.markdown(f.evidence)
+        + _stages(f.evidence)
         + "\n#### This branch (`python -m dynpatch pr`)\n\n"
         + "\n".join(own)
         + "\n"
     )
+
+
+# The bench's saved runs, strongest first, as the description names them.
+_BENCH_TITLES = {
+    "instructions": "instruction counts (valgrind callgrind: deterministic, gated)",
+    "full": "time-based A/B, full run (handler CPU time; informative, the machine's load moves it)",
+    "quick": "time-based A/B, quick run: indicative only, not a verdict",
+}
+
+
+def _stages(found: Sequence[StageEvidence]) -> str:
+    """Every stage's saved result; the bench's from its strongest runs (:func:`_bench`)
+    when its record says which kinds of run it holds (one that does not is shown as
+    saved)."""
+    return "\n".join(
+        _bench(e) if e.stage == "bench" and _kinds_known(e) else validation.markdown([e])
+        for e in found
+    )
+
+
+def _kinds_known(e: StageEvidence) -> bool:
+    details = (e.record or {}).get("details")
+    known = isinstance(details, dict) and ("runs" in details or "settings" in details)
+    return e.state is State.CURRENT and known
+
+
+def _bench(e: StageEvidence) -> str:
+    """The bench's saved runs, strongest first: instruction counts (the headline), then a
+    full time-based run; a quick run only when nothing stronger is saved, and then as
+    indicative, with neither a pass nor a fail."""
+    runs = evidence.bench_runs(dict(e.record or {}))
+    kinds = [r.get("kind") for r in runs]
+    shown = [r for r in runs if r.get("kind") != "quick" or kinds == ["quick"]]
+    if "instructions" in kinds:
+        counted = runs[kinds.index("instructions")]
+        head = f"instruction counts {_gate(counted.get('verdict'))}"
+    elif "full" in kinds:
+        head = "time-based run only (informative, no instruction counts saved)"
+    else:
+        head = "quick time-based run only (indicative, no verdict)"
+    series = str((e.record or {}).get("series_sha256", ""))[:12]
+    parts = [f"#### bench: {head}\n"]
+    for r in shown:
+        kind = str(r.get("kind"))
+        host = r.get("host") if isinstance(r.get("host"), dict) else {}
+        where = ", ".join(str(host[k]) for k in ("python", "machine") if host.get(k))
+        verdict = "" if kind == "quick" else f" {_gate(r.get('verdict'), kind)}"
+        parts.append(
+            f"##### {_BENCH_TITLES.get(kind, kind)}{verdict}\n\n"
+            f"```console\n$ {r.get('command')}\n```\n\n"
+            f"saved {r.get('created', '?')}" + (f" (Python {where})" if where else "")
+            + f", for this patch series (sha256 `{series}`).\n\n"
+            f"{str(r.get('summary_md') or '').strip()}\n"
+        )  # fmt: skip
+    return "\n".join(parts)
+
+
+def _gate(verdict: object, kind: str = "instructions") -> str:
+    if kind == "full":
+        return "(targets met)" if verdict == "pass" else "(targets not all met)"
+    return "pass" if verdict == "pass" else "**FAIL**"

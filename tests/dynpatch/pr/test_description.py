@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dynpatch import evidence
 from tests.fixtures.pr import HELPER, JANE, World, git
 
 
@@ -37,3 +38,65 @@ def test_public_api_says_when_the_helper_is_exported(world: World, pr) -> None:
     text = world.out.read_text()
     assert "It is named in `components/src/dynamo/common/backend/__init__.py`" in text
     assert "experimental helper" not in text
+
+
+def _bench(world: World, kind: str, verdict: str = "pass") -> None:
+    evidence.save_bench_run(
+        kind, world.patches, command=f"nox -s bench -- --{kind}", verdict=verdict,
+        summary_md=f"{kind} table\n\n    targets: {verdict}", details={}, out=world.evidence,
+    )  # fmt: skip
+
+
+def _bench_section(text: str) -> str:
+    return text[text.index("#### bench") : text.index("#### This branch")]
+
+
+def test_bench_shows_instruction_counts_first_then_the_full_run_never_the_quick(
+    world: World, pr
+) -> None:
+    world.save("test-upstream", "verify")
+    _bench(world, "quick", verdict="fail")
+    _bench(world, "full")
+    _bench(world, "instructions")
+    status, _out, err = pr()
+    assert status == 0, err
+    section = _bench_section(world.out.read_text())
+    assert section.startswith("#### bench: instruction counts pass\n")
+    counts = section.index(
+        "##### instruction counts (valgrind callgrind: deterministic, gated) pass"
+    )
+    full = section.index("##### time-based A/B, full run")
+    assert counts < full and "$ nox -s bench -- --full" in section
+    assert "quick" not in section and "FAIL" not in section
+
+
+def test_a_quick_run_alone_is_indicative_and_never_a_pass_or_a_fail(world: World, pr) -> None:
+    _bench(world, "quick", verdict="fail")
+    status, _out, err = pr()
+    assert status == 0, err
+    section = _bench_section(world.out.read_text())
+    assert section.startswith("#### bench: quick time-based run only (indicative, no verdict)\n")
+    assert "##### time-based A/B, quick run: indicative only, not a verdict\n" in section
+    assert "FAIL" not in section and "pass" not in section.replace("targets: fail", "")
+
+
+def test_failed_instruction_counts_are_the_headline(world: World, pr) -> None:
+    _bench(world, "full")
+    _bench(world, "instructions", verdict="fail")
+    status, _out, err = pr()
+    assert status == 0, err
+    section = _bench_section(world.out.read_text())
+    assert section.startswith("#### bench: instruction counts **FAIL**\n")
+    assert "(targets met)" in section  # the timed run stays informative beside it
+
+
+def test_a_quick_record_saved_before_the_kinds_is_indicative_too(world: World, pr) -> None:
+    evidence.save(
+        "bench", world.patches, command="nox -s bench -- --quick", verdict="fail",
+        summary_md="targets met: 2 of 4", details={"settings": {"quick": True}}, out=world.evidence,
+    )  # fmt: skip
+    status, _out, err = pr()
+    assert status == 0, err
+    section = _bench_section(world.out.read_text())
+    assert section.startswith("#### bench: quick time-based run only (indicative, no verdict)\n")
+    assert "FAIL" not in section

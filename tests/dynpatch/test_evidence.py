@@ -1,0 +1,86 @@
+"""dynpatch.evidence: the digests a record is keyed by, and the bench's runs by kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dynpatch import evidence
+from dynpatch.errors import ToolkitError
+from tests.fixtures.bench import DIFF
+from tests.fixtures.bench import patch_text as patch
+from tests.fixtures.bench import write_series as series
+
+
+def test_the_diff_part_ends_before_base_commit_and_signature() -> None:
+    tail = "\nbase-commit: 8b3803b5972337711d9155d74ce8914ed2d5b94e\n-- \n2.39.2\n\n"
+    assert evidence.diff_part(patch(tail=tail)) == DIFF
+    assert evidence.diff_part(patch(tail="\nbase-commit: 8b38\n")) == DIFF
+    assert evidence.diff_part(DIFF) == DIFF
+    # A hunk's last lines that look like a signature's first are code, and stay.
+    for code in ("-- \n", "-- \n-x\n", "-- \n\\ No newline at end of file\n"):
+        assert evidence.diff_part(DIFF + code) == DIFF + code
+    with pytest.raises(ToolkitError, match="no 'diff --git' line"):
+        evidence.diff_part("Subject: [PATCH] nothing\n")
+
+
+def test_the_code_digest_ignores_what_the_messages_and_names_say(tmp_path: Path) -> None:
+    first = evidence.code_digest(series(tmp_path, patch()))
+    reworded = series(tmp_path, patch("perf: quote 0.92 here"), names=["0001-other.patch"])
+    assert evidence.code_digest(reworded) == first
+    assert evidence.series_digest(reworded) != evidence.series_digest(series(tmp_path, patch()))
+    signed = series(tmp_path, patch(tail="\nbase-commit: 8b38\n-- \n2.43.0\n"))
+    assert evidence.code_digest(signed) == first
+    changed = series(tmp_path, patch(diff=DIFF.replace("return output", "return  output")))
+    assert evidence.code_digest(changed) != first
+    two = evidence.code_digest(series(tmp_path, patch(), patch(diff=DIFF.replace("f(", "g("))))
+    swapped = evidence.code_digest(series(tmp_path, patch(diff=DIFF.replace("f(", "g(")), patch()))
+    assert len({first, two, swapped}) == 3  # every patch counts, in the series' order
+
+
+def test_the_code_digest_needs_the_series_and_its_patches(tmp_path: Path) -> None:
+    with pytest.raises(ToolkitError, match="series not found"):
+        evidence.code_digest(tmp_path)
+    folder = series(tmp_path, patch())
+    (folder / "series").write_text("0001-p.patch\n0002-gone.patch\n")
+    with pytest.raises(ToolkitError, match=r"lists 0002-gone\.patch, which does not exist"):
+        evidence.code_digest(folder)
+
+
+def _save(kind: str, patches: Path, out: Path, verdict: str = "pass") -> dict:
+    evidence.save_bench_run(
+        kind, patches, command=f"nox -s bench ({kind})", verdict=verdict,
+        summary_md=f"{kind} summary", details={"kind": kind}, out=out,
+    )  # fmt: skip
+    return json.loads((out / "bench.json").read_text())
+
+
+def test_the_bench_record_keeps_each_kind_s_latest_run_strongest_first(tmp_path: Path) -> None:
+    patches, out = series(tmp_path, patch()), tmp_path / "evidence"
+    record = _save("quick", patches, out, verdict="fail")
+    assert (record["command"], record["verdict"]) == ("nox -s bench (quick)", "fail")
+    record = _save("instructions", patches, out)
+    assert [r["kind"] for r in evidence.bench_runs(record)] == ["instructions", "quick"]
+    assert (record["command"], record["summary_md"]) == ("nox -s bench (instructions)", "instructions summary")  # fmt: skip
+    record = _save("full", patches, out)
+    assert [r["kind"] for r in evidence.bench_runs(record)] == ["instructions", "full", "quick"]
+    assert record["verdict"] == "pass" and record["stage"] == "bench"
+    other = series(tmp_path, patch(diff=DIFF.replace("f(", "h(")))
+    record = _save("full", other, out)  # another series: the old runs go
+    assert [r["kind"] for r in evidence.bench_runs(record)] == ["full"]
+    with pytest.raises(ValueError, match="unknown bench kind"):
+        _save("fast", patches, out)
+
+
+def test_a_bench_record_from_before_the_kinds_is_one_run_of_the_kind_it_says() -> None:
+    old = {"command": "nox -s bench -- --quick", "verdict": "fail", "summary_md": "s",
+           "created": "2026-11-30", "details": {"settings": {"quick": True}}}  # fmt: skip
+    (run,) = evidence.bench_runs(old)
+    assert (run["kind"], run["command"], run["verdict"]) == (
+        "quick",
+        "nox -s bench -- --quick",
+        "fail",
+    )
+    assert evidence.bench_runs({"details": {}})[0]["kind"] == "full"
