@@ -100,7 +100,9 @@ def verify(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """A/B benchmark of the real handler, baseline vs patched: reference case, scaling sweep,
-    allocation profile; JSON, Markdown and PNG under out/bench/. `-- --quick` for CI."""
+    allocation profile; JSON, Markdown and PNG under out/bench/. `-- --quick` for CI.
+    `-- --instructions` counts instructions under valgrind instead (gated; `--mutant`
+    proves the gates catch a planted history copy, `--record` writes docs/bench/)."""
     _toolkit(session)
     session.install("-e", ".[replay,bench]", _runtime(session))
     session.run("python", "-m", "dynpatch", "bench", *session.posargs)

@@ -159,7 +159,18 @@ def _add_bench(sub: Sub) -> None:
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
     p.add_argument("--python", default=sys.executable,
                    help="interpreter of the replay children (default: this one)")  # fmt: skip
-    p.add_argument("--out", type=Path, help="output folder (default: out/bench[/quick])")
+    p.add_argument("--out", type=Path,
+                   help="output folder (default: out/bench[/quick], out/bench/instructions)")  # fmt: skip
+    g = p.add_argument_group("instruction counts (valgrind; deterministic, gated)")
+    g.add_argument("--instructions", action="store_true",
+                   help="count the handler's instructions under callgrind instead of timing "
+                   "it; exit 1 when a gate is missed")  # fmt: skip
+    g.add_argument("--mutant", action="store_true",
+                   help="also count the patched tree with the history copy planted back; "
+                   "its gates must fail")  # fmt: skip
+    g.add_argument("--record", action="store_true",
+                   help="write the reference docs/bench/instructions.json and .png "
+                   "(when the gates pass)")  # fmt: skip
 
 
 def _add_pr(sub: Sub) -> None:

@@ -17,6 +17,7 @@ from dynpatch.bench import host, measure, report, targets
 from dynpatch.bench.records import ReferencePair, rounds_to_json
 from dynpatch.bench.settings import REFERENCE, Settings
 from dynpatch.console import err, out
+from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.patch.apply import PATCHES
@@ -35,14 +36,33 @@ class Options(FetchOptions):
     warmup: int | None = None
     rounds: int | None = None
     strict: bool = False  # exit 1 when a target is not met
+    instructions: bool = False  # count instructions under valgrind instead of timing
+    mutant: bool = False  # instructions: also count a mutant, whose gates must fail
+    record: bool = False  # instructions: write the reference docs/bench/ (gates passed)
     python: str = sys.executable  # interpreter of the replay children
     out: Path | None = None  # None: out/bench[/quick]
     patches: Path = PATCHES
     evidence: Path = evidence.EVIDENCE
 
 
+TIMING_ONLY = ("quick", "pairs", "ops", "warmup", "rounds", "strict")
+
+
 def run(args: Options) -> int:
-    """Measure, judge, report; exit status 1 only with ``--strict`` and a target unmet."""
+    """Measure, judge, report; exit status 1 only with ``--strict`` and a target unmet.
+    With ``--instructions``: count instructions instead (:mod:`dynpatch.bench.instructions`),
+    gated."""
+    if args.instructions:
+        given = [f"--{n}" for n in TIMING_ONLY if _given(getattr(args, n))]
+        if given:
+            raise ToolkitError(
+                f"--instructions takes no {', '.join(given)} (they set the timed run)"
+            )
+        from dynpatch.bench.instructions import stage as instructions
+
+        return instructions.run(args)
+    if args.mutant or args.record:
+        raise ToolkitError(f"--{'mutant' if args.mutant else 'record'} needs --instructions")
     settings = Settings.of(args)
     out_dir: Path = args.out or (OUT / "quick" if settings.quick else OUT)
     start = time.perf_counter()
@@ -104,8 +124,8 @@ def run(args: Options) -> int:
     )
     out.print(f"wrote {written} in {time.perf_counter() - start:.0f} s", markup=False)
     all_met = met == len(verdicts)
-    saved = evidence.save(
-        "bench",
+    saved = evidence.save_bench_run(
+        "quick" if settings.quick else "full",
         args.patches,
         command=_command(args),
         verdict="pass" if all_met else "fail",
@@ -116,6 +136,11 @@ def run(args: Options) -> int:
     )
     out.print(f"evidence: {console.rel(saved)}", markup=False)
     return 1 if args.strict and not all_met else 0
+
+
+def _given(value: object) -> bool:
+    """An option set on the command line (a flag that is on, a count, even 0)."""
+    return value is not None and value is not False
 
 
 def _reference_json(reference: PairedChange, pairs: list[ReferencePair]) -> dict[str, Any]:

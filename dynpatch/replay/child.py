@@ -5,6 +5,9 @@
 * ``python -m dynpatch.replay.child JOB.json --serve`` - benchmark worker: JSON commands
   on stdin, one JSON reply per line (:mod:`~dynpatch.replay.serve`).
 
+The instruction counts have their own entry, run under callgrind:
+``python -m dynpatch.replay.counted JOB.json RESULT.json`` (:mod:`~dynpatch.replay.counted`).
+
 ``PYTHONPATH`` holds one tree's ``components/src`` and the ``tensorrt_llm`` stand-in. The
 child imports dynamo's real ``AggregatedHandler`` (:mod:`~dynpatch.replay.handler`),
 reports where its modules came from, and drives ``AggregatedHandler.generate`` with the

@@ -1,0 +1,146 @@
+"""What the instruction counts measure, and the counted children that measure it.
+
+Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts:
+
+* whole requests at 256 tokens x 4 interleaved choices (the reference case) and 4096 x 1,
+  logprobs on, one token per result: one request each after one uncounted warm-up;
+* the engine double's stream alone for the same two cases (its share of the count);
+* inside one 16384-token stream (1 and 4 choices), the chunks whose choice history lies
+  in each of :data:`WINDOWS` (256 tokens wide, from early to late in the stream).
+
+A second child per tree counts the reference case again, to show that two runs agree.
+Counts are deterministic, so one request per case is enough; children run two at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dynpatch.bench.instructions import valgrind
+from dynpatch.bench.instructions.records import TreeCounts, parts_of
+from dynpatch.bench.records import Case
+from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
+from dynpatch.replay import STANDIN_DIR, runner
+
+REFERENCE = Case(tokens=256, choices=4)
+REQUEST_CASES = (REFERENCE, Case(tokens=4096, choices=1))
+STREAM_TOKENS = 16384
+STREAMS = (Case(tokens=STREAM_TOKENS, choices=1), Case(tokens=STREAM_TOKENS, choices=4))
+WIDTH = 256
+WINDOWS = tuple((lo, lo + WIDTH) for lo in (256, 4096, 8192, 12288, STREAM_TOKENS - 2 * WIDTH))
+EARLY, LATE = WINDOWS[0], WINDOWS[-1]
+HASH_SEED = "0"  # PYTHONHASHSEED of every counted child
+WARMUP = 1
+OPS = 1
+JOBS = 2  # children at once (this machine has two cores)
+CHILD_MODULE = "dynpatch.replay.counted"
+COUNTED = (
+    "instructions (callgrind Ir) of the replay child's main thread while it replays the "
+    "requests through AggregatedHandler.generate: from asking for a request's first "
+    "chunk to receiving its last (building the handler and the engine double's script, "
+    "interpreter start-up and imports not counted); per-chunk figures count only the "
+    "chunks of one stream whose choice history lies in the window"
+)
+
+
+def main_job() -> dict[str, Any]:
+    """Every measurement of one tree's main child."""
+    measure: list[dict[str, Any]] = []
+    for case in REQUEST_CASES:
+        measure.append({"what": "request", "case": case.to_json(), "ops": OPS})
+        measure.append({"what": "engine", "case": case.to_json(), "ops": OPS})
+    for case in STREAMS:
+        measure.append({"what": "windows", "case": case.to_json(), "windows": list(WINDOWS)})
+    return {"warmup": WARMUP, "measure": measure}
+
+
+def repeat_job() -> dict[str, Any]:
+    """The reference case alone, for the second run."""
+    return {
+        "warmup": WARMUP,
+        "measure": [{"what": "request", "case": REFERENCE.to_json(), "ops": OPS}],
+    }
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One child's counts, its setup report and how long it took."""
+
+    counts: TreeCounts
+    hello: dict[str, Any]
+    seconds: float
+
+
+def count(
+    tree: runner.Tree,
+    job: dict[str, Any],
+    folder: Path,
+    *,
+    valgrind_path: str,
+    python: str,
+    timeout: float = 1200.0,
+) -> Counted:
+    """Run one counted child on ``tree`` in ``folder`` (its job, result, log and dumps)."""
+    if not (tree.src / "dynamo").is_dir():
+        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+    folder.mkdir(parents=True)
+    job_file, result_file, log = folder / "job.json", folder / "result.json", folder / "child.log"
+    job_file.write_text(json.dumps({**job, "tree": tree.label, "standin": str(STANDIN_DIR)}))
+    argv = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
+    env = {**runner.child_env(tree.src), "PYTHONHASHSEED": HASH_SEED}
+    start = time.perf_counter()
+    with log.open("w") as fh:
+        child = proc.run(valgrind.command(valgrind_path, folder, argv),
+                         doing=f"the {tree.label} counted replay (log: {log})", timeout=timeout,
+                         cwd=folder, env=env, stdout=fh, merge_stderr=True)  # fmt: skip
+    if not result_file.is_file():
+        raise ToolkitError(
+            f"{tree.label} counted replay exited with status {child.returncode} without a "
+            f"result; log {log}: {_tail(log)}"
+        )
+    result: dict[str, Any] = json.loads(result_file.read_text())
+    if not result.get("ok"):
+        raise ToolkitError(f"{tree.label} counted replay refused to run: {result.get('error')}")
+    if child.returncode != 0:
+        raise ToolkitError(
+            f"{tree.label} counted replay exited with status {child.returncode}; log {log}"
+        )
+    runner.check_origins(tree, result)
+    parts = parts_of(result, valgrind.read_parts(folder), tree.label)
+    hello = {k: v for k, v in result.items() if k != "parts"}
+    return Counted(TreeCounts(tree.label, parts), hello, time.perf_counter() - start)
+
+
+def _tail(log: Path, lines: int = 3) -> str:
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " / ".join(t.strip() for t in text[-lines:])
+
+
+T = TypeVar("T")
+
+
+def run_all(
+    tasks: Sequence[tuple[str, Callable[[], T]]], done: Callable[[str, float], None]
+) -> dict[str, T]:
+    """Run the named tasks :data:`JOBS` at a time (in the order given); ``done(name,
+    seconds)`` as each ends. The first failure is raised once the others have ended."""
+    start = time.perf_counter()
+
+    def timed(name: str, task: Callable[[], T]) -> T:
+        value = task()
+        done(name, time.perf_counter() - start)
+        return value
+
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
+        futures = {name: pool.submit(timed, name, task) for name, task in tasks}
+    return {name: f.result() for name, f in futures.items()}

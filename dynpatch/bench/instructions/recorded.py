@@ -1,0 +1,55 @@
+"""The committed reference counts, ``docs/bench/instructions.json`` and its plot.
+
+``nox -s bench -- --instructions --record`` writes them (both or neither) after a run
+whose gates pass. The record names the code it measured by :func:`dynpatch.evidence.
+code_digest` (the series' diffs only), so a commit message may quote its figures;
+:func:`reference` hands it out only while ``patches/`` still holds that code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dynpatch import evidence
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files
+from dynpatch.pin import ROOT
+
+DOCS = Path("docs") / "bench"
+RECORD = "instructions.json"
+PLOT = "instructions.png"
+
+
+def record(data: dict[str, Any], png: bytes, root: Path = ROOT) -> Path:
+    """Replace ``root/docs/bench`` with ``data`` (which names its ``code_sha256``) and
+    its plot, whole; return the record's path."""
+    if not data.get("code_sha256"):
+        raise ValueError("a reference record names the code it measured (code_sha256)")
+    folder = root / DOCS
+    with (
+        files.lock(root / "out" / ".docs-bench.lock", f"{folder}"),
+        files.staged_dir(folder) as tmp,
+    ):
+        files.write_atomic(tmp / RECORD, json.dumps(data, indent=1, sort_keys=True) + "\n")
+        files.write_atomic(tmp / PLOT, png)
+    return folder / RECORD
+
+
+def reference(root: Path = ROOT) -> dict[str, Any] | None:
+    """The reference record when it measured the code now in ``root/patches``; None when
+    there is none, or it measured other code (rerun with ``--record``). A file that is
+    not a reference record is a ToolkitError."""
+    path = root / DOCS / RECORD
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("code_sha256"), str):
+        raise ToolkitError(f"{path} has no code_sha256: not a reference record")
+    if data["code_sha256"] != evidence.code_digest(root / "patches"):
+        return None
+    return data

@@ -1,0 +1,266 @@
+"""``bench --instructions``: count both trees' instructions, judge the gates, report, save.
+
+Prepare the trees (and, with ``--mutant``, the patched tree with the history copy
+planted back), run the counted children two at a time plus one native child per tree
+for the allocation profile, then judge the gates and the two-run agreement. The run's
+folder (``out/bench/instructions/``: JSON, Markdown, PNG, its CSV, the children's logs
+and callgrind dumps) is replaced whole at the end. Exit status 0 when every gate is met
+(and, with ``--mutant``, the mutant misses one), else 1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import platform
+import shlex
+import time
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dynpatch import console, evidence
+from dynpatch.bench.instructions import gates, mutant, plan, recorded, report, valgrind
+from dynpatch.bench.instructions.records import TreeCounts
+from dynpatch.bench.settings import ALLOC_SAMPLES
+from dynpatch.console import err, out
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import pinned
+from dynpatch.io import files
+from dynpatch.replay import callgrind, runner
+from dynpatch.replay.stats import slope
+
+if TYPE_CHECKING:
+    from dynpatch.bench.stage import Options
+
+OUT = evidence.OUT / "bench" / "instructions"
+
+
+def alloc_slopes(trees: dict[str, runner.Tree], logs: Path, python: str) -> dict[str, Any]:
+    """tracemalloc peak per sampled chunk of each long stream, per tree (a native worker
+    each): the samples and their slope in bytes per history token."""
+    slopes: gates.AllocSlopes = {}
+    samples: dict[str, dict[str, list[list[int]]]] = {}
+    for label, tree in trees.items():
+        slopes[label], samples[label] = {}, {}
+        with runner.Worker(tree, logs / f"alloc-{label}.log", python=python) as worker:
+            for stream in plan.STREAMS:
+                cmd = {"cmd": "alloc", "case": stream.to_json(), "samples": ALLOC_SAMPLES}
+                got = worker.ask(cmd)["alloc"]
+                samples[label][str(stream.choices)] = got
+                slopes[label][str(stream.choices)] = slope([h for h, _ in got], [p for _, p in got])
+    return {"slope_bytes_per_token": slopes, "samples": samples}
+
+
+def _how(valgrind_version: str, hello: dict[str, Any]) -> dict[str, Any]:
+    env = hello.get("environment") or {}
+    return {
+        "valgrind": valgrind_version,
+        "tool": valgrind.TOOL,
+        "options": list(valgrind.OPTIONS),
+        "python": env.get("python"),
+        "implementation": env.get("implementation"),
+        "machine": platform.machine(),
+        "PYTHONHASHSEED": plan.HASH_SEED,
+        "counted": plan.COUNTED,
+        "warmup_requests": plan.WARMUP,
+        "counted_requests": plan.OPS,
+        "windows": [list(w) for w in plan.WINDOWS],
+        "allocation": f"tracemalloc peak of {ALLOC_SAMPLES} sampled chunks per stream, natively",
+    }
+
+
+def how_line(how: dict[str, Any]) -> str:
+    return (
+        f"how: {how['valgrind']} {how['tool']} ({' '.join(how['options'][1:])}; "
+        f"counting switched on around the replayed requests only), {how['implementation']} "
+        f"{how['python']} on {how['machine']}, PYTHONHASHSEED={how['PYTHONHASHSEED']}; "
+        f"{how['counted_requests']} counted request per case after {how['warmup_requests']} "
+        "warm-up"
+    )
+
+
+def run(args: Options) -> int:
+    """Count, judge, report, save; 0 when the gates say what they must."""
+    start = time.perf_counter()
+    valgrind_path = valgrind.find()
+    if not callgrind.supported():
+        raise ToolkitError(
+            f"instruction counts need x86-64 Linux (callgrind client requests), "
+            f"not {platform.system()} {platform.machine()}"
+        )
+    version = valgrind.version(valgrind_path)
+    out_dir: Path = args.out or OUT
+    _pin, checkout = pinned(args)
+    from dynpatch.patch.trees import prepare_trees
+
+    with err.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, args.patches)
+    tree_of = {
+        "baseline": runner.Tree("baseline", trees.src(trees.baseline)),
+        "patched": runner.Tree("patched", trees.src(trees.patched)),
+    }
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
+        if args.mutant:
+            scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".mutant-"))
+            tree_of["mutant"] = runner.Tree("mutant", mutant.build(tree_of["patched"].src, scratch))
+        with files.staged_dir(out_dir) as stage:
+            result = _measure(args, tree_of, stage, valgrind_path, version)
+            data, md, lines, passed = _judge(args, result, trees, version, start)
+            files.write_atomic(stage / "instructions.json", json.dumps(data, indent=1) + "\n")
+            files.write_atomic(stage / "instructions.md", md)
+            points = report.plot_points(result["counts"])
+            report.write_plot(points, stage / "instructions.png", stage / "per_chunk.csv")
+
+    counts: dict[str, TreeCounts] = result["counts"]
+    out.print(report.table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)))
+    out.print(report.table(report.CHUNK_TITLE, *report.chunk_rows(counts)))
+    for line in lines:
+        out.print(line, markup=False)
+    written = ", ".join(
+        console.rel(out_dir / n)
+        for n in ("instructions.json", "instructions.md", "instructions.png")
+    )
+    out.print(f"wrote {written} in {time.perf_counter() - start:.0f} s", markup=False)
+    saved = evidence.save_bench_run(
+        "instructions",
+        args.patches,
+        command=_command(args),
+        verdict="pass" if passed else "fail",
+        summary_md=md,
+        details={k: v for k, v in data.items() if k != "counts"},
+        out=args.evidence,
+    )
+    out.print(f"evidence: {console.rel(saved)}", markup=False)
+    if args.record:
+        if not passed:
+            out.print("not recorded in docs/bench/: the gates did not pass", markup=False)
+        else:
+            path = _record(data, counts)
+            out.print(f"reference: {console.rel(path)} and its plot", markup=False)
+    return 0 if passed else 1
+
+
+def _measure(
+    args: Options, tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, version: str
+) -> dict[str, Any]:
+    children = stage / "children"
+    count = partial(plan.count, valgrind_path=valgrind_path, python=args.python)
+    # The two runs' folders have paths of one length, so the children's memory layouts
+    # (which move a count a little) differ as little as they can.
+    first, again = children / "first", children / "again"
+    tasks: list[tuple[str, Any]] = [
+        (f"{label} counts", partial(count, tree, plan.main_job(), first / label))
+        for label, tree in tree_of.items()
+    ]
+    tasks += [
+        (f"{label} again", partial(count, tree_of[label], plan.repeat_job(), again / label))
+        for label in ("baseline", "patched")
+    ]
+    tasks.append(("allocation", partial(alloc_slopes, tree_of, stage / "logs", args.python)))
+    err.print(
+        f"counting with {version} {valgrind.TOOL}: {len(tree_of)} trees, "
+        f"{plan.JOBS} children at a time (a few minutes)",
+        markup=False,
+    )
+    finished: dict[str, float] = {}
+
+    def step_done(name: str, seconds: float) -> None:
+        finished[name] = round(seconds, 1)
+        err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
+
+    done = plan.run_all(tasks, step_done)
+    counted = {label: done[f"{label} counts"] for label in tree_of}
+    runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
+    return {
+        "counts": {label: c.counts for label, c in counted.items()},
+        "again": {label: done[f"{label} again"].counts for label in ("baseline", "patched")},
+        "hello": counted["baseline"].hello,
+        "alloc": done["allocation"],
+        "finished_after_s": finished,
+    }
+
+
+def _judge(
+    args: Options, result: dict[str, Any], trees: Any, version: str, start: float
+) -> tuple[dict[str, Any], str, list[str], bool]:
+    counts: dict[str, TreeCounts] = result["counts"]
+    alloc = result["alloc"]["slope_bytes_per_token"]
+    verdicts = gates.evaluate(counts["baseline"], counts["patched"], alloc)
+    agree = gates.agreement({t: counts[t] for t in ("baseline", "patched")}, result["again"])
+    verdicts.append(agree)
+    met = sum(g.met for g in verdicts)
+    how = _how(version, result["hello"])
+    lines = [
+        report.slope_line(counts),
+        *(g.line() for g in verdicts),
+        f"gates met: {met} of {len(verdicts)}",
+    ]
+    passed = met == len(verdicts)
+    mutant_gates: list[gates.Gate] = []
+    if "mutant" in counts:
+        mutant_gates = gates.evaluate(counts["baseline"], counts["mutant"], alloc, name="mutant")
+        missed = [g.label.split(":")[0] for g in mutant_gates if not g.met]
+        lines += [f"mutant ({mutant.COPY} planted): {g.line()}" for g in mutant_gates]
+        if missed:
+            lines.append(
+                f"mutant: the gates catch the planted history copy ({', '.join(missed)} missed)"
+            )
+        else:
+            lines.append("mutant: every gate met: the gates do NOT catch the planted history copy")
+            passed = False
+    lines.append(how_line(how))
+    data = {
+        "what": plan.COUNTED,
+        "how": how,
+        "trees": {
+            "base": trees.base,
+            "series_sha256": trees.series_sha256,
+            "code_sha256": evidence.code_digest(args.patches),
+            "mutant": "mutant" in counts,
+        },
+        **report.figures(counts),
+        "agreement": {
+            t: [
+                counts[t].request(plan.REFERENCE).per_request,
+                result["again"][t].request(plan.REFERENCE).per_request,
+            ]
+            for t in ("baseline", "patched")
+        },
+        "alloc": result["alloc"],
+        "gates": [g.__dict__ for g in verdicts],
+        "mutant_gates": [g.__dict__ for g in mutant_gates],
+        "verdict": "pass" if passed else "fail",
+        "seconds": {"total": round(time.perf_counter() - start, 1)},
+        "finished_after_s": result["finished_after_s"],
+        "counts": {t: c.to_json() for t, c in counts.items()},
+    }
+    return data, report.markdown(counts, lines), lines, passed
+
+
+def _record(data: dict[str, Any], counts: dict[str, TreeCounts]) -> Path:
+    """The reference: baseline and patched only, named by the code they measured."""
+    pair = {t: counts[t] for t in ("baseline", "patched")}
+    ref = {
+        "code_sha256": data["trees"]["code_sha256"],
+        "series_sha256": data["trees"]["series_sha256"],
+        "base": data["trees"]["base"],
+        "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
+        "what": data["what"],
+        "how": data["how"],
+        **report.figures(pair),
+        "agreement": data["agreement"],
+        "gates": data["gates"],
+        "command": "nox -s bench -- --instructions --record",
+    }
+    return recorded.record(ref, report.plot_png(report.plot_points(pair)))
+
+
+def _command(args: Options) -> str:
+    extra = [
+        "--instructions",
+        *(["--mutant"] if args.mutant else []),
+        *(["--record"] if args.record else []),
+    ]
+    return shlex.join(["nox", "-s", "bench", "--", *extra])

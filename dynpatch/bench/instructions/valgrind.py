@@ -1,0 +1,74 @@
+"""valgrind as the instruction counts use it: found (or refused in one line), its version,
+the command line of a counted child, and the counted parts read back from its dumps.
+
+The child runs under callgrind with instrumentation and collection off at start
+(``--instr-atstart=no --collect-atstart=no``); it switches both on around each measured
+part and dumps the part under a label (:mod:`dynpatch.replay.callgrind`). Each dump is
+a file ``callgrind.out.<n>`` whose header names the label (``desc: Trigger: Client
+Request: <label>``) and whose ``totals:`` line is the part's instruction count (``Ir``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
+
+MISSING = "valgrind not found: apt-get install valgrind"
+TOOL = "callgrind"
+OPTIONS = (f"--tool={TOOL}", "--instr-atstart=no", "--collect-atstart=no")
+OUT_NAME = "callgrind.out"
+_TRIGGER = "desc: Trigger: Client Request: "
+
+
+def find() -> str:
+    """The valgrind executable on ``PATH``; a ToolkitError saying how to install it."""
+    found = shutil.which("valgrind")
+    if found is None:
+        raise ToolkitError(MISSING)
+    return found
+
+
+def version(valgrind: str) -> str:
+    """What ``valgrind --version`` says (``valgrind-3.19.0``)."""
+    return proc.check(
+        [valgrind, "--version"], doing="valgrind --version", timeout=60
+    ).stdout.strip()
+
+
+def command(valgrind: str, folder: Path, argv: Sequence[str]) -> list[str]:
+    """``argv`` under callgrind, its dumps written into ``folder``."""
+    return [valgrind, *OPTIONS, f"--callgrind-out-file={folder / OUT_NAME}", *argv]
+
+
+def parse_dump(text: str) -> tuple[str, int] | None:
+    """A client-request dump's label and instruction count (None: another kind of dump,
+    such as the one callgrind writes at exit)."""
+    label = total = None
+    for line in text.splitlines():
+        if line.startswith(_TRIGGER):
+            label = line[len(_TRIGGER) :].strip()
+        elif line.startswith("totals:"):
+            total = int(line.split(":", 1)[1].split()[0])
+    if label is None:
+        return None
+    if total is None:
+        raise ToolkitError(f"callgrind dump {label!r} has no totals line")
+    return label, total
+
+
+def read_parts(folder: Path) -> dict[str, int]:
+    """Every labelled part dumped into ``folder``: label -> instructions."""
+    parts: dict[str, int] = {}
+    for path in sorted(folder.glob(f"{OUT_NAME}.*")):
+        found = parse_dump(path.read_text(errors="replace"))
+        if found is None:
+            continue
+        label, total = found
+        if label in parts:
+            raise ToolkitError(f"{folder}: two callgrind dumps are labelled {label!r}")
+        parts[label] = total
+    return parts

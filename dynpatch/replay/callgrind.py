@@ -1,0 +1,108 @@
+"""Callgrind's client requests, issued from Python: count instructions of chosen code only.
+
+A counted child runs under ``valgrind --tool=callgrind --instr-atstart=no
+--collect-atstart=no``: start-up and imports run uninstrumented (about ten times faster
+than instrumented), and nothing is counted until :func:`counting` switches the
+instrumentation and this thread's collection on around the measured code, then dumps
+that code's cost as one part of the profile, named by its label (``desc: Trigger: Client
+Request: <label>``), which the parent reads.
+
+A client request is the instruction sequence ``valgrind.h`` compiles in
+(``VALGRIND_DO_CLIENT_REQUEST`` on amd64): four ``rol`` of ``%rdi`` that add up to a
+full turn, then ``xchg %rbx,%rbx``, with ``%rax`` pointing at the request's six words
+and ``%rdx`` holding the default answer. On a real CPU it changes nothing and answers the
+default; valgrind recognises it. This module puts those bytes, wrapped as a C function
+``uint64 request(uint64 *args, uint64 default)``, on one executable page and calls it
+through ctypes, so no compiler is needed. x86-64 Linux only.
+
+Standard library only (this runs inside dynamo's environment).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import platform
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# uint64 request(uint64 *args /* %rdi */, uint64 default /* %rsi */):
+_CODE = bytes.fromhex(
+    "4889f2"  # mov %rsi,%rdx        the default answer
+    "4889f8"  # mov %rdi,%rax        the request's six words
+    "48c1c703"  # rol $3,%rdi        valgrind's special-instruction preamble ...
+    "48c1c70d"  # rol $13,%rdi
+    "48c1c73d"  # rol $61,%rdi
+    "48c1c733"  # rol $51,%rdi       ... (3 + 13 + 61 + 51 = 128: %rdi unchanged)
+    "4887db"  # xchg %rbx,%rbx       the client request: %rdx = request(%rax)
+    "4889d0"  # mov %rdx,%rax        return the answer
+    "c3"  # ret
+)
+
+# valgrind.h and callgrind.h (3.x): request codes.
+RUNNING_ON_VALGRIND = 0x1001
+_CALLGRIND = (ord("C") << 24) | (ord("T") << 16)  # VG_USERREQ_TOOL_BASE('C', 'T')
+ZERO_STATS = _CALLGRIND + 1
+TOGGLE_COLLECT = _CALLGRIND + 2
+DUMP_STATS_AT = _CALLGRIND + 3
+START_INSTRUMENTATION = _CALLGRIND + 4
+STOP_INSTRUMENTATION = _CALLGRIND + 5
+
+_Request = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64), ctypes.c_uint64)
+_request: _Request | None = None
+_page: mmap.mmap | None = None  # kept alive as long as the process: the code lives there
+
+
+def supported() -> bool:
+    """Whether this machine can issue the requests (the bytes above are amd64 code)."""
+    return platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64")
+
+
+def _function() -> _Request:
+    global _request, _page
+    if _request is None:
+        if not supported():
+            raise OSError(f"callgrind client requests need x86-64 Linux, not {platform.machine()}")
+        prot = mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC
+        _page = mmap.mmap(-1, mmap.PAGESIZE, prot=prot)
+        _page.write(_CODE)
+        _request = _Request(ctypes.addressof(ctypes.c_char.from_buffer(_page)))
+    return _request
+
+
+def request(code: int, arg1: int = 0, default: int = 0) -> int:
+    """Issue one client request; valgrind's answer, or ``default`` on a real CPU."""
+    words = (ctypes.c_uint64 * 6)(code, arg1, 0, 0, 0, 0)
+    return int(_function()(words, default))
+
+
+def running_on_valgrind() -> int:
+    """How many valgrinds this process runs under (0: none)."""
+    return request(RUNNING_ON_VALGRIND)
+
+
+def safe_label(label: str) -> bool:
+    """A dump label the parent can read back: letters, digits and ``-_.:x`` only."""
+    return bool(label) and all(c.isalnum() or c in "-_.:x" for c in label) and label.isascii()
+
+
+@contextmanager
+def counting(label: str) -> Iterator[None]:
+    """Count this thread's instructions inside the block as the profile part ``label``.
+
+    Instrumentation is on only for the block (the translation cache is flushed at each
+    switch, which costs time, not counted instructions); the count is dumped when the
+    block ends, also when it raises.
+    """
+    if not safe_label(label):
+        raise ValueError(f"unusable dump label {label!r}")
+    name = ctypes.create_string_buffer(label.encode())
+    request(START_INSTRUMENTATION)
+    request(ZERO_STATS)
+    request(TOGGLE_COLLECT)  # collection was off (--collect-atstart=no): now on
+    try:
+        yield
+    finally:
+        request(TOGGLE_COLLECT)
+        request(DUMP_STATS_AT, ctypes.addressof(name))
+        request(STOP_INSTRUMENTATION)

@@ -1,0 +1,43 @@
+"""The counted parts: joined with callgrind's dumps, and the figures derived from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynpatch.bench.instructions.plan import REFERENCE, STREAMS
+from dynpatch.bench.instructions.records import parts_of
+from dynpatch.errors import ToolkitError
+from tests.fixtures import bench as synthetic
+
+RESULT = {
+    "parts": [
+        {"label": "request-256x4-top1", "what": "request", "case": REFERENCE.to_json(),
+         "requests": 2, "chunks": 8192},
+        {"label": "windows-16384x1-top1-256-512", "what": "windows",
+         "case": STREAMS[0].to_json(), "requests": 0, "chunks": 256, "history": [256, 512]},
+    ]
+}  # fmt: skip
+
+
+def test_parts_take_their_counts_from_the_dumps_by_label() -> None:
+    counts = {"request-256x4-top1": 160_000_000, "windows-16384x1-top1-256-512": 10_240_000}
+    request, window = parts_of(RESULT, counts, "baseline")
+    assert request.per_request == 80_000_000 and request.history is None
+    assert window.per_chunk == 40_000 and window.history == (256, 512) and window.mid == 384
+
+
+def test_a_part_without_its_dump_or_a_dump_without_its_part_is_refused() -> None:
+    with pytest.raises(ToolkitError, match="no dump for 'windows-16384x1-top1-256-512'"):
+        parts_of(RESULT, {"request-256x4-top1": 1}, "baseline")
+    counts = {"request-256x4-top1": 1, "windows-16384x1-top1-256-512": 1, "stray": 5}
+    with pytest.raises(ToolkitError, match=r"parts the child did not report: \['stray'\]"):
+        parts_of(RESULT, counts, "baseline")
+
+
+def test_a_tree_s_windows_give_the_late_change_and_the_slope_per_history_token() -> None:
+    base = synthetic.counted_trees()["baseline"]
+    assert [w.history for w in base.windows(STREAMS[0])][::4] == [(256, 512), (15872, 16128)]
+    assert base.late_vs_early_pct(STREAMS[0]) == pytest.approx(507.5)
+    assert base.slope(STREAMS[0]) == pytest.approx(203_000 / 15_616, rel=1e-4)
+    with pytest.raises(ToolkitError, match="no request count for 1x1"):
+        base.request(type(REFERENCE)(1, 1))

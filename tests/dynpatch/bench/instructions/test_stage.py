@@ -1,0 +1,58 @@
+"""``bench --instructions`` from the command line: its refusals, each one line, and the
+command a person reruns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dynpatch import bench
+from dynpatch.bench.instructions import stage
+from dynpatch.cli import main
+
+
+def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+    assert captured.out == ""
+    return lines[0]
+
+
+def test_missing_valgrind_is_one_line_saying_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    got = one_error(capsys, ["bench", "--instructions", "--out", str(tmp_path / "o")])
+    assert got == "error: valgrind not found: apt-get install valgrind"
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_timed_run_s_options_are_refused_with_instructions_and_vice_versa(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    got = one_error(capsys, ["bench", "--instructions", "--quick", "--pairs", "2"])
+    assert got == "error: --instructions takes no --quick, --pairs (they set the timed run)"
+    got = one_error(capsys, ["bench", "--instructions", "--warmup", "0"])
+    assert got == "error: --instructions takes no --warmup (they set the timed run)"
+    assert one_error(capsys, ["bench", "--mutant"]) == "error: --mutant needs --instructions"
+    assert one_error(capsys, ["bench", "--record"]) == "error: --record needs --instructions"
+
+
+def test_the_rerun_command_names_what_was_asked_for() -> None:
+    assert stage._command(bench.Options(instructions=True)) == "nox -s bench -- --instructions"
+    both = bench.Options(instructions=True, mutant=True, record=True)
+    assert stage._command(both) == "nox -s bench -- --instructions --mutant --record"
+
+
+def test_the_how_line_says_what_was_counted_with_what() -> None:
+    how = stage._how(
+        "valgrind-3.19.0", {"environment": {"python": "3.11.7", "implementation": "CPython"}}
+    )
+    assert how["PYTHONHASHSEED"] == "0" and how["tool"] == "callgrind"
+    assert stage.how_line(how).startswith(
+        "how: valgrind-3.19.0 callgrind (--instr-atstart=no --collect-atstart=no; counting "
+        "switched on around the replayed requests only), CPython 3.11.7 on "
+    )

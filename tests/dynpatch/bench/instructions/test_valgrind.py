@@ -1,0 +1,66 @@
+"""valgrind: refused in one line when missing; its dumps read back by label."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dynpatch.bench.instructions import valgrind
+from dynpatch.errors import ToolkitError
+
+DUMP = """# callgrind format
+version: 1
+creator: callgrind-3.19.0
+pid: 4242
+part: 3
+
+desc: Timerange: Basic block 100 - 900
+desc: Trigger: Client Request: request-256x4-top1
+
+positions: line
+events: Ir
+summary: 81393725
+
+fn=(1) main
+3 81393725
+totals: 81393725
+"""
+
+
+def test_a_missing_valgrind_is_one_line_that_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolkitError) as caught:
+        valgrind.find()
+    assert str(caught.value) == "valgrind not found: apt-get install valgrind"
+
+
+def test_the_child_runs_under_callgrind_with_counting_off_at_start(tmp_path: Path) -> None:
+    argv = valgrind.command("/usr/bin/valgrind", tmp_path, ["python", "-m", "x"])
+    assert argv == [
+        "/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+        f"--callgrind-out-file={tmp_path / 'callgrind.out'}", "python", "-m", "x",
+    ]  # fmt: skip
+
+
+def test_a_client_request_dump_gives_its_label_and_total() -> None:
+    assert valgrind.parse_dump(DUMP) == ("request-256x4-top1", 81393725)
+    at_exit = DUMP.replace("Client Request: request-256x4-top1", "Program termination")
+    assert valgrind.parse_dump(at_exit) is None
+    with pytest.raises(ToolkitError, match="no totals line"):
+        valgrind.parse_dump(DUMP.replace("totals: 81393725\n", ""))
+
+
+def test_every_labelled_dump_of_a_folder_is_read_and_a_label_only_once(tmp_path: Path) -> None:
+    (tmp_path / "callgrind.out").write_text(DUMP.replace("Client Request: request-256x4-top1", "Program termination"))  # fmt: skip
+    (tmp_path / "callgrind.out.1").write_text(DUMP)
+    (tmp_path / "callgrind.out.2").write_text(DUMP.replace("request-256x4", "engine-256x4").replace("81393725", "13"))  # fmt: skip
+    assert valgrind.read_parts(tmp_path) == {
+        "request-256x4-top1": 81393725,
+        "engine-256x4-top1": 13,
+    }
+    (tmp_path / "callgrind.out.3").write_text(DUMP)
+    with pytest.raises(ToolkitError, match="two callgrind dumps are labelled 'request-256x4-top1'"):
+        valgrind.read_parts(tmp_path)

@@ -1,0 +1,65 @@
+"""Callgrind's client requests from Python: harmless on a real CPU, counted under valgrind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dynpatch.bench.instructions import valgrind
+from dynpatch.pin import ROOT
+from dynpatch.replay import callgrind
+
+pytestmark = pytest.mark.skipif(not callgrind.supported(), reason="amd64 Linux only")
+
+LOOPS = """
+from dynpatch.replay import callgrind
+
+def loop(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+print(callgrind.running_on_valgrind())
+loop(3000)  # warm
+for label, n in (("loop-a", 3000), ("loop-b", 3000), ("loop-double", 6000)):
+    with callgrind.counting(label):
+        loop(n)
+"""
+
+
+def test_on_a_real_cpu_a_request_answers_its_default_and_counting_is_a_no_op() -> None:
+    assert callgrind.running_on_valgrind() == 0
+    assert callgrind.request(callgrind.ZERO_STATS, default=7) == 7
+    with callgrind.counting("request-256x4-top1"):
+        pass
+
+
+def test_a_label_must_come_back_unchanged_from_the_dump() -> None:
+    assert callgrind.safe_label("windows-16384x4-top1-256-512")
+    for bad in ("", "two words", "new\nline", "naïve"):
+        assert not callgrind.safe_label(bad)
+        with pytest.raises(ValueError, match="unusable dump label"), callgrind.counting(bad):
+            pass
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_under_callgrind_only_the_counted_blocks_are_counted_and_they_repeat(
+    tmp_path: Path,
+) -> None:
+    argv = valgrind.command(valgrind.find(), tmp_path, [sys.executable, "-c", LOOPS])
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"  # it knew it ran under valgrind
+    parts = valgrind.read_parts(tmp_path)
+    assert set(parts) == {"loop-a", "loop-b", "loop-double"}
+    assert abs(parts["loop-b"] - parts["loop-a"]) <= 0.001 * parts["loop-a"]
+    assert 1.9 < parts["loop-double"] / parts["loop-a"] < 2.1
+    # Nothing else was counted: what callgrind collected in all is the three blocks.
+    assert f"Collected : {sum(parts.values())}\n" in done.stderr
