@@ -61,7 +61,8 @@ class Load:
         return 100.0 * (b[7] - a[7]) / total if total > 0 else None
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo), else what the platform says."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -75,7 +76,7 @@ def environment(child: dict[str, Any], load: Load) -> dict[str, Any]:
     """The ``environment`` of ``bench.json``: this machine, ``load``, and what the child
     (its setup report) ran with."""
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "platform": platform.platform(),

@@ -101,7 +101,8 @@ def slope_line(trees: dict[str, TreeCounts]) -> str:
     """Each tree's per-chunk slope over the windows, in instructions per history token."""
     parts = []
     for t, c in trees.items():
-        values = ", ".join(f"{c.slope(s):.2f} ({s.choices}ch)" for s in STREAMS)
+        # round first, so that a slope of -0.001 reads 0.00 and not -0.00
+        values = ", ".join(f"{round(c.slope(s), 2) + 0.0:.2f} ({s.choices}ch)" for s in STREAMS)
         parts.append(f"{t} {values}")
     return "slope of instructions per chunk over history, per history token: " + "; ".join(parts)
 

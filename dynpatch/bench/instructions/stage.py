@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import platform
 import shlex
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dynpatch import console, evidence
+from dynpatch.bench import host
 from dynpatch.bench.instructions import gates, mutant, plan, recorded, report, valgrind
 from dynpatch.bench.instructions.records import TreeCounts
 from dynpatch.bench.settings import ALLOC_SAMPLES
@@ -61,6 +63,7 @@ def _how(valgrind_version: str, hello: dict[str, Any]) -> dict[str, Any]:
         "python": env.get("python"),
         "implementation": env.get("implementation"),
         "machine": platform.machine(),
+        "cpu": f"{host.cpu_model()} x{os.cpu_count()}",
         "PYTHONHASHSEED": plan.HASH_SEED,
         "counted": plan.COUNTED,
         "warmup_requests": plan.WARMUP,
@@ -74,7 +77,7 @@ def how_line(how: dict[str, Any]) -> str:
     return (
         f"how: {how['valgrind']} {how['tool']} ({' '.join(how['options'][1:])}; "
         f"counting switched on around the replayed requests only), {how['implementation']} "
-        f"{how['python']} on {how['machine']}, PYTHONHASHSEED={how['PYTHONHASHSEED']}; "
+        f"{how['python']} on {how['machine']} ({how['cpu']}), PYTHONHASHSEED={how['PYTHONHASHSEED']}; "
         f"{how['counted_requests']} counted request per case after {how['warmup_requests']} "
         "warm-up"
     )
