@@ -85,6 +85,7 @@ def count(
     *,
     valgrind_path: str,
     python: str,
+    prefix: Sequence[str] = (),
     timeout: float = 1200.0,
 ) -> Counted:
     """Run one counted child on ``tree`` in ``folder`` (its job, result, log and dumps)."""
@@ -97,7 +98,7 @@ def count(
     env = {**runner.child_env(tree.src), "PYTHONHASHSEED": HASH_SEED}
     start = time.perf_counter()
     with log.open("w") as fh:
-        child = proc.run(valgrind.command(valgrind_path, folder, argv),
+        child = proc.run(valgrind.command(valgrind_path, folder, argv, prefix),
                          doing=f"the {tree.label} counted replay (log: {log})", timeout=timeout,
                          cwd=folder, env=env, stdout=fh, merge_stderr=True)  # fmt: skip
     if not result_file.is_file():

@@ -77,7 +77,9 @@ def how_line(how: dict[str, Any]) -> str:
     return (
         f"how: {how['valgrind']} {how['tool']} ({' '.join(how['options'][1:])}; "
         f"counting switched on around the replayed requests only), {how['implementation']} "
-        f"{how['python']} on {how['machine']} ({how['cpu']}), PYTHONHASHSEED={how['PYTHONHASHSEED']}; "
+        f"{how['python']} on {how['machine']} ({how['cpu']}), "
+        f"PYTHONHASHSEED={how['PYTHONHASHSEED']}, "
+        f"address-space randomisation {how.get('address_randomisation', 'on')}; "
         f"{how['counted_requests']} counted request per case after {how['warmup_requests']} "
         "warm-up"
     )
@@ -149,7 +151,9 @@ def _measure(
     args: Options, tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, version: str
 ) -> dict[str, Any]:
     children = stage / "children"
-    count = partial(plan.count, valgrind_path=valgrind_path, python=args.python)
+    layout = valgrind.fixed_layout()
+    randomised = "off (setarch -R)" if layout else "on (setarch -R not allowed here)"
+    count = partial(plan.count, valgrind_path=valgrind_path, python=args.python, prefix=layout)
     # The two runs' folders have paths of one length, so the children's memory layouts
     # (which move a count a little) differ as little as they can.
     first, again = children / "first", children / "again"
@@ -182,6 +186,7 @@ def _measure(
         "hello": counted["baseline"].hello,
         "alloc": done["allocation"],
         "finished_after_s": finished,
+        "layout": {"address_randomisation": randomised},
     }
 
 
@@ -194,7 +199,7 @@ def _judge(
     agree = gates.agreement({t: counts[t] for t in ("baseline", "patched")}, result["again"])
     verdicts.append(agree)
     met = sum(g.met for g in verdicts)
-    how = _how(version, result["hello"])
+    how = {**_how(version, result["hello"]), **result["layout"]}
     lines = [
         report.slope_line(counts),
         *(g.line() for g in verdicts),

@@ -64,3 +64,20 @@ def test_every_labelled_dump_of_a_folder_is_read_and_a_label_only_once(tmp_path:
     (tmp_path / "callgrind.out.3").write_text(DUMP)
     with pytest.raises(ToolkitError, match="two callgrind dumps are labelled 'request-256x4-top1'"):
         valgrind.read_parts(tmp_path)
+
+
+def test_address_randomisation_goes_off_only_where_setarch_may_turn_it_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert valgrind.fixed_layout() == []  # no setarch at all
+    setarch = tmp_path / "setarch"
+    setarch.write_text("#!/bin/sh\nexit 1\n")  # as in a container whose seccomp refuses it
+    setarch.chmod(0o755)
+    assert valgrind.fixed_layout() == []
+    setarch.write_text('#!/bin/sh\nshift 2\nexec "$@"\n')
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    prefix = valgrind.fixed_layout()
+    assert prefix[0] == str(setarch) and prefix[2] == "-R"
+    argv = valgrind.command("valgrind", tmp_path, ["python"], prefix)
+    assert argv[:4] == [*prefix, "valgrind"] and argv[-1] == "python"
