@@ -167,10 +167,12 @@ async def count_windows(
 
 
 async def run_counts(replay: Replay, job: dict[str, Any]) -> list[dict]:
-    """Every measurement of ``job``, in order; what each counted part covers."""
+    """Every measurement of ``job`` (its first ``first`` ones, when it says), in order;
+    what each counted part covers."""
     warmup = int(job.get("warmup", 1))
     parts: list[dict] = []
-    for m in job["measure"]:
+    first = job.get("first")
+    for m in job["measure"][: None if first is None else int(first)]:
         what, case = m["what"], m["case"]
         if what == "request":
             parts.append(await count_requests(replay, case, int(m.get("ops", 1)), warmup))

@@ -59,6 +59,8 @@ def test_a_job_runs_its_measurements_in_order_and_refuses_an_unknown_one() -> No
     ]}  # fmt: skip
     parts = asyncio.run(counted.run_counts(CountingReplay(), job))
     assert [p["what"] for p in parts] == ["windows", "request"]
+    first = asyncio.run(counted.run_counts(CountingReplay(), {**job, "first": 1}))
+    assert [p["what"] for p in first] == ["windows"]
     with pytest.raises(SetupError, match="unknown measurement 'sweep'"):
         asyncio.run(
             counted.run_counts(CountingReplay(), {"measure": [{"what": "sweep", "case": CASE}]})
