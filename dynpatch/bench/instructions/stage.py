@@ -210,7 +210,8 @@ def _judge(
     if "mutant" in counts:
         mutant_gates = gates.evaluate(counts["baseline"], counts["mutant"], alloc, name="mutant")
         missed = [g.label.split(":")[0] for g in mutant_gates if not g.met]
-        lines += [f"mutant ({mutant.COPY} planted): {g.line()}" for g in mutant_gates]
+        lines.append(f"mutant: the patched tree with `{mutant.COPY}` planted back")
+        lines += [f"  {g.line()}" for g in mutant_gates]
         if missed:
             lines.append(
                 f"mutant: the gates catch the planted history copy ({', '.join(missed)} missed)"
