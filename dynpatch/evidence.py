@@ -35,6 +35,9 @@ from dynpatch.pin import ROOT
 OUT = ROOT / "out"
 EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench")
+# The committed reference instruction counts (``nox -s bench -- --instructions --record``):
+# the strongest evidence there is, deterministic, quoted by the series commit message.
+REFERENCE = ROOT / "docs" / "bench" / "instructions.json"
 BENCH_KINDS = ("instructions", "full", "quick")
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
@@ -204,3 +207,18 @@ def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
             "details": details,
         }
     ]
+
+
+def reference_for(code_sha256: str, path: Path = REFERENCE) -> dict[str, Any] | None:
+    """The reference record at ``path`` when it measured the code whose
+    :func:`code_digest` is ``code_sha256``; None when there is none or it measured other
+    code. A file that is not a reference record is a ToolkitError."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("code_sha256"), str):
+        raise ToolkitError(f"{path} has no code_sha256: not a reference record")
+    return data if data["code_sha256"] == code_sha256 else None

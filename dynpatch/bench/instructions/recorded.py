@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch import evidence
-from dynpatch.errors import ToolkitError
 from dynpatch.io import files
 from dynpatch.pin import ROOT
 
@@ -41,15 +40,4 @@ def reference(root: Path = ROOT) -> dict[str, Any] | None:
     """The reference record when it measured the code now in ``root/patches``; None when
     there is none, or it measured other code (rerun with ``--record``). A file that is
     not a reference record is a ToolkitError."""
-    path = root / DOCS / RECORD
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("code_sha256"), str):
-        raise ToolkitError(f"{path} has no code_sha256: not a reference record")
-    if data["code_sha256"] != evidence.code_digest(root / "patches"):
-        return None
-    return data
+    return evidence.reference_for(evidence.code_digest(root / "patches"), root / DOCS / RECORD)
