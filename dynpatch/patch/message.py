@@ -20,7 +20,10 @@ def _m(instructions: float) -> str:
 
 
 def measured(reference: dict[str, Any], version: str) -> str:
-    """The commit message's paragraph on what was measured, wrapped at 72 columns."""
+    """The commit message's paragraph on what was measured, wrapped at 72 columns. The
+    release named is the one measured (``release`` in the record), which may differ from
+    ``version`` when two releases take byte-identical diffs."""
+    version = str(reference.get("release") or version)
     how = reference["how"]
     ref, long = reference["requests"]["256x4"], reference["requests"]["4096x1"]
     text = (

@@ -113,6 +113,7 @@ def run(args: Options) -> int:
         with files.staged_dir(out_dir) as stage:
             result = _measure(args, tree_of, stage, valgrind_path, version)
             data, md, lines, passed = _judge(args, result, trees, version, start)
+            data["trees"]["release"] = checkout.release.version  # what was measured
             files.write_atomic(stage / "instructions.json", json.dumps(data, indent=1) + "\n")
             files.write_atomic(stage / "instructions.md", md)
             points = report.plot_points(result["counts"])
@@ -255,6 +256,7 @@ def _record(data: dict[str, Any], counts: dict[str, TreeCounts]) -> Path:
         "code_sha256": data["trees"]["code_sha256"],
         "series_sha256": data["trees"]["series_sha256"],
         "base": data["trees"]["base"],
+        "release": data["trees"]["release"],
         "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
         "what": data["what"],
         "how": data["how"],

@@ -45,6 +45,12 @@ def test_the_paragraph_says_what_was_counted_and_how() -> None:
     assert message.startswith(COMMIT_MESSAGE.rstrip() + "\n\nMeasured with ")
 
 
+def test_the_release_named_is_the_one_measured() -> None:
+    # 1.6.0 takes the very same diffs as 1.6.1: its series may quote 1.6.1's counts, as such.
+    flat = " ".join(measured({**REFERENCE, "release": "1.6.1"}, "1.6.0").split())
+    assert "through ai-dynamo 1.6.1's AggregatedHandler.generate" in flat
+
+
 def test_apply_quotes_a_reference_of_this_code_only(synthetic_release, tmp_path: Path) -> None:
     rel = synthetic_release()
     reference = tmp_path / "docs" / "instructions.json"
