@@ -223,3 +223,13 @@ def module_marks(tree: cst.Module) -> set[str]:
             )
             return {node.attr.value for node in marks if isinstance(node, cst.Attribute)}
     return set()
+
+
+def unmarked(tree: cst.Module, wanted: tuple[str, ...]) -> str | None:
+    """What a drift message says when the module's ``pytestmark`` lacks one of ``wanted``
+    (tests are selected by these marks alone); None when it has them all."""
+    marks = module_marks(tree)
+    missing = [mark for mark in wanted if mark not in marks]
+    if not missing:
+        return None
+    return f"`pytestmark` without {', '.join(missing)} (has: {', '.join(sorted(marks)) or 'none'})"

@@ -132,14 +132,18 @@ def save(
     return path
 
 
-def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
-    path = out / f"{stage}.json"
+def _read_json(path: Path) -> Any:
+    """``path``'s JSON; None when there is no such file; one line when it is not JSON."""
     if not path.is_file():
         return None
     try:
-        data: dict[str, Any] = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
+
+
+def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
+    data: dict[str, Any] | None = _read_json(out / f"{stage}.json")
     return data
 
 
@@ -213,12 +217,9 @@ def reference_for(code_sha256: str, path: Path = REFERENCE) -> dict[str, Any] | 
     """The reference record at ``path`` when it measured the code whose
     :func:`code_digest` is ``code_sha256``; None when there is none or it measured other
     code. A file that is not a reference record is a ToolkitError."""
-    if not path.is_file():
+    data = _read_json(path)
+    if data is None:
         return None
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("code_sha256"), str):
         raise ToolkitError(f"{path} has no code_sha256: not a reference record")
     return data if data["code_sha256"] == code_sha256 else None
