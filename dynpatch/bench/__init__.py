@@ -35,6 +35,7 @@ Markdown, plot), :mod:`~.host` (the machine).
 
 from __future__ import annotations
 
-from dynpatch.bench.stage import Options, run
+from dynpatch.bench.options import Options
+from dynpatch.bench.stage import run
 
 __all__ = ["Options", "run"]

@@ -4,13 +4,10 @@ quick form (``--quick``), with the options that override them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from dynpatch.bench.options import Options
 from dynpatch.bench.records import Case
 from dynpatch.errors import ToolkitError
-
-if TYPE_CHECKING:
-    from dynpatch.bench.stage import Options
 
 REFERENCE = Case(tokens=256, choices=4, k=1)
 SIZES = (256, 1024, 4096, 16384)

@@ -1,4 +1,4 @@
-"""The bench stage's options and its run: prepare both trees, measure the reference case
+"""The bench stage's run: prepare both trees, measure the reference case
 and the sweep in worker pairs, judge the targets, print and write the report, save the
 evidence."""
 
@@ -6,43 +6,26 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from dynpatch import console, evidence
 from dynpatch.bench import host, measure, report, targets
+from dynpatch.bench.instructions import stage as instructions
+from dynpatch.bench.options import Options
 from dynpatch.bench.records import ReferencePair, rounds_to_json
 from dynpatch.bench.settings import REFERENCE, Settings
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.fetch import pinned
 from dynpatch.io import files
-from dynpatch.patch.apply import PATCHES
 from dynpatch.replay import runner
 from dynpatch.replay.progress import Steps
 from dynpatch.replay.stats import PairedChange
 
 OUT = evidence.OUT / "bench"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
-    quick: bool = False  # CI form: same code path, fewer samples
-    pairs: int | None = None  # None: the form's default
-    ops: int | None = None
-    warmup: int | None = None
-    rounds: int | None = None
-    strict: bool = False  # exit 1 when a target is not met
-    instructions: bool = False  # count instructions under valgrind instead of timing
-    mutant: bool = False  # instructions: also count a mutant, whose gates must fail
-    record: bool = False  # instructions: write the reference docs/bench/ (gates passed)
-    python: str = sys.executable  # interpreter of the replay children
-    out: Path | None = None  # None: out/bench[/quick]
-    patches: Path = PATCHES
-    evidence: Path = evidence.EVIDENCE
 
 
 TIMING_ONLY = ("quick", "pairs", "ops", "warmup", "rounds", "strict")
@@ -58,8 +41,6 @@ def run(args: Options) -> int:
             raise ToolkitError(
                 f"--instructions takes no {', '.join(given)} (they set the timed run)"
             )
-        from dynpatch.bench.instructions import stage as instructions
-
         return instructions.run(args)
     if args.mutant or args.record:
         raise ToolkitError(f"--{'mutant' if args.mutant else 'record'} needs --instructions")

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 
+from dynpatch.format.dco import SIGNED_OFF_BY, sign_offs
 from dynpatch.io.git import CommitInfo, Identity
+
+__all__ = ["SIGNED_OFF_BY", "dco_problems", "drop_sign_off", "sign_offs", "title_problem"]
 
 TITLE_TYPES = (
     "feat", "fix", "docs", "test", "ci", "refactor", "perf", "chore", "build", "style", "revert",
 )  # fmt: skip
 TITLE = re.compile(rf"^(?:{'|'.join(TITLE_TYPES)})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
-SIGNED_OFF_BY = re.compile(r"^Signed-off-by: .+ <.+>$")
-_SIGN_OFF_PARTS = re.compile(r"^Signed-off-by: (?P<name>.+) <(?P<email>.+)>$")
 
 
 def title_problem(title: str) -> str | None:
@@ -27,15 +28,6 @@ def title_problem(title: str) -> str | None:
         f"title {title!r} is not a Conventional Commit: expected 'type(scope): summary' "
         f"with type one of {', '.join(TITLE_TYPES)}"
     )
-
-
-def sign_offs(message: str) -> list[Identity]:
-    """The identities of the DCO lines (``Signed-off-by: Name <email>``) in ``message``."""
-    found = []
-    for line in message.splitlines():
-        if SIGNED_OFF_BY.match(line) and (m := _SIGN_OFF_PARTS.match(line)):
-            found.append(Identity(m["name"], m["email"]))
-    return found
 
 
 def _same(a: Identity, b: Identity) -> bool:

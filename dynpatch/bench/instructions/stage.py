@@ -18,12 +18,13 @@ import shlex
 import time
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dynpatch import console, evidence
 from dynpatch.bench import host
 from dynpatch.bench.instructions import gates, mutant, plan, recorded, report, valgrind
 from dynpatch.bench.instructions.records import TreeCounts
+from dynpatch.bench.options import Options
 from dynpatch.bench.settings import ALLOC_SAMPLES
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
@@ -31,9 +32,6 @@ from dynpatch.fetch import pinned
 from dynpatch.io import files
 from dynpatch.replay import callgrind, runner
 from dynpatch.replay.stats import slope
-
-if TYPE_CHECKING:
-    from dynpatch.bench.stage import Options
 
 OUT = evidence.OUT / "bench" / "instructions"
 
