@@ -101,6 +101,18 @@ def code_digest(patches_dir: Path) -> str:
     return digest.hexdigest()
 
 
+def _entry(command: str, verdict: str, summary_md: str, details: dict[str, Any]) -> dict[str, Any]:
+    """What every saved result holds besides what it is of: when, where, how, and what."""
+    return {
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "host": {"python": platform.python_version(), "machine": platform.machine()},
+        "command": command,
+        "verdict": verdict,
+        "summary_md": summary_md,
+        "details": details,
+    }
+
+
 def save(
     stage: str,
     patches_dir: Path,
@@ -119,12 +131,7 @@ def save(
     record = {
         "stage": stage,
         "series_sha256": series_digest(patches_dir),
-        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "host": {"python": platform.python_version(), "machine": platform.machine()},
-        "command": command,
-        "verdict": verdict,
-        "summary_md": summary_md,
-        "details": details,
+        **_entry(command, verdict, summary_md, details),
     }
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{stage}.json"
@@ -167,15 +174,7 @@ def save_bench_run(
     are dropped); return its path."""
     if kind not in BENCH_KINDS:
         raise ValueError(f"unknown bench kind {kind!r}")
-    run = {
-        "kind": kind,
-        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "host": {"python": platform.python_version(), "machine": platform.machine()},
-        "command": command,
-        "verdict": verdict,
-        "summary_md": summary_md,
-        "details": details,
-    }
+    run = {"kind": kind, **_entry(command, verdict, summary_md, details)}
     with files.lock(out.parent / f".{out.name}-bench.lock", "the bench evidence record"):
         try:
             old = load("bench", out)

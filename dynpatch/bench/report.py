@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.table import Table
@@ -71,18 +72,18 @@ def _bytes(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f}"
 
 
-def _table(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> Table:
+def table(title: str, columns: Sequence[str], rows: list[list[str]]) -> Table:
     """A console table whose first column is left-aligned and the others right-aligned."""
-    table = Table(title=title, title_justify="left")
+    t = Table(title=title, title_justify="left")
     for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
+        t.add_column(column, justify="left" if i == 0 else "right")
     for cells in rows:
-        table.add_row(*cells)
-    return table
+        t.add_row(*cells)
+    return t
 
 
 def reference_table(ref: PairedChange) -> Table:
-    return _table(f"reference: {REFERENCE_TITLE}", REFERENCE_COLUMNS, _reference_cells(ref))
+    return table(f"reference: {REFERENCE_TITLE}", REFERENCE_COLUMNS, _reference_cells(ref))
 
 
 def sweep_table(sweep: list[SweepRow], alloc: AllocSummary) -> Table:
@@ -90,10 +91,11 @@ def sweep_table(sweep: list[SweepRow], alloc: AllocSummary) -> Table:
         "scaling sweep (logprobs on, one token per result; ns/chunk = median per-chunk "
         "time; B/chunk = median tracemalloc peak per chunk)"
     )
-    return _table(title, SWEEP_COLUMNS, _sweep_cells(sweep, alloc))
+    return table(title, SWEEP_COLUMNS, _sweep_cells(sweep, alloc))
 
 
-def _md_table(columns: tuple[str, ...], rows: list[list[str]]) -> list[str]:
+def md_table(columns: Sequence[str], rows: list[list[str]]) -> list[str]:
+    """The same table in Markdown, numbers right-aligned."""
     head = "| " + " | ".join(columns) + " |"
     rule = "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|"
     return [head, rule, *("| " + " | ".join(r) + " |" for r in rows)]
@@ -111,14 +113,14 @@ def markdown(
     parts = [
         f"Reference: {REFERENCE_TITLE}",
         "",
-        *_md_table(REFERENCE_COLUMNS, _reference_cells(ref)),
+        *md_table(REFERENCE_COLUMNS, _reference_cells(ref)),
         "",
         reference_line(ref),
         "",
         "Scaling sweep (ns/chunk = median per-chunk time; B/chunk = median tracemalloc peak "
         "per chunk)",
         "",
-        *_md_table(SWEEP_COLUMNS, _sweep_cells(sweep, alloc)),
+        *md_table(SWEEP_COLUMNS, _sweep_cells(sweep, alloc)),
         "",
         *(f"    {line}" for line in lines),
         "",

@@ -21,7 +21,6 @@ counts are in callgrind's dump files, which the parent reads
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import itertools
@@ -30,10 +29,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
 from dynpatch.replay.engine import build_result
-from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
+from dynpatch.replay.handler import Replay, SetupError, hello
+from dynpatch.replay.job import answer
 from dynpatch.replay.script import Script
 from dynpatch.replay.timing import chunk_history
 
@@ -201,14 +200,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m dynpatch.replay.counted JOB.json RESULT.json", file=sys.stderr)
         return 2
     job = json.loads(Path(argv[0]).read_text())
-    result = Path(argv[1])
-    try:
-        answer = asyncio.run(_counts(job))
-    except SetupError as exc:
-        write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
-        return EXIT_CODE_SETUP
-    write_atomic(result, json.dumps(answer))
-    return 0
+    return answer(Path(argv[1]), _counts(job))
 
 
 if __name__ == "__main__":

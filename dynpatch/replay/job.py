@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,18 @@ async def _verify(job: dict[str, Any]) -> dict[str, Any]:
     return {**hello(replay, job.get("tree")), "scenarios": await run_verify(replay, job)}
 
 
-def main(job: dict[str, Any], result: Path) -> int:
-    """Run ``job`` and write its result to ``result``; the exit status of the child."""
+def answer(result: Path, work: Coroutine[Any, Any, dict[str, Any]]) -> int:
+    """Run ``work`` and write what it returns to ``result`` (or, when the replay cannot be
+    set up, why); the exit status of the child."""
     try:
-        answer = asyncio.run(_verify(job))
+        found = asyncio.run(work)
     except SetupError as exc:
         write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
         return EXIT_CODE_SETUP
-    write_atomic(result, json.dumps(answer))
+    write_atomic(result, json.dumps(found))
     return 0
+
+
+def main(job: dict[str, Any], result: Path) -> int:
+    """Run ``job`` and write its result to ``result``; the exit status of the child."""
+    return answer(result, _verify(job))

@@ -70,16 +70,24 @@ def run_child(
         with log.open("w") as fh:
             child = proc.run(cmd, doing=f"the {tree.label} replay (log: {log})", timeout=timeout,
                              cwd=tmp, env=child_env(tree.src), stdout=fh, merge_stderr=True)  # fmt: skip
-        if not result_file.is_file():
-            raise ToolkitError(
-                f"{tree.label} replay exited with status {child.returncode} without a result "
-                f"(a crash or an uncaught process exit); log {log}: {_tail(log)}"
-            )
-        result: dict[str, Any] = json.loads(result_file.read_text())
+        return child_result(tree, "replay", child.returncode, result_file, log)
+
+
+def child_result(
+    tree: Tree, what: str, returncode: int, result_file: Path, log: Path
+) -> dict[str, Any]:
+    """The result a child (``what``: "replay", "counted replay") wrote, once it has exited
+    with ``returncode``: refused, crashed or from the wrong tree is a ToolkitError."""
+    if not result_file.is_file():
+        raise ToolkitError(
+            f"{tree.label} {what} exited with status {returncode} without a result "
+            f"(a crash or an uncaught process exit); log {log}: {_tail(log)}"
+        )
+    result: dict[str, Any] = json.loads(result_file.read_text())
     if not result.get("ok"):
-        raise ToolkitError(f"{tree.label} replay refused to run: {result.get('error')}")
-    if child.returncode != 0:
-        raise ToolkitError(f"{tree.label} replay exited with status {child.returncode}; log {log}")
+        raise ToolkitError(f"{tree.label} {what} refused to run: {result.get('error')}")
+    if returncode != 0:
+        raise ToolkitError(f"{tree.label} {what} exited with status {returncode}; log {log}")
     check_origins(tree, result)
     return result
 

@@ -102,30 +102,10 @@ def count(
         child = proc.run(valgrind.command(valgrind_path, folder, argv, prefix),
                          doing=f"the {tree.label} counted replay (log: {log})", timeout=timeout,
                          cwd=folder, env=env, stdout=fh, merge_stderr=True)  # fmt: skip
-    if not result_file.is_file():
-        raise ToolkitError(
-            f"{tree.label} counted replay exited with status {child.returncode} without a "
-            f"result; log {log}: {_tail(log)}"
-        )
-    result: dict[str, Any] = json.loads(result_file.read_text())
-    if not result.get("ok"):
-        raise ToolkitError(f"{tree.label} counted replay refused to run: {result.get('error')}")
-    if child.returncode != 0:
-        raise ToolkitError(
-            f"{tree.label} counted replay exited with status {child.returncode}; log {log}"
-        )
-    runner.check_origins(tree, result)
+    result = runner.child_result(tree, "counted replay", child.returncode, result_file, log)
     parts = parts_of(result, valgrind.read_parts(folder), tree.label)
     hello = {k: v for k, v in result.items() if k != "parts"}
     return Counted(TreeCounts(tree.label, parts), hello, time.perf_counter() - start)
-
-
-def _tail(log: Path, lines: int = 3) -> str:
-    try:
-        text = log.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return " / ".join(t.strip() for t in text[-lines:])
 
 
 T = TypeVar("T")

@@ -8,11 +8,10 @@ import io
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from dynpatch.bench.instructions.gates import ratio
 from dynpatch.bench.instructions.plan import REQUEST_CASES, STREAMS
 from dynpatch.bench.instructions.records import TreeCounts
+from dynpatch.bench.report import md_table
 from dynpatch.io import files
 
 REQUEST_TITLE = (
@@ -105,21 +104,6 @@ def slope_line(trees: dict[str, TreeCounts]) -> str:
         values = ", ".join(f"{round(c.slope(s), 2) + 0.0:.2f} ({s.choices}ch)" for s in STREAMS)
         parts.append(f"{t} {values}")
     return "slope of instructions per chunk over history, per history token: " + "; ".join(parts)
-
-
-def table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
-    t = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        t.add_column(column, justify="left" if i == 0 else "right")
-    for cells in rows:
-        t.add_row(*cells)
-    return t
-
-
-def md_table(columns: list[str], rows: list[list[str]]) -> list[str]:
-    head = "| " + " | ".join(columns) + " |"
-    rule = "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|"
-    return [head, rule, *("| " + " | ".join(r) + " |" for r in rows)]
 
 
 def markdown(trees: dict[str, TreeCounts], lines: list[str]) -> str:

@@ -25,6 +25,7 @@ from dynpatch.bench import host
 from dynpatch.bench.instructions import gates, mutant, plan, recorded, report, valgrind
 from dynpatch.bench.instructions.records import TreeCounts
 from dynpatch.bench.options import Options
+from dynpatch.bench.report import table
 from dynpatch.bench.settings import ALLOC_SAMPLES
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
@@ -118,8 +119,8 @@ def run(args: Options) -> int:
             report.write_plot(points, stage / "instructions.png", stage / "per_chunk.csv")
 
     counts: dict[str, TreeCounts] = result["counts"]
-    out.print(report.table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)))
-    out.print(report.table(report.CHUNK_TITLE, *report.chunk_rows(counts)))
+    out.print(table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)))
+    out.print(table(report.CHUNK_TITLE, *report.chunk_rows(counts)))
     for line in lines:
         out.print(line, markup=False)
     written = ", ".join(
