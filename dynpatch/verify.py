@@ -28,6 +28,7 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
+from dynpatch.patch import variants
 from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
@@ -95,14 +96,23 @@ def run(args: Options) -> int:
         with err.status(f"drawing {args.budget} property streams (seed {seed}) ..."):
             properties = draw_scripts(args.budget, seed)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
-    results = {}
-    with Steps(err, 2) as steps:
-        for label, root in (("baseline", trees.baseline), ("patched", trees.patched)):
-            steps.start(f"replaying {len(names) + len(properties)} scenarios on the {label} tree")
-            tree = runner.Tree(label, trees.src(root))
-            log = args.out / "logs" / f"{label}.log"
-            results[label] = runner.run_child(tree, job, log, python=args.python)
-            steps.done()
+    results, skipped = {}, ""
+    args.out.mkdir(parents=True, exist_ok=True)
+    with files.owned_dir(args.out, ".alternative-") as scratch:
+        srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
+        try:
+            srcs["alternative"] = variants.build(srcs["baseline"], scratch, variants.drop_copy)
+        except ToolkitError as exc:  # this release's helper has no such copy to drop
+            skipped = str(exc)
+        with Steps(err, len(srcs)) as steps:
+            for label, src in srcs.items():
+                steps.start(
+                    f"replaying {len(names) + len(properties)} scenarios on the {label} tree"
+                )
+                log = args.out / "logs" / f"{label}.log"
+                tree = runner.Tree(label, src)
+                results[label] = runner.run_child(tree, job, log, python=args.python)
+                steps.done()
     runner.check_trees(results["baseline"], results["patched"])
 
     expectations, waived = for_release(
@@ -114,6 +124,8 @@ def run(args: Options) -> int:
             f"the replay returned {len(outcomes)} scenarios, expected {len(names) + len(properties)}"
         )
     lines = summary_lines(outcomes, len(names), len(properties), seed, args.budget)
+    alternative = alternative_line(results, skipped)
+    lines.append(alternative)
     if waived:
         lines.append(f"not expected of ai-dynamo {checkout.release.version}: {'; '.join(waived)}")
     lines.append(f"timing: {time.perf_counter() - start:.1f} s")
@@ -123,9 +135,9 @@ def run(args: Options) -> int:
     for line in lines:
         out.print(line, markup=False)
     report = args.out / "verify.json"
-    args.out.mkdir(parents=True, exist_ok=True)
     details = _details(outcomes, results, trees, seed, args.budget, properties)
     details["not_expected"] = waived
+    details["alternative"] = {"edit": variants.ALTERNATIVE, "line": alternative}
     files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
     saved = evidence.save(
@@ -139,6 +151,20 @@ def run(args: Options) -> int:
     )
     out.print(f"report: {console.rel(report)}; evidence: {console.rel(saved)}", markup=False)
     return 0 if ok else 1
+
+
+def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:
+    """What the alternative's replay showed against the baseline's (informative)."""
+    head = f"alternative (informative; the baseline with `{variants.ALTERNATIVE}`, no keyword)"
+    if "alternative" not in results:
+        return f"{head}: not replayed: {skipped}"
+    apart = [
+        o.name
+        for o in compare(results["baseline"], results["alternative"], {})
+        if o.divergence is not None
+    ]
+    shown = f" ({', '.join(apart[:3])})" if apart else ""
+    return f"{head}: {len(apart)} divergences from the baseline{shown}"
 
 
 def for_release(

@@ -14,21 +14,33 @@ measurement of the job counts only the replayed request's work
 * ``windows``: one long request, counted only while it produces the chunks whose choice
   history lies in each window ``[lo, hi)``; the rest of the stream runs uninstrumented.
 
-The result file lists every part's label with the requests and chunks it covers; the
-counts are in callgrind's dump files, which the parent reads
-(:mod:`dynpatch.bench.instructions.valgrind`). Standard library plus the replay package.
+The job runs ``runs`` times (default 1), each time in a process forked from the child
+once it has imported everything: every run starts counting from the same memory image, so
+two runs of one tree count the same instructions. (Two processes that each import
+dynamo do not: the imports draw on the clock, random seeds and hash keys, so each lays its
+memory out a little differently, and CPython's type attribute cache and allocators cost
+more or less with the layout; see docs/bench.md.)
+
+The result file lists, per run, its process id and every part's label with the requests
+and chunks it covers; the counts are in callgrind's dump files, one set per process,
+which the parent reads (:mod:`dynpatch.bench.instructions.valgrind`). Standard library
+plus the replay package.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import itertools
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
+from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
 from dynpatch.replay.engine import build_result
 from dynpatch.replay.handler import Replay, SetupError, hello
@@ -166,12 +178,10 @@ async def count_windows(
 
 
 async def run_counts(replay: Replay, job: dict[str, Any]) -> list[dict]:
-    """Every measurement of ``job`` (its first ``first`` ones, when it says), in order;
-    what each counted part covers."""
+    """Every measurement of ``job``, in order; what each counted part covers."""
     warmup = int(job.get("warmup", 1))
     parts: list[dict] = []
-    first = job.get("first")
-    for m in job["measure"][: None if first is None else int(first)]:
+    for m in job["measure"]:
         what, case = m["what"], m["case"]
         if what == "request":
             parts.append(await count_requests(replay, case, int(m.get("ops", 1)), warmup))
@@ -185,13 +195,53 @@ async def run_counts(replay: Replay, job: dict[str, Any]) -> list[dict]:
     return parts
 
 
-async def _counts(job: dict[str, Any]) -> dict[str, Any]:
+def _setup(job: dict[str, Any]) -> Replay:
     if job.get("require_valgrind", True) and not callgrind.running_on_valgrind():
         raise SetupError("not running under valgrind: the counts would all be missing")
     replay = Replay(Path(job["standin"]))
     gc.collect()
     gc.freeze()  # the imports are long-lived: keep them out of every collection
-    return {**hello(replay, job.get("tree")), "parts": await run_counts(replay, job)}
+    return replay
+
+
+def _run(replay: Replay, job: dict[str, Any], result: Path) -> None:
+    """Count ``job`` in this (forked) process, write what its parts cover; never returns."""
+    status = 1
+    try:
+        parts = asyncio.run(run_counts(replay, job))
+        write_atomic(result, json.dumps({"pid": os.getpid(), "parts": parts}))
+        status = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stderr.flush()
+        os._exit(status)
+
+
+def forked_runs(replay: Replay, job: dict[str, Any], folder: Path) -> list[dict[str, Any]]:
+    """``job`` counted ``runs`` times, one after the other, each in a copy of this process.
+
+    Every copy is forked before any of them starts, with nothing kept between the forks,
+    so all start counting from the same memory; each waits on its own pipe for its turn.
+    """
+    results = [folder / f"run-{i}.json" for i in range(int(job.get("runs", 1)))]
+    gates = [os.pipe() for _ in results]
+    turns = [(result, gate) for result, (gate, _) in zip(results, gates, strict=True)]
+    for result, gate in turns:
+        if os.fork() == 0:
+            os.read(gate, 1)
+            _run(replay, job, result)
+    for result, (_, go) in zip(results, gates, strict=True):
+        os.write(go, b"1")
+        pid, status = os.wait()
+        if status != 0 or not result.is_file():
+            raise RuntimeError(f"counted run {pid} ended with wait status {status}, no result")
+    return [json.loads(result.read_text()) for result in results]
+
+
+def _counts(job: dict[str, Any], folder: Path) -> dict[str, Any]:
+    replay = _setup(job)
+    return {**hello(replay, job.get("tree")), "runs": forked_runs(replay, job, folder)}
 
 
 def main(argv: list[str]) -> int:
@@ -200,7 +250,8 @@ def main(argv: list[str]) -> int:
         print("usage: python -m dynpatch.replay.counted JOB.json RESULT.json", file=sys.stderr)
         return 2
     job = json.loads(Path(argv[0]).read_text())
-    return answer(Path(argv[1]), _counts(job))
+    result = Path(argv[1])
+    return answer(result, lambda: _counts(job, result.parent))
 
 
 if __name__ == "__main__":

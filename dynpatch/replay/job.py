@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +61,11 @@ async def _verify(job: dict[str, Any]) -> dict[str, Any]:
     return {**hello(replay, job.get("tree")), "scenarios": await run_verify(replay, job)}
 
 
-def answer(result: Path, work: Coroutine[Any, Any, dict[str, Any]]) -> int:
+def answer(result: Path, work: Callable[[], dict[str, Any]]) -> int:
     """Run ``work`` and write what it returns to ``result`` (or, when the replay cannot be
     set up, why); the exit status of the child."""
     try:
-        found = asyncio.run(work)
+        found = work()
     except SetupError as exc:
         write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
         return EXIT_CODE_SETUP
@@ -75,4 +75,4 @@ def answer(result: Path, work: Coroutine[Any, Any, dict[str, Any]]) -> int:
 
 def main(job: dict[str, Any], result: Path) -> int:
     """Run ``job`` and write its result to ``result``; the exit status of the child."""
-    return answer(result, _verify(job))
+    return answer(result, lambda: asyncio.run(_verify(job)))

@@ -97,7 +97,8 @@ def difference_pct(first: float, second: float) -> float:
 
 
 def agreement(first: dict[str, TreeCounts], second: dict[str, TreeCounts]) -> Gate:
-    """The reference case counted in two separate runs per tree agrees within 0.5 %."""
+    """The reference case counted in two runs per tree (forked from one child after its
+    imports: the same memory image) agrees within 0.5 %."""
     parts, worst = [], 0.0
     for tree in first:
         a = first[tree].request(REFERENCE).per_request
@@ -106,7 +107,7 @@ def agreement(first: dict[str, TreeCounts], second: dict[str, TreeCounts]) -> Ga
         parts.append(f"{tree} {a:,.0f} and {b:,.0f} ({difference_pct(a, b):.3f}%)")
     return Gate(
         f"two runs agree within {AGREE_PCT}% ({REFERENCE.tokens}x{REFERENCE.choices}, "
-        "each tree counted again in a new process)",
+        "each tree counted twice, both runs forked from one child)",
         worst <= AGREE_PCT,
         "; ".join(parts),
     )

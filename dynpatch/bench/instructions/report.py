@@ -22,7 +22,12 @@ CHUNK_TITLE = (
     f"instructions per chunk inside one {STREAMS[0].tokens}-token stream "
     "(the chunks whose choice history lies in the window)"
 )
-COLORS = {"baseline": "tab:red", "patched": "tab:blue", "mutant": "tab:orange"}
+COLORS = {
+    "baseline": "tab:red",
+    "patched": "tab:blue",
+    "alternative": "tab:green",
+    "mutant": "tab:orange",
+}
 
 
 def _n(value: float) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 from dynpatch import console, evidence
 from dynpatch.bench import host
-from dynpatch.bench.instructions import gates, mutant, plan, recorded, report, valgrind
+from dynpatch.bench.instructions import gates, plan, recorded, report, valgrind
 from dynpatch.bench.instructions.records import TreeCounts
 from dynpatch.bench.options import Options
 from dynpatch.bench.report import table
@@ -31,6 +31,7 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import pinned
 from dynpatch.io import files
+from dynpatch.patch import variants
 from dynpatch.replay import callgrind, runner
 from dynpatch.replay.stats import slope
 
@@ -106,9 +107,14 @@ def run(args: Options) -> int:
     }
     with contextlib.ExitStack() as stack:
         stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
+        scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
+        alternative = variants.build(
+            tree_of["baseline"].src, scratch / "alternative", variants.drop_copy
+        )
+        tree_of["alternative"] = runner.Tree("alternative", alternative)
         if args.mutant:
-            scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".mutant-"))
-            tree_of["mutant"] = runner.Tree("mutant", mutant.build(tree_of["patched"].src, scratch))
+            mutant = variants.build(tree_of["patched"].src, scratch / "mutant", variants.plant)
+            tree_of["mutant"] = runner.Tree("mutant", mutant)
         with files.staged_dir(out_dir) as stage:
             result = _measure(args, tree_of, stage, valgrind_path, version)
             data, md, lines, passed = _judge(args, result, trees, version, start)
@@ -153,18 +159,14 @@ def _measure(
     children = stage / "children"
     layout = valgrind.fixed_layout()
     randomised = "off (setarch -R)" if layout else "on (setarch -R not allowed here)"
-    count = partial(plan.count, valgrind_path=valgrind_path, python=args.python, prefix=layout)
-    # The two runs' folders have paths of one length, so the children's memory layouts
-    # (which move a count a little) differ as little as they can.
-    first, again = children / "first", children / "again"
-    tasks: list[tuple[str, Any]] = [
-        (f"{label} counts", partial(count, tree, plan.main_job(), first / label))
-        for label, tree in tree_of.items()
-    ]
-    tasks += [
-        (f"{label} again", partial(count, tree_of[label], plan.repeat_job(), again / label))
-        for label in ("baseline", "patched")
-    ]
+    how = {"valgrind_path": valgrind_path, "python": args.python, "prefix": layout}
+    # The baseline and the patched tree are counted twice, the variants once.
+    tasks: list[tuple[str, Any]] = []
+    for label, tree in tree_of.items():
+        runs = 2 if label in ("baseline", "patched") else 1
+        name = f"{label} counts" + (", twice" if runs == 2 else "")
+        count = partial(plan.count, tree, plan.main_job(), children / label, runs=runs, **how)
+        tasks.append((name, count))
     tasks.append(("allocation", partial(alloc_slopes, tree_of, stage / "logs", args.python)))
     err.print(
         f"counting with {version} {valgrind.TOOL}: {len(tree_of)} trees, "
@@ -178,11 +180,11 @@ def _measure(
         err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
 
     done = plan.run_all(tasks, step_done)
-    counted = {label: done[f"{label} counts"] for label in tree_of}
+    counted = {name.split()[0]: c for name, c in done.items() if name != "allocation"}
     runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
     return {
         "counts": {label: c.counts for label, c in counted.items()},
-        "again": {label: done[f"{label} again"].counts for label in ("baseline", "patched")},
+        "again": {label: counted[label].runs[1] for label in ("baseline", "patched")},
         "hello": counted["baseline"].hello,
         "alloc": done["allocation"],
         "finished_after_s": finished,
@@ -206,11 +208,21 @@ def _judge(
         f"gates met: {met} of {len(verdicts)}",
     ]
     passed = met == len(verdicts)
+    alternative = gates.evaluate(
+        counts["baseline"], counts["alternative"], alloc, name="alternative"
+    )
+    lines.append(
+        f"alternative (informative): the baseline with `{variants.ALTERNATIVE}`, no keyword"
+    )
+    lines += [
+        f"  {g.label}: {g.detail} -> {'met' if g.met else 'missed'} (not gated)"
+        for g in alternative
+    ]
     mutant_gates: list[gates.Gate] = []
     if "mutant" in counts:
         mutant_gates = gates.evaluate(counts["baseline"], counts["mutant"], alloc, name="mutant")
         missed = [g.label.split(":")[0] for g in mutant_gates if not g.met]
-        lines.append(f"mutant: the patched tree with `{mutant.COPY}` planted back")
+        lines.append(f"mutant: the patched tree with `{variants.COPY}` planted back")
         lines += [f"  {g.line()}" for g in mutant_gates]
         if missed:
             lines.append(
@@ -228,6 +240,7 @@ def _judge(
             "series_sha256": trees.series_sha256,
             "code_sha256": evidence.code_digest(args.patches),
             "mutant": "mutant" in counts,
+            "alternative": variants.ALTERNATIVE,
         },
         **report.figures(counts),
         "agreement": {
@@ -240,6 +253,7 @@ def _judge(
         "alloc": result["alloc"],
         "gates": [g.__dict__ for g in verdicts],
         "mutant_gates": [g.__dict__ for g in mutant_gates],
+        "alternative_gates": [g.__dict__ for g in alternative],
         "verdict": "pass" if passed else "fail",
         "seconds": {"total": round(time.perf_counter() - start, 1)},
         "finished_after_s": result["finished_after_s"],

@@ -3,9 +3,10 @@ the command line of a counted child, and the counted parts read back from its du
 
 The child runs under callgrind with instrumentation and collection off at start
 (``--instr-atstart=no --collect-atstart=no``); it switches both on around each measured
-part and dumps the part under a label (:mod:`dynpatch.replay.callgrind`). Each dump is
-a file ``callgrind.out.<n>`` whose header names the label (``desc: Trigger: Client
-Request: <label>``) and whose ``totals:`` line is the part's instruction count (``Ir``).
+part and dumps the part under a label (:mod:`dynpatch.replay.callgrind`). Each process
+(the child, and each run it forks) dumps into files ``callgrind.out.<pid>.<n>`` whose
+header names the process (``pid:``) and the label (``desc: Trigger: Client Request:
+<label>``) and whose ``totals:`` line is the part's instruction count (``Ir``).
 """
 
 from __future__ import annotations
@@ -55,35 +56,40 @@ def fixed_layout() -> list[str]:
 def command(
     valgrind: str, folder: Path, argv: Sequence[str], prefix: Sequence[str] = ()
 ) -> list[str]:
-    """``argv`` under callgrind (behind ``prefix``), its dumps written into ``folder``."""
-    return [*prefix, valgrind, *OPTIONS, f"--callgrind-out-file={folder / OUT_NAME}", *argv]
+    """``argv`` under callgrind (behind ``prefix``), its dumps (and those of every process
+    it forks) written into ``folder``."""
+    return [*prefix, valgrind, *OPTIONS, f"--callgrind-out-file={folder / OUT_NAME}.%p", *argv]
 
 
-def parse_dump(text: str) -> tuple[str, int] | None:
-    """A client-request dump's label and instruction count (None: another kind of dump,
-    such as the one callgrind writes at exit)."""
-    label = total = None
+def parse_dump(text: str) -> tuple[int, str, int] | None:
+    """A client-request dump's process id, label and instruction count (None: another
+    kind of dump, such as the one callgrind writes at exit)."""
+    pid = label = total = None
     for line in text.splitlines():
-        if line.startswith(_TRIGGER):
+        if line.startswith("pid: "):
+            pid = int(line[5:])
+        elif line.startswith(_TRIGGER):
             label = line[len(_TRIGGER) :].strip()
         elif line.startswith("totals:"):
             total = int(line.split(":", 1)[1].split()[0])
     if label is None:
         return None
-    if total is None:
-        raise ToolkitError(f"callgrind dump {label!r} has no totals line")
-    return label, total
+    if total is None or pid is None:
+        raise ToolkitError(f"callgrind dump {label!r} has no {'totals' if pid else 'pid'} line")
+    return pid, label, total
 
 
-def read_parts(folder: Path) -> dict[str, int]:
-    """Every labelled part dumped into ``folder``: label -> instructions."""
-    parts: dict[str, int] = {}
+def read_parts(folder: Path) -> dict[int, dict[str, int]]:
+    """Every labelled part dumped into ``folder``: process id -> label -> instructions."""
+    parts: dict[int, dict[str, int]] = {}
     for path in sorted(folder.glob(f"{OUT_NAME}.*")):
         found = parse_dump(path.read_text(errors="replace"))
         if found is None:
             continue
-        label, total = found
-        if label in parts:
-            raise ToolkitError(f"{folder}: two callgrind dumps are labelled {label!r}")
-        parts[label] = total
+        pid, label, total = found
+        if label in parts.setdefault(pid, {}):
+            raise ToolkitError(
+                f"{folder}: two callgrind dumps of process {pid} are labelled {label!r}"
+            )
+        parts[pid][label] = total
     return parts

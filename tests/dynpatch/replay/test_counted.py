@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -59,12 +60,17 @@ def test_a_job_runs_its_measurements_in_order_and_refuses_an_unknown_one() -> No
     ]}  # fmt: skip
     parts = asyncio.run(counted.run_counts(CountingReplay(), job))
     assert [p["what"] for p in parts] == ["windows", "request"]
-    first = asyncio.run(counted.run_counts(CountingReplay(), {**job, "first": 1}))
-    assert [p["what"] for p in first] == ["windows"]
     with pytest.raises(SetupError, match="unknown measurement 'sweep'"):
         asyncio.run(
             counted.run_counts(CountingReplay(), {"measure": [{"what": "sweep", "case": CASE}]})
         )
+
+
+def test_each_run_is_a_forked_copy_that_reports_the_same_parts(tmp_path: Path) -> None:
+    job = {"warmup": 0, "runs": 2, "measure": [{"what": "request", "case": CASE}]}
+    one, two = counted.forked_runs(CountingReplay(), job, tmp_path)
+    assert one["parts"] == two["parts"] and one["parts"][0]["what"] == "request"
+    assert len({one["pid"], two["pid"], os.getpid()}) == 3  # two copies of this process
 
 
 def test_off_valgrind_the_child_refuses_with_a_result_that_says_so(

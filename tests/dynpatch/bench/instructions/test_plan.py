@@ -25,7 +25,6 @@ def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() ->
         ("request", 256, 4), ("engine", 256, 4), ("request", 4096, 1), ("engine", 4096, 1),
         ("windows", 16384, 1), ("windows", 16384, 4),
     ]  # fmt: skip
-    assert plan.repeat_job() == {**job, "first": 1}  # the same file, but for one key
     assert (plan.EARLY, plan.LATE) == ((256, 512), (15872, 16128))
 
 
@@ -93,4 +92,16 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_its_job(tmp_path:
     assert early.chunks == late.chunks == 32
     assert late.per_chunk > 2 * early.per_chunk  # the copy of 1536 tokens against 16
     assert got.hello["has_new_token_ids"] is True
-    assert (tmp_path / "child" / "callgrind.out.1").is_file()
+    assert len(list((tmp_path / "child").glob("callgrind.out.*.1"))) == 1  # the one run's
+
+
+@pytest.mark.skipif(
+    shutil.which("valgrind") is None or not callgrind.supported(), reason="needs valgrind (amd64)"
+)
+def test_two_runs_forked_from_one_child_count_the_same(tmp_path: Path) -> None:
+    src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
+    job = {"warmup": 1, "measure": [{"what": "request", "case": Case(64, 2).to_json()}]}
+    got = plan.count(runner.Tree("patched", src), job, tmp_path / "child", runs=2,
+                     valgrind_path=valgrind.find(), python=sys.executable)  # fmt: skip
+    first, again = (r.request(Case(64, 2)).instructions for r in got.runs)
+    assert first == again > 0

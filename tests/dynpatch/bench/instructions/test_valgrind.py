@@ -41,28 +41,33 @@ def test_the_child_runs_under_callgrind_with_counting_off_at_start(tmp_path: Pat
     argv = valgrind.command("/usr/bin/valgrind", tmp_path, ["python", "-m", "x"])
     assert argv == [
         "/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
-        f"--callgrind-out-file={tmp_path / 'callgrind.out'}", "python", "-m", "x",
+        f"--callgrind-out-file={tmp_path / 'callgrind.out'}.%p", "python", "-m", "x",
     ]  # fmt: skip
 
 
-def test_a_client_request_dump_gives_its_label_and_total() -> None:
-    assert valgrind.parse_dump(DUMP) == ("request-256x4-top1", 81393725)
+def test_a_client_request_dump_gives_its_process_label_and_total() -> None:
+    assert valgrind.parse_dump(DUMP) == (4242, "request-256x4-top1", 81393725)
     at_exit = DUMP.replace("Client Request: request-256x4-top1", "Program termination")
     assert valgrind.parse_dump(at_exit) is None
     with pytest.raises(ToolkitError, match="no totals line"):
         valgrind.parse_dump(DUMP.replace("totals: 81393725\n", ""))
 
 
-def test_every_labelled_dump_of_a_folder_is_read_and_a_label_only_once(tmp_path: Path) -> None:
-    (tmp_path / "callgrind.out").write_text(DUMP.replace("Client Request: request-256x4-top1", "Program termination"))  # fmt: skip
-    (tmp_path / "callgrind.out.1").write_text(DUMP)
-    (tmp_path / "callgrind.out.2").write_text(DUMP.replace("request-256x4", "engine-256x4").replace("81393725", "13"))  # fmt: skip
+def test_every_labelled_dump_of_a_folder_is_read_by_process_and_a_label_once(
+    tmp_path: Path,
+) -> None:
+    at_exit = DUMP.replace("Client Request: request-256x4-top1", "Program termination")
+    engine = DUMP.replace("request-256x4", "engine-256x4").replace("81393725", "13")
+    (tmp_path / "callgrind.out.4242").write_text(at_exit)
+    (tmp_path / "callgrind.out.4242.1").write_text(DUMP)
+    (tmp_path / "callgrind.out.4242.2").write_text(engine)
+    (tmp_path / "callgrind.out.4243.1").write_text(DUMP.replace("pid: 4242", "pid: 4243"))
     assert valgrind.read_parts(tmp_path) == {
-        "request-256x4-top1": 81393725,
-        "engine-256x4-top1": 13,
+        4242: {"request-256x4-top1": 81393725, "engine-256x4-top1": 13},
+        4243: {"request-256x4-top1": 81393725},
     }
-    (tmp_path / "callgrind.out.3").write_text(DUMP)
-    with pytest.raises(ToolkitError, match="two callgrind dumps are labelled 'request-256x4-top1'"):
+    (tmp_path / "callgrind.out.4242.3").write_text(DUMP)
+    with pytest.raises(ToolkitError, match="process 4242 are labelled 'request-256x4-top1'"):
         valgrind.read_parts(tmp_path)
 
 

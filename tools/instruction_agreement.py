@@ -1,0 +1,104 @@
+"""Do two runs of one tree count the same? The bench's instruction counts on fresh trees.
+
+Run it in the bench session's environment (valgrind on PATH), from the repository root:
+
+    nox -s bench -- --instructions        # once: builds .nox/bench and out/trees
+    .nox/bench/bin/python tools/instruction_agreement.py --trees 20
+
+Each round clones the baseline and the patched tree afresh, at a path of its own length
+(so every round's child lays memory out differently), counts each tree twice exactly as
+``nox -s bench -- --instructions`` does (``plan.count`` with two runs, both forked from
+one child once it has imported everything), and prints how far apart the two runs are:
+the reference case and the worst of all counted parts. Exit status 1 when any pair is
+more than ``--within`` percent apart (default 0.1). The spread of a tree's counts
+*across* rounds is what the forks keep out of the comparison: the memory layout's share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+from dynpatch.bench.instructions import plan, valgrind
+from dynpatch.bench.instructions.gates import difference_pct
+from dynpatch.bench.instructions.records import TreeCounts
+from dynpatch.bench.options import Options
+from dynpatch.fetch import pinned
+from dynpatch.patch.trees import prepare_trees
+from dynpatch.pin import ROOT
+from dynpatch.replay import runner
+
+TREES = ("baseline", "patched")
+
+
+def worst_part_pct(a: TreeCounts, b: TreeCounts) -> float:
+    """The largest difference between the two runs over every counted part."""
+    theirs = {p.label: p.instructions for p in b.parts}
+    return max(difference_pct(p.instructions, theirs[p.label]) for p in a.parts)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trees", type=int, default=20, help="rounds of fresh trees (20)")
+    parser.add_argument("--within", type=float, default=0.1, help="percent allowed (0.1)")
+    args = parser.parse_args()
+    _pin, checkout = pinned(Options())
+    how = {
+        "valgrind_path": valgrind.find(),
+        "python": sys.executable,
+        "prefix": valgrind.fixed_layout(),
+    }
+    job = plan.main_job()
+    reference: dict[str, list[int]] = {t: [] for t in TREES}
+    worst = 0.0
+    (ROOT / "out").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="agreement-", dir=ROOT / "out") as tmp:
+        print("round  tree      run 1 (256x4)  run 2 (256x4)  apart   worst part  seconds")
+        for i in range(1, args.trees + 1):
+            start = time.perf_counter()
+            root = Path(tmp) / f"round-{i:02d}{'-' * i}"  # a path of another length
+            trees = prepare_trees(checkout, ROOT / "patches", root / "trees")
+            tasks = [
+                (
+                    label,
+                    partial(
+                        plan.count,
+                        runner.Tree(label, trees.src(getattr(trees, label))),
+                        job,
+                        root / label,
+                        runs=2,
+                        **how,
+                    ),
+                )
+                for label in TREES
+            ]
+            for label, counted in plan.run_all(tasks, lambda *_: None).items():
+                one, two = counted.runs
+                a = one.request(plan.REFERENCE).instructions
+                b = two.request(plan.REFERENCE).instructions
+                part = worst_part_pct(one, two)
+                worst = max(worst, part)
+                reference[label].append(a)
+                print(
+                    f"{i:5}  {label:8}  {a:13,}  {b:13,}  {difference_pct(a, b):5.3f}%  "
+                    f"{part:9.3f}%  {time.perf_counter() - start:7.0f}",
+                    flush=True,
+                )
+    for label, seen in reference.items():
+        lo, hi = min(seen), max(seen)
+        print(
+            f"{label}: run 1 across {len(seen)} fresh trees {lo:,} .. {hi:,} "
+            f"(median {statistics.median(seen):,.0f}; {difference_pct(lo, hi):.3f}% apart)"
+        )
+    verdict = "agree" if worst <= args.within else "DO NOT agree"
+    print(f"two runs of one tree {verdict} within {args.within}%: worst part {worst:.3f}%")
+    return 0 if worst <= args.within else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
