@@ -50,12 +50,18 @@ def test_staged_dir_leaves_the_old_folder_on_error(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["patches"]
 
 
-def test_staged_dir_replaces_a_file_in_the_way(tmp_path: Path) -> None:
-    final = tmp_path / "checkout"
-    final.write_text("a file")
-    with files.staged_dir(final) as tmp:
+@pytest.mark.parametrize("kind", ["file", "dangling link"])
+def test_staged_dir_refuses_a_file_in_the_way_and_keeps_it(tmp_path: Path, kind: str) -> None:
+    final = tmp_path / "dist"
+    if kind == "file":
+        final.write_text("mine")
+    else:
+        final.symlink_to(tmp_path / "nowhere")
+    refused = pytest.raises(ToolkitError, match=rf"^{final} is not a folder: move it away")
+    with refused, files.staged_dir(final) as tmp:
         (tmp / "x").write_text("x")
-    assert (final / "x").read_text() == "x"
+    assert final.is_symlink() if kind != "file" else final.read_text() == "mine"
+    assert [p.name for p in tmp_path.iterdir()] == ["dist"]
 
 
 def test_the_two_rename_fallback_is_used_where_no_exchange_exists(
