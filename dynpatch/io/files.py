@@ -4,6 +4,8 @@
 * :func:`staged_dir`: a folder is built beside its final place and swapped in whole. The
   swap is two renames (the old folder aside, the new one in); a run killed between them
   leaves the old folder aside, and the next run puts it back (:func:`recover`).
+* :func:`together`: a file and a folder replaced as one transaction, journaled, so that a
+  run killed between the two is undone by the next (:func:`undo_dead`).
 * A folder this run replaced and then cannot remove (an immutable file in it) is left
   with one warning: the new one is in place, and later runs pass the leftover over.
 * :func:`lock`: an inter-process lock (``filelock``) around what a run changes, waiting a
@@ -37,6 +39,7 @@ DEFAULT_LOCK_TIMEOUT = 600.0
 _STAGING = ".staging-"
 _PREVIOUS = ".previous-"
 _OWNER = ".owner"
+_JOURNAL = ".journal-"
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -290,6 +293,48 @@ def _swap_in(new: Path, final: Path) -> None:
             os.replace(aside, final)
         raise os_error(exc, f"cannot put the new {final.name} in place at {final}") from None
     _discard(aside)
+
+
+# --- a file and a folder replaced together ---------------------------------------------
+
+
+@contextmanager
+def together(file: Path, folder: Path) -> Iterator[None]:
+    """Replace ``file`` and ``folder`` in the block: both, or neither.
+
+    Both are saved first to a journal beside ``file``. If the block fails they are put
+    back from it; if the run dies in the block, the next :func:`undo_dead` puts them back.
+    The caller holds the lock that guards both.
+    """
+    undo_dead(file)
+    with owned_dir(file.parent, f".{file.name}{_JOURNAL}") as journal:
+        try:
+            _copy(file, journal / "file")
+            _copy(folder, journal / "folder")
+        except OSError as exc:
+            raise os_error(exc, f"cannot save {file} and {folder} before replacing them") from None
+        write_atomic(journal / "folder.path", str(folder.resolve()))  # last: complete
+        try:
+            yield
+        except BaseException:
+            _put_back(journal, file)
+            raise
+
+
+def undo_dead(file: Path) -> None:
+    """Put ``file`` and its folder back as a run that died inside :func:`together` found
+    them (its journal is complete: it may have replaced either)."""
+    sweep(file.parent, f".{file.name}{_JOURNAL}*", undo=lambda journal: _put_back(journal, file))
+
+
+def _put_back(journal: Path, file: Path) -> None:
+    where = journal / "folder.path"
+    if not where.is_file():
+        return  # the journal was not complete: nothing had been replaced
+    write_atomic(file, (journal / "file").read_bytes())
+    with staged_dir(Path(where.read_text())) as tmp:
+        for entry in (journal / "folder").iterdir():
+            _copy(entry, tmp / entry.name)
 
 
 _RENAME_EXCHANGE = 2

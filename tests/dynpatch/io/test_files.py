@@ -64,6 +64,19 @@ def test_staged_dir_refuses_a_file_in_the_way_and_keeps_it(tmp_path: Path, kind:
     assert [p.name for p in tmp_path.iterdir()] == ["dist"]
 
 
+def test_together_puts_both_back_when_the_block_fails(tmp_path: Path) -> None:
+    pin, folder = tmp_path / "pin.toml", tmp_path / "patches"
+    pin.write_text("old")
+    folder.mkdir()
+    (folder / "series").write_text("old")
+    with pytest.raises(RuntimeError), files.together(pin, folder):
+        (folder / "series").write_text("new")
+        pin.write_text("new")
+        raise RuntimeError("boom")
+    assert pin.read_text() == "old" and (folder / "series").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
+
+
 def test_the_two_rename_fallback_is_used_where_no_exchange_exists(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
