@@ -317,7 +317,11 @@ def together(file: Path, folder: Path) -> Iterator[None]:
         try:
             yield
         except BaseException:
-            _put_back(journal, file)
+            try:
+                _put_back(journal, file)
+            except (OSError, ToolkitError) as exc:
+                journal.rename(f"{journal}-kept")  # outlives this run, for the next one
+                raise ToolkitError(f"{exc}: the next run puts {file} and {folder} back") from None
             raise
 
 

@@ -8,9 +8,10 @@ the new release's ai-dynamo-runtime. ``git range-diff`` shows how the series cha
 old → new.
 Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
 ``patches/`` replaced, as one transaction: if that fails half-way, or the run is killed
-there, both are put back (at once, or by the next run that reads the pin). Any drift or failing check refuses the bump: the pin and patches/
-stay as they were (exit 1). So does a release that already has the fix under its own
-names (fixed upstream): the series is to be retired there, not moved.
+there, both are put back (at once, or by the next run that reads the pin). Any drift or
+failing check refuses the bump: the pin and patches/ stay as they were (exit 1). So does
+a release that already has the fix under its own names (fixed upstream): the series is
+to be retired there, not moved.
 """
 
 from __future__ import annotations
@@ -216,15 +217,15 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
 def _install_all(args: Options, new_text: str, patches: Path) -> list[str]:
     """Replace patches/ and the pin as one transaction (:func:`files.together`): on any
     failure, or in the next run after a kill, both are put back as they were."""
-    try:
-        with files.together(args.pin, args.patches):
+    with files.together(args.pin, args.patches):
+        try:
             changed = install_series(patches, args.patches)
             faults.checkpoint("bump.patches")
             files.write_atomic(args.pin, new_text)
-    except (OSError, ToolkitError) as exc:
-        raise ToolkitError(
-            f"could not install the new pin and patches/ ({exc}); both restored as they were"
-        ) from None
+        except (OSError, ToolkitError) as exc:  # said only when together puts both back
+            raise ToolkitError(
+                f"could not install the new pin and patches/ ({exc}); both restored as they were"
+            ) from None
     return changed
 
 

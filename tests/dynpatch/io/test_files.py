@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from pathlib import Path
 
@@ -74,6 +75,26 @@ def test_together_puts_both_back_when_the_block_fails(tmp_path: Path) -> None:
         pin.write_text("new")
         raise RuntimeError("boom")
     assert pin.read_text() == "old" and (folder / "series").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
+
+
+def test_together_keeps_its_journal_for_the_next_run_when_it_cannot_put_back(
+    tmp_path: Path,
+) -> None:
+    pin, folder = tmp_path / "pin.toml", tmp_path / "patches"
+    pin.write_text("old")
+    folder.mkdir()
+    try:
+        with pytest.raises(ToolkitError, match="the next run puts"), files.together(pin, folder):
+            pin.write_text("new")
+            if subprocess.run(["chattr", "+i", str(pin)], capture_output=True).returncode:
+                pytest.skip("no chattr +i here")  # root: only this stops the put-back
+            raise RuntimeError("boom")
+    finally:
+        subprocess.run(["chattr", "-i", str(pin)], capture_output=True)
+    assert pin.read_text() == "new"
+    files.undo_dead(pin)  # what the next run's load_pin does
+    assert pin.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
 
 
