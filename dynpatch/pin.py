@@ -21,6 +21,7 @@ from tomlkit.items import Comment, Item, KeyType, SingleKey, Table, Trivia, Whit
 from tomlkit.toml_document import TOMLDocument
 
 from dynpatch.errors import ToolkitError
+from dynpatch.io import files
 
 ROOT = Path(__file__).resolve().parent.parent
 PIN_FILE = ROOT / "vendor" / "dynamo.toml"
@@ -79,7 +80,9 @@ class Pin:
 
 
 def load_pin(path: Path = PIN_FILE) -> Pin:
-    """The pin in ``path``; any fault is one :class:`ToolkitError` naming the file."""
+    """The pin in ``path``; any fault is one :class:`ToolkitError` naming the file. A bump
+    that died between writing patches/ and the pin is undone first (:func:`files.together`)."""
+    files.undo_dead(path)
     try:
         text = path.read_text()
     except FileNotFoundError:

@@ -14,8 +14,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # the codemods insert, not modules of the package.
 CODEMODS = sorted(p for p in (ROOT / "codemods").rglob("*.py") if "carried" not in p.parts)
 DYNPATCH = sorted((ROOT / "dynpatch").rglob("*.py"))
-# Code that runs inside dynamo's environment, not the toolkit's: the tensorrt_llm stand-in.
-STANDIN = ROOT / "dynpatch" / "replay" / "standin"
 MAX_LINES = 420
 
 
@@ -65,8 +63,6 @@ def test_programs_are_started_only_in_the_io_layer(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CODEMODS + DYNPATCH, ids=rel)
 def test_no_module_is_too_large(path: Path) -> None:
-    if STANDIN in path.parents:
-        return
     lines = len(path.read_text().splitlines())
     assert lines <= MAX_LINES, f"{rel(path)} has {lines} lines (at most {MAX_LINES})"
 
@@ -75,7 +71,7 @@ def test_the_io_layer_is_the_only_user_of_git_and_pip() -> None:
     """No module outside dynpatch/io/ names the git or pip executables in a command."""
     offenders = []
     for path in DYNPATCH:
-        if (ROOT / "dynpatch" / "io") in path.parents or STANDIN in path.parents:
+        if (ROOT / "dynpatch" / "io") in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.List) and node.elts:

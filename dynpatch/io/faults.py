@@ -9,7 +9,8 @@ Steps: ``download.partial`` (wheel half downloaded), ``fetch.staged`` (checkout 
 not yet swapped in), ``swap.exchanged`` (new folder swapped in atomically, the old one not yet removed),
 ``swap.aside`` (two-rename swap: the old folder moved aside, the new one not yet in),
 ``apply.objects`` (the series commit written as objects, no ref moved yet),
-``patches.staged`` (new ``patches/`` built, not yet swapped in), ``pr.placed`` (the PR
+``patches.staged`` (new ``patches/`` built, not yet swapped in), ``bump.patches`` (bump:
+new ``patches/`` in, the pin not yet written), ``pr.placed`` (the PR
 branch placed, description not yet written).
 """
 
@@ -26,6 +27,7 @@ STEPS = (
     "swap.aside",
     "apply.objects",
     "patches.staged",
+    "bump.patches",
     "pr.placed",
 )
 

@@ -4,6 +4,10 @@
 * :func:`staged_dir`: a folder is built beside its final place and swapped in whole. The
   swap is two renames (the old folder aside, the new one in); a run killed between them
   leaves the old folder aside, and the next run puts it back (:func:`recover`).
+* :func:`together`: a file and a folder replaced as one transaction, journaled, so that a
+  run killed between the two is undone by the next (:func:`undo_dead`).
+* A folder this run replaced and then cannot remove (an immutable file in it) is left
+  with one warning: the new one is in place, and later runs pass the leftover over.
 * :func:`lock`: an inter-process lock (``filelock``) around what a run changes, waiting a
   bounded time; reentrant within one process.
 * Scratch folders are *owned*: each holds a lock while its run lives, so a later run can
@@ -19,7 +23,7 @@ import secrets
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,6 +39,7 @@ DEFAULT_LOCK_TIMEOUT = 600.0
 _STAGING = ".staging-"
 _PREVIOUS = ".previous-"
 _OWNER = ".owner"
+_JOURNAL = ".journal-"
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -139,14 +144,15 @@ def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
     try:
         yield path
     finally:
-        remove_tree(path)
+        _discard(path)
         owner.release()
         Path(str(path) + _OWNER).unlink(missing_ok=True)
 
 
-def sweep(parent: Path, pattern: str) -> list[Path]:
+def sweep(parent: Path, pattern: str, undo: Callable[[Path], None] | None = None) -> list[Path]:
     """Remove the folders ``parent/pattern`` (a glob) whose run died: their owner lock is
-    free. A live run's folders are left alone."""
+    free (``undo`` is called on each first). A live run's folders, and those that cannot
+    be removed, are left alone."""
     removed: list[Path] = []
     if not parent.is_dir():
         return removed
@@ -162,8 +168,10 @@ def sweep(parent: Path, pattern: str) -> list[Path]:
         except (filelock.Timeout, OSError):
             continue  # a live run's folder
         try:
-            remove_tree(path)
-            removed.append(path)
+            if undo is not None:
+                undo(path)
+            if _discard(path, warn=False):
+                removed.append(path)
         finally:
             owner.release()
             Path(str(path) + _OWNER).unlink(missing_ok=True)
@@ -197,6 +205,25 @@ def remove_tree(path: Path) -> None:
         raise os_error(exc, f"cannot remove {path}") from None
 
 
+def _discard(path: Path, *, warn: bool = True) -> bool:
+    """Remove what this run no longer needs; True when done. What cannot be removed stays
+    (no later run is stopped by it: its name is this run's own) with one warning."""
+    try:
+        remove_tree(path)
+    except ToolkitError as exc:
+        if warn:
+            print(f"warning: {exc}: left there, remove it by hand", file=sys.stderr)
+        return False
+    return True
+
+
+def refuse_non_folder(path: Path) -> None:
+    """One line when something other than a folder stands where folder ``path`` goes: it
+    may be the user's, so it is kept for them to move."""
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise ToolkitError(f"{path} is not a folder: move it away and rerun")
+
+
 # --- folders replaced whole ------------------------------------------------------------
 
 
@@ -217,7 +244,7 @@ def recover(final: Path) -> None:
             except OSError as exc:
                 raise os_error(exc, f"cannot restore {final} from {aside}") from None
         else:
-            remove_tree(aside)
+            _discard(aside, warn=False)
 
 
 @contextmanager
@@ -228,9 +255,11 @@ def staged_dir(final: Path, *, keep: frozenset[str] = frozenset()) -> Iterator[P
     rename on one file system); when it ends without error the staging folder takes
     ``final``'s place. Entries of the old ``final`` named in ``keep`` are carried over
     (not overwritten). On error ``final`` is as it was. The caller holds the lock that
-    guards ``final``; leftovers of dead runs are cleaned first.
+    guards ``final``; leftovers of dead runs are cleaned first. A file at ``final`` is
+    refused (:func:`refuse_non_folder`).
     """
     recover(final)
+    refuse_non_folder(final)
     with owned_dir(final.parent, f".{final.name}{_STAGING}") as tmp:
         yield tmp
         if final.is_dir() and not final.is_symlink():
@@ -238,19 +267,19 @@ def staged_dir(final: Path, *, keep: frozenset[str] = frozenset()) -> Iterator[P
                 src = final / name
                 if (src.is_file() or src.is_dir()) and not (tmp / name).exists():
                     _copy(src, tmp / name)
-        swap_in(tmp, final)  # the staging folder is now `final`; nothing left to remove
+        _swap_in(tmp, final)  # `tmp` is now the old folder, or gone
 
 
-def swap_in(new: Path, final: Path) -> None:
-    """Put folder ``new`` where ``final`` is (a file, link or folder there is replaced).
+def _swap_in(new: Path, final: Path) -> None:
+    """Put folder ``new`` where ``final`` is (a link or folder there is replaced).
 
     Where the system can exchange two paths in one step (Linux ``renameat2``), that is
-    how: ``final`` is the old or the new folder at every instant. Elsewhere the old one is
-    moved aside first; a run killed between the two renames is undone by :func:`recover`.
+    how: ``final`` is the old or the new folder at every instant, and ``new`` ends up
+    holding the old one (for the caller to remove). Elsewhere the old one is moved aside
+    first; a run killed between the two renames is undone by :func:`recover`.
     """
     if final.is_dir() and not final.is_symlink() and _exchange(new, final):
         faults.checkpoint("swap.exchanged")
-        remove_tree(new)  # now the old folder
         return
     aside = final.parent / f".{final.name}{_PREVIOUS}{os.getpid()}"
     try:
@@ -263,7 +292,53 @@ def swap_in(new: Path, final: Path) -> None:
         if aside.exists() and not final.exists():
             os.replace(aside, final)
         raise os_error(exc, f"cannot put the new {final.name} in place at {final}") from None
-    remove_tree(aside)
+    _discard(aside)
+
+
+# --- a file and a folder replaced together ---------------------------------------------
+
+
+@contextmanager
+def together(file: Path, folder: Path) -> Iterator[None]:
+    """Replace ``file`` and ``folder`` in the block: both, or neither.
+
+    Both are saved first to a journal beside ``file``. If the block fails they are put
+    back from it; if the run dies in the block, the next :func:`undo_dead` puts them back.
+    The caller holds the lock that guards both.
+    """
+    undo_dead(file)
+    with owned_dir(file.parent, f".{file.name}{_JOURNAL}") as journal:
+        try:
+            _copy(file, journal / "file")
+            _copy(folder, journal / "folder")
+        except OSError as exc:
+            raise os_error(exc, f"cannot save {file} and {folder} before replacing them") from None
+        write_atomic(journal / "folder.path", str(folder.resolve()))  # last: complete
+        try:
+            yield
+        except BaseException:
+            try:
+                _put_back(journal, file)
+            except (OSError, ToolkitError) as exc:
+                journal.rename(f"{journal}-kept")  # outlives this run, for the next one
+                raise ToolkitError(f"{exc}: the next run puts {file} and {folder} back") from None
+            raise
+
+
+def undo_dead(file: Path) -> None:
+    """Put ``file`` and its folder back as a run that died inside :func:`together` found
+    them (its journal is complete: it may have replaced either)."""
+    sweep(file.parent, f".{file.name}{_JOURNAL}*", undo=lambda journal: _put_back(journal, file))
+
+
+def _put_back(journal: Path, file: Path) -> None:
+    where = journal / "folder.path"
+    if not where.is_file():
+        return  # the journal was not complete: nothing had been replaced
+    write_atomic(file, (journal / "file").read_bytes())
+    with staged_dir(Path(where.read_text())) as tmp:
+        for entry in (journal / "folder").iterdir():
+            _copy(entry, tmp / entry.name)
 
 
 _RENAME_EXCHANGE = 2

@@ -346,8 +346,6 @@ def install_series(exported: Path, patches_dir: Path) -> list[str]:
     """Replace ``patches_dir`` with the export, whole (staged beside it, then swapped in);
     return the names that changed. Files there that are not part of a series (no
     ``.patch``, not ``series``) are carried over. Unchanged: nothing is written."""
-    if patches_dir.exists() and not patches_dir.is_dir():
-        raise ToolkitError(f"{patches_dir} is not a folder: move it away and rerun")
     have = _read_series_dir(patches_dir)
     want = _read_series_dir(exported)
     changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))

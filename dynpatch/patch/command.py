@@ -19,6 +19,7 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.format import findings, record
+from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import PATCHES, ApplyReport, SeriesFailed, apply_series
 from dynpatch.pin import Pin, load_pin
@@ -44,8 +45,7 @@ def run(args: Options) -> int:
             f"--version {args.version} would rewrite it for another release: move the pin with "
             f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
         )
-    if args.patches.exists() and not args.patches.is_dir():
-        raise ToolkitError(f"{args.patches} is not a folder: move it away and rerun")
+    files.refuse_non_folder(args.patches)  # before the fetch: the swap would refuse it
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
     try:

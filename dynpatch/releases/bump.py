@@ -7,10 +7,11 @@ dynamo's CPU tests (test-upstream) and the replay (verify) on it, as child proce
 the new release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed,
 old → new.
 Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
-``patches/`` replaced; if that replacement fails half-way, both are restored from the
-copies taken first. Any drift or failing check refuses the bump: the pin and patches/
-stay as they were (exit 1). So does a release that already has the fix under its own
-names (fixed upstream): the series is to be retired there, not moved.
+``patches/`` replaced, as one transaction: if that fails half-way, or the run is killed
+there, both are put back (at once, or by the next run that reads the pin). Any drift or
+failing check refuses the bump: the pin and patches/ stay as they were (exit 1). So does
+a release that already has the fix under its own names (fixed upstream): the series is
+to be retired there, not moved.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dynpatch import console, evidence
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR, Checkout, fetch
-from dynpatch.io import files, pypi
+from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.patch import apply as patch
 from dynpatch.patch.apply import (
@@ -131,7 +132,7 @@ def _bump(
     if problems:
         return _refuse(problems, args, old, old_text, snapshot, stage)
 
-    changed = _install_all(args, new_text, old_text, snapshot, patches)
+    changed = _install_all(args, new_text, patches)
     for name in stages.STAGES:  # the checks' records now describe the pinned series
         record = stage / "evidence" / f"{name}.json"
         if record.is_file():
@@ -213,22 +214,18 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
-def _install_all(
-    args: Options, new_text: str, old_text: str, snapshot: dict[str, bytes],
-    patches: Path,
-) -> list[str]:  # fmt: skip
-    """Replace patches/ and the pin; on any failure put both back as they were."""
-    try:
-        changed = install_series(patches, args.patches)
-        files.write_atomic(args.pin, new_text)
-    except OSError as exc:
-        _restore(args, old_text, snapshot)
-        raise ToolkitError(
-            f"could not install the new pin and patches/ ({exc}); both restored as they were"
-        ) from None
-    except BaseException:  # interrupted: put things back, then let it through
-        _restore(args, old_text, snapshot)
-        raise
+def _install_all(args: Options, new_text: str, patches: Path) -> list[str]:
+    """Replace patches/ and the pin as one transaction (:func:`files.together`): on any
+    failure, or in the next run after a kill, both are put back as they were."""
+    with files.together(args.pin, args.patches):
+        try:
+            changed = install_series(patches, args.patches)
+            faults.checkpoint("bump.patches")
+            files.write_atomic(args.pin, new_text)
+        except (OSError, ToolkitError) as exc:  # said only when together puts both back
+            raise ToolkitError(
+                f"could not install the new pin and patches/ ({exc}); both restored as they were"
+            ) from None
     return changed
 
 

@@ -2,22 +2,25 @@
 
 The CPU tier runs in this toolkit's nox venv; the GPU tier runs in the TRT-LLM
 container's own Python. Either way the facts (dynamo runtime version, pytest,
-tensorrt_llm, CUDA) come from running a short script under that interpreter.
+where tensorrt_llm resolves and its installed version, CUDA and the GPU) come from
+running a short script under that interpreter, with the tests' ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
+from dynpatch.standin import off_path
 
 # Runs under the probed interpreter: standard library only, prints one JSON object.
 _SCRIPT = r"""
-import importlib.metadata as md, importlib.util as iu, json, sys
+import importlib.metadata as md, importlib.util as iu, json, os, sys
 
 def version(dist):
     try:
@@ -25,21 +28,34 @@ def version(dist):
     except md.PackageNotFoundError:
         return None
 
+def owner_version(where):  # of the installed distribution owning the folder `where`
+    try:
+        dist = md.distribution("tensorrt_llm")
+    except md.PackageNotFoundError:
+        return None
+    same = os.path.realpath(dist.locate_file("tensorrt_llm")) == os.path.realpath(where)
+    return dist.version if same else None
+
+spec = iu.find_spec("tensorrt_llm")
+where = spec and (list(spec.submodule_search_locations or []) or [spec.origin])[0]
 info = {
     "executable": sys.executable,
     "python": sys.version.split()[0],
     "runtime": version("ai-dynamo-runtime"),
     "pytest": version("pytest"),
     "pytest_asyncio": version("pytest-asyncio"),
-    "tensorrt_llm": iu.find_spec("tensorrt_llm") is not None,
+    "tensorrt_llm": where or None,
+    "tensorrt_llm_version": owner_version(where) if where else None,
     "torch": iu.find_spec("torch") is not None,
     "cuda": None,
     "cuda_error": "",
+    "gpu": None,
 }
-if info["tensorrt_llm"]:
+if where:
     try:
         import torch
         info["cuda"] = bool(torch.cuda.is_available())
+        info["gpu"] = torch.cuda.get_device_name(0) if info["cuda"] else None
     except Exception as exc:
         info["cuda_error"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(info))
@@ -53,17 +69,23 @@ class Interpreter:
     runtime: str | None  # ai-dynamo-runtime version, None when not installed
     pytest: str | None
     pytest_asyncio: str | None
-    tensorrt_llm: bool
+    tensorrt_llm: str | None  # the folder ``import tensorrt_llm`` loads, None when missing
+    tensorrt_llm_version: str | None  # of the installed distribution owning that folder
     torch: bool
     cuda: bool | None  # None: not asked (no tensorrt_llm) or torch failed to import
     cuda_error: str = ""
+    gpu: str | None = None  # torch.cuda.get_device_name(0)
 
 
 def probe(python: str, timeout: float = 180.0) -> Interpreter:
     """Ask ``python`` what it has; one-line ToolkitError if it cannot be run."""
     if not Path(python).is_file() and shutil.which(python) is None:
         raise ToolkitError(f"Python interpreter not found: {python}")
-    result = proc.run([python, "-c", _SCRIPT], doing=f"the probe of {python}", timeout=timeout)
+    # The environment the tests get (runner.py): the stand-in never inherited.
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(off_path(os.environ.get("PYTHONPATH")))}
+    result = proc.run(
+        [python, "-c", _SCRIPT], doing=f"the probe of {python}", timeout=timeout, env=env
+    )
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         raise ToolkitError(f"cannot run {python}: {result.last_line()}")

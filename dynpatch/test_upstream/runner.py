@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynpatch.io import files, proc
+from dynpatch.standin import off_path
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
@@ -123,12 +124,12 @@ def run_pytest(
     ]  # fmt: skip
     if marker:
         cmd += ["-m", marker]
-    inherited = os.environ.get("PYTHONPATH")
+    inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via ``path``
     env = dict(os.environ)
     env |= {
         # The tree first: it must win over any installed dynamo.
         "PYTHONPATH": os.pathsep.join(
-            [str(tree / SRC), *map(str, path), str(PLUGIN_DIR), *([inherited] if inherited else [])]
+            [str(tree / SRC), *map(str, path), str(PLUGIN_DIR), *inherited]
         ),
         "PYTHONDONTWRITEBYTECODE": "1",  # leave the cached trees clean
         "DYNPATCH_PROBE_OUT": str(probe_out),

@@ -109,6 +109,11 @@ def run(args: Options) -> int:
     sections = [_section(r, version) for r in results]
     problems = [p for r in results for p in r.problems]
     lines = list(plan.not_run)
+    gpu = tiers.gpu_facts(gpu_env) if tiers.GPU in plan.tiers else None
+    if gpu:
+        lines.append(
+            "GPU tier ran on: " + ", ".join(f"{k} {v or 'unknown'}" for k, v in gpu.items())
+        )
     junits = sorted(
         run.junit.name
         for r in results
@@ -137,7 +142,7 @@ def run(args: Options) -> int:
         command=_command(args),
         verdict="pass" if ok else "fail",
         summary_md=report.markdown(sections, lines),
-        details=_details(results, plan, trees, junit_dir, version, problems),
+        details={**_details(results, plan, trees, junit_dir, version, problems), "gpu": gpu},
         out=args.evidence,
     )
     out.print(f"evidence: {console.rel(saved)}", markup=False)

@@ -7,11 +7,13 @@ whose engine is a ``MagicMock``, on the CPU, with the toolkit's labelled test do
 ``tensorrt_llm`` and ``torch.cuda.is_available()`` answered True only while the modules
 are imported (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
 GPU tier: dynamo's trtllm stages, meant for the TRT-LLM runtime container on a GPU
-runner.
+runner; only with NVIDIA's tensorrt_llm and a CUDA device (:func:`gpu_problem`), and the
+stand-in never on its path (``runner.py``).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream.interpreter import Interpreter, env_problem
 
 TRTLLM_TESTS = "components/src/dynamo/trtllm/tests"
+IMAGE_ENV = "DYNPATCH_CONTAINER_IMAGE"  # set by gpu-upstream.yml: the container's image
 
 
 @dataclass(frozen=True)
@@ -80,15 +83,31 @@ class Plan:
 
 
 def gpu_problem(interp: Interpreter, version: str) -> str | None:
-    """Why the GPU tier cannot run under ``interp`` (None: it can)."""
+    """Why the GPU tier cannot run under ``interp`` (None: it can): it needs NVIDIA's
+    tensorrt_llm (outside this toolkit, an installed version) and a CUDA device."""
     where = console.rel(interp.executable)
-    if not interp.tensorrt_llm:
+    found = interp.tensorrt_llm
+    if not found:
         return f"tensorrt_llm is not importable by {where}"
+    if STANDIN_DIR.parent in Path(found).resolve().parents:
+        return f"tensorrt_llm in {where} is this toolkit's {console.rel(found)}, not NVIDIA's"
+    if not interp.tensorrt_llm_version:
+        return f"tensorrt_llm in {where} ({found}) is no installed distribution: no version"
     if interp.cuda is None:
         return f"torch does not import in {where}: {interp.cuda_error or 'unknown error'}"
     if not interp.cuda:
         return f"no CUDA device: torch.cuda.is_available() is False in {where}"
     return env_problem(interp, version)
+
+
+def gpu_facts(interp: Interpreter) -> dict[str, str | None]:
+    """What the GPU tier ran on, for its evidence (the image: as the workflow names it)."""
+    return {
+        "tensorrt_llm": interp.tensorrt_llm_version,
+        "tensorrt_llm_path": interp.tensorrt_llm,
+        "gpu": interp.gpu,
+        "image": os.environ.get(IMAGE_ENV) or None,
+    }
 
 
 def standin_problem(interp: Interpreter) -> str | None:

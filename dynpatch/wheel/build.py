@@ -138,14 +138,12 @@ def _set_version(tree: Path, recipe: Recipe) -> Path:
         lines = metadata.read_bytes().split(b"\n")
     except OSError as exc:
         raise files.os_error(exc, f"cannot read {info.name}/METADATA") from None
-    for i, line in enumerate(lines):
-        if not line.strip():
-            break  # end of the headers: the body is the description
-        if line.startswith(b"Version:"):
-            lines[i] = b"Version: " + new.encode()
-            break
-    else:
+    end = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    # Only the headers: after the first blank line, the body is the description.
+    at = next((i for i in range(end) if lines[i].startswith(b"Version:")), None)
+    if at is None:
         raise ToolkitError(f"{info.name}/METADATA has no Version: header")
+    lines[at] = b"Version: " + new.encode()
     files.write_atomic(metadata, b"\n".join(lines))
     (info / "RECORD").unlink(missing_ok=True)  # wheel pack writes it anew
     info.rename(tree / f"{name}-{new}.dist-info")

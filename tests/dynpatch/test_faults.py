@@ -352,8 +352,9 @@ def test_patches_where_a_file_stands_is_one_line(world: World) -> None:
 
 
 @contextlib.contextmanager
-def immutable(path: Path):
-    """``chattr +i`` on ``path`` for the block (root ignores chmod, not this)."""
+def immutable(path: Path, moves_within: Path | None = None):
+    """``chattr +i`` on ``path`` for the block (root ignores chmod, not this); undone on
+    every ``moves_within/*/<name>`` when the run may move its folder."""
     if shutil.which("chattr") is None:
         pytest.skip("chattr (e2fsprogs) is not installed")
     if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
@@ -361,7 +362,23 @@ def immutable(path: Path):
     try:
         yield
     finally:
-        subprocess.run(["chattr", "-i", str(path)], check=True)
+        moved = moves_within.glob(f"*/{path.name}") if moves_within else [path]
+        subprocess.run(["chattr", "-i", *map(str, moved)], check=True)
+
+
+def test_an_old_patches_folder_that_cannot_be_removed_warns_once(applied: World) -> None:
+    """The new series is in: exit 0, one warning, and no later run is stopped by it."""
+    good = _tree_bytes(applied.patches)
+    series = applied.patches / "series"
+    series.write_text("stale\n")
+    with immutable(series, moves_within=applied.tmp):
+        proc = ok(applied.run("apply"))
+        assert _tree_bytes(applied.patches) == good
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("warning: cannot remove "), proc.stderr
+        assert "Operation not permitted" in lines[0] and "remove it by hand" in lines[0]
+        for later in (("--check",), ("--author", "Other Person <other@example.invalid>")):
+            assert "warning" not in ok(applied.run("apply", *later)).stderr
 
 
 def test_an_immutable_patches_folder_is_one_line_and_untouched(applied: World) -> None:

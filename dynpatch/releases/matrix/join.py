@@ -2,13 +2,14 @@
 
 A CI fan-out runs ``matrix --versions X --out DIR/X`` once per release (the list from
 ``matrix --list-json``). This reads every ``DIR/*/matrix.json``, joins the rows (in
-release order, each release once) and writes ``OUT/matrix.md`` and ``OUT/matrix.json``
-with the same rendering as a whole run (:mod:`.report`). Exit status 1 when any row is
+release order, each release once: the newest build on PyPI and the same pinned release
+are one row) and writes ``OUT/matrix.md`` and ``OUT/matrix.json`` with the same rendering as a whole run (:mod:`.report`). Exit status 1 when any row is
 not ok (drifted, or a failed check), else 0; a release whose fix is upstream is a finding.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,17 +45,12 @@ def run(args: Options) -> int:
                     f"{path} has {key} {meta.get(key)!r}, {first_path} has {first.get(key)!r}: "
                     "not one matrix"
                 )
-    seen: dict[str, Path] = {}
-    rows: list[Row] = []
+    seen: dict[str, tuple[Path, Row]] = {}
     for path, (part_rows, _) in zip(parts, loaded, strict=True):
         for row in part_rows:
-            if row.version in seen:
-                raise ToolkitError(
-                    f"release {row.version} is in both {seen[row.version]} and {path}"
-                )
-            seen[row.version] = path
-            rows.append(row)
-    rows.sort(key=lambda r: version_key(r.version))
+            held = seen.get(row.version)
+            seen[row.version] = _once(row, path, *held) if held else (path, row)
+    rows = sorted((row for _, row in seen.values()), key=lambda r: version_key(r.version))
 
     bad = [r.version for r in rows if not r.ok]
     seconds = sum(float(meta.get("seconds", 0)) for _, meta in loaded)
@@ -76,6 +72,15 @@ def run(args: Options) -> int:
     }
     report.show(rows, meta, args.out or args.dir, summary)
     return 0 if not bad else 1
+
+
+def _once(row: Row, path: Path, other_path: Path, other: Row) -> tuple[Path, Row]:
+    """One row for a release two runs checked: the newest build on PyPI is also a pinned
+    release (the same wheel). Its worse outcome is kept, marked newest."""
+    if row.newest == other.newest or row.sha256 != other.sha256:
+        raise ToolkitError(f"release {row.version} is in both {other_path} and {path}")
+    path, kept = (path, row) if other.ok else (other_path, other)
+    return path, dataclasses.replace(kept, newest=True)
 
 
 def _load(path: Path) -> tuple[list[Row], dict[str, Any]]:

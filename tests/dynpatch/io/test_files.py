@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from pathlib import Path
 
@@ -50,12 +51,51 @@ def test_staged_dir_leaves_the_old_folder_on_error(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["patches"]
 
 
-def test_staged_dir_replaces_a_file_in_the_way(tmp_path: Path) -> None:
-    final = tmp_path / "checkout"
-    final.write_text("a file")
-    with files.staged_dir(final) as tmp:
+@pytest.mark.parametrize("kind", ["file", "dangling link"])
+def test_staged_dir_refuses_a_file_in_the_way_and_keeps_it(tmp_path: Path, kind: str) -> None:
+    final = tmp_path / "dist"
+    if kind == "file":
+        final.write_text("mine")
+    else:
+        final.symlink_to(tmp_path / "nowhere")
+    refused = pytest.raises(ToolkitError, match=rf"^{final} is not a folder: move it away")
+    with refused, files.staged_dir(final) as tmp:
         (tmp / "x").write_text("x")
-    assert (final / "x").read_text() == "x"
+    assert final.is_symlink() if kind != "file" else final.read_text() == "mine"
+    assert [p.name for p in tmp_path.iterdir()] == ["dist"]
+
+
+def test_together_puts_both_back_when_the_block_fails(tmp_path: Path) -> None:
+    pin, folder = tmp_path / "pin.toml", tmp_path / "patches"
+    pin.write_text("old")
+    folder.mkdir()
+    (folder / "series").write_text("old")
+    with pytest.raises(RuntimeError), files.together(pin, folder):
+        (folder / "series").write_text("new")
+        pin.write_text("new")
+        raise RuntimeError("boom")
+    assert pin.read_text() == "old" and (folder / "series").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
+
+
+def test_together_keeps_its_journal_for_the_next_run_when_it_cannot_put_back(
+    tmp_path: Path,
+) -> None:
+    pin, folder = tmp_path / "pin.toml", tmp_path / "patches"
+    pin.write_text("old")
+    folder.mkdir()
+    try:
+        with pytest.raises(ToolkitError, match="the next run puts"), files.together(pin, folder):
+            pin.write_text("new")
+            if subprocess.run(["chattr", "+i", str(pin)], capture_output=True).returncode:
+                pytest.skip("no chattr +i here")  # root: only this stops the put-back
+            raise RuntimeError("boom")
+    finally:
+        subprocess.run(["chattr", "-i", str(pin)], capture_output=True)
+    assert pin.read_text() == "new"
+    files.undo_dead(pin)  # what the next run's load_pin does
+    assert pin.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
 
 
 def test_the_two_rename_fallback_is_used_where_no_exchange_exists(

@@ -6,6 +6,9 @@ vendor/dynamo.toml and patches/ are never touched (checked around every test).""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -184,6 +187,24 @@ def test_a_failed_install_restores_both(synthetic, tmp_path: Path, monkeypatch, 
         "error: could not install the new pin and patches/ (disk full); both restored as they were"
     )
     assert snapshot(synthetic) == before
+
+
+def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
+    synthetic, tmp_path: Path
+) -> None:
+    before = snapshot(synthetic)
+    argv = ["bump", "9.9.9", "--pin", str(synthetic.pin.path), "--vendor", str(synthetic.vendor),
+            "--patches", str(synthetic.patches), "--out", str(tmp_path / "bump"),
+            "--skip", "test-upstream", "--skip", "verify"]  # fmt: skip
+    env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches"}
+    proc = subprocess.run([sys.executable, "-m", "dynpatch", *argv], env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
+    pin, patches = snapshot(synthetic)
+    assert pin == before[0] and patches != before[1]  # the two disagree, until ...
+    assert cli.main(["pin", "runtime", "--pin", str(synthetic.pin.path)]) == 0  # the next run
+    assert snapshot(synthetic) == before
+    assert not list(synthetic.pin.path.parent.glob(".dynamo.toml.*"))
 
 
 def test_bad_inputs(synthetic, tmp_path: Path, capsys) -> None:

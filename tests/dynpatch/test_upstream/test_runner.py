@@ -7,6 +7,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
+from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import verdict
 from dynpatch.test_upstream.runner import run_pytest
 
@@ -144,3 +147,23 @@ def test_a_run_that_cannot_start_is_reported(tmp_path: Path) -> None:
     )
     assert run.problem.startswith("pytest did not finish (exit 4)")
     assert verdict.run_problems(run, "baseline") == [f"baseline: {run.problem}"]
+
+
+def test_the_standin_is_never_inherited_only_put_on_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GPU-tier run (no ``path``) never imports the stand-in from an inherited
+    PYTHONPATH; the stand-in tier (``path``) does."""
+    tree = make_tree(tmp_path / "tree")
+    test = f"{TESTS}/test_which_trtllm.py"
+    (tree / test).write_text(
+        "import tensorrt_llm\n\n\ndef test_real():\n    assert not tensorrt_llm.STANDIN\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
+    gpu, standin = (
+        run_pytest(label=label, tree=tree, python=sys.executable, targets=[test], marker=None,
+                   work=tmp_path / label, junit_dir=tmp_path / "junit", path=path)
+        for label, path in (("gpu-patched", ()), ("standin-patched", (STANDIN_DIR,)))
+    )  # fmt: skip
+    assert "No module named 'tensorrt_llm'" in gpu.collect_errors[test]
+    assert standin.tests[f"{test}::test_real"].outcome == "failed"  # it is the stand-in

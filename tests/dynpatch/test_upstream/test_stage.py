@@ -10,6 +10,7 @@ shape of dynamo's test_logprobs.py and a trtllm tests folder whose conftest skip
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from dynpatch import cli
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import apply_series
+from dynpatch.test_upstream import tiers
+from tests.dynpatch.test_upstream.test_tiers import fake_site
 from tests.fixtures.synthetic import REAL_VENDOR
 from tests.fixtures.upstream_tree import FILES
 
@@ -144,6 +147,26 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     assert "verdict: FAIL" in printed
     record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
     assert record["verdict"] == "fail"
+
+
+def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None:
+    """On fake packages (no GPU here): an installed tensorrt_llm and a torch that sees one."""
+    gpu_site = fake_site(stage.tmp / "gpu-site", "1.1.0")
+    dists = stage.tmp / "site"  # the pinned runtime's metadata, from the fixture
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(gpu_site), str(dists)]))
+    monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
+    stage("--tier", "gpu")
+    facts = {
+        "tensorrt_llm": "1.1.0",
+        "tensorrt_llm_path": str(gpu_site / "tensorrt_llm"),
+        "gpu": "Fake GPU",
+        "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9",
+    }
+    assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in (
+        capsys.readouterr().out
+    )
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["details"]["tiers_run"] == ["gpu"] and record["details"]["gpu"] == facts
 
 
 def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
 from dynpatch.errors import ToolkitError
+from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import interpreter, tiers
 from dynpatch.test_upstream.interpreter import Interpreter
 
@@ -20,9 +22,11 @@ READY = Interpreter(
     runtime=VERSION,
     pytest="8.4.0",
     pytest_asyncio="1.0.0",
-    tensorrt_llm=True,
+    tensorrt_llm="/opt/trtllm/lib/python3.12/site-packages/tensorrt_llm",
+    tensorrt_llm_version="1.1.0",
     torch=True,
     cuda=True,
+    gpu="NVIDIA H100 80GB HBM3",
 )
 
 
@@ -40,7 +44,9 @@ def test_container_with_trtllm_and_cuda_can_run_the_gpu_tier() -> None:
 @pytest.mark.parametrize(
     ("changes", "reason"),
     [
-        ({"tensorrt_llm": False, "cuda": None}, "tensorrt_llm is not importable by /opt/trtllm"),
+        ({"tensorrt_llm": None, "cuda": None}, "tensorrt_llm is not importable by /opt/trtllm"),
+        ({"tensorrt_llm": str(STANDIN_DIR / "tensorrt_llm")}, "is this toolkit's dynpatch/stand"),
+        ({"tensorrt_llm_version": None}, "is no installed distribution: no version"),
         ({"cuda": False}, "no CUDA device: torch.cuda.is_available() is False"),
         ({"cuda": None, "cuda_error": "ImportError: libcuda.so.1"}, "torch does not import"),
         ({"runtime": "1.6.0"}, "pin mismatch: the tree is ai-dynamo 1.6.1, but"),
@@ -50,6 +56,8 @@ def test_container_with_trtllm_and_cuda_can_run_the_gpu_tier() -> None:
     ],
     ids=[
         "no-trtllm",
+        "standin",
+        "no-version",
         "no-cuda",
         "torch-broken",
         "pin-mismatch",
@@ -64,7 +72,7 @@ def test_gpu_problem_says_why(changes: dict[str, object], reason: str) -> None:
 
 
 def test_cpu_env_needs_the_pinned_runtime_but_not_trtllm() -> None:
-    cpu = with_(tensorrt_llm=False, cuda=None)
+    cpu = with_(tensorrt_llm=None, cuda=None)
     assert interpreter.env_problem(cpu, VERSION) is None
     mismatch = interpreter.env_problem(with_(runtime="1.7.0"), VERSION)
     assert mismatch == (
@@ -150,8 +158,6 @@ def test_unknown_tier_is_one_clear_error(requested: str) -> None:
 
 
 def test_the_standin_tier_is_labelled_and_never_the_gpu_tier() -> None:
-    from dynpatch.standin import STANDIN_DIR
-
     assert tiers.STANDIN.title == "STAND-IN tier" != tiers.GPU.title
     assert tiers.STANDIN.marker == "pre_merge and trtllm and gpu_1"
     assert tiers.STANDIN.path == (STANDIN_DIR,) and tiers.STANDIN.plugins == ("dynpatch_standin",)
@@ -182,6 +188,55 @@ def test_probe_of_this_interpreter() -> None:
         else (sys.executable)
     )
     assert tiers.gpu_problem(found, VERSION) == f"tensorrt_llm is not importable by {shown}"
+
+
+def fake_site(root: Path, trtllm: str | None) -> Path:
+    """A site folder for the probe: torch that sees one CUDA device, pytest-asyncio, and
+    (unless ``trtllm`` is None) a ``tensorrt_llm`` package, installed at that version when
+    it is one (``""``: a bare folder)."""
+    made = {
+        "torch/__init__.py": "from torch import cuda\n",
+        "torch/cuda.py": "def is_available():\n    return True\n\n\n"
+        "def get_device_name(i):\n    return 'Fake GPU'\n",
+        "pytest_asyncio-1.0.0.dist-info/METADATA": "Name: pytest-asyncio\nVersion: 1.0.0\n",
+    }
+    if trtllm is not None:
+        made["tensorrt_llm/__init__.py"] = ""
+    if trtllm:
+        made[f"tensorrt_llm-{trtllm}.dist-info/METADATA"] = (
+            f"Name: tensorrt-llm\nVersion: {trtllm}\n"
+        )
+    for rel, text in made.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("trtllm", "problem"),
+    [
+        (None, "tensorrt_llm is not importable by"),  # the stand-in alone is not offered
+        ("", "is no installed distribution: no version"),
+        ("1.1.0", None),
+    ],
+)
+def test_the_gpu_tier_takes_only_an_installed_tensorrt_llm_never_the_standin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trtllm: str | None, problem: str | None
+) -> None:
+    site = fake_site(tmp_path / "site", trtllm)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(STANDIN_DIR), str(site)]))
+    monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.6.1")
+    found = interpreter.probe(sys.executable)
+    assert found.tensorrt_llm == (str(site / "tensorrt_llm") if trtllm is not None else None)
+    why = tiers.gpu_problem(found, VERSION)
+    assert why == problem or (problem is not None and why is not None and problem in why)
+    if problem is None:
+        assert tiers.gpu_facts(found) == {
+            "tensorrt_llm": "1.1.0",
+            "tensorrt_llm_path": str(site / "tensorrt_llm"),
+            "gpu": "Fake GPU",
+            "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.6.1",
+        }
 
 
 def test_probe_of_a_missing_interpreter_is_one_line() -> None:

@@ -56,16 +56,17 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout  # fmt: skip
 
 
-def make_wheel(tmp: Path, cache: Path) -> Path:
+METADATA = "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n\nVersion: 9.9.9 in the body\n"
+
+
+def make_wheel(tmp: Path, cache: Path, metadata: str = METADATA) -> Path:
     tree = tmp / "wheel-src" / "ai_dynamo-9.9.9"
     for name, text in FILES.items():
         (tree / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / name).write_text(text)
     info = tree / "ai_dynamo-9.9.9.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n\nVersion: 9.9.9 in the body\n"
-    )
+    (info / "METADATA").write_text(metadata)
     (info / "WHEEL").write_text("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
     cache.mkdir(parents=True)
     subprocess.run([sys.executable, "-m", "wheel", "pack", "-d", str(cache), str(tree)],
@@ -98,8 +99,12 @@ def make_series(tmp: Path, changes: dict[str, str], base: dict[str, str] = FILES
 
 @pytest.fixture
 def release(tmp_path: Path) -> Release:
+    return make_release(tmp_path)
+
+
+def make_release(tmp_path: Path, metadata: str = METADATA) -> Release:
     vendor = tmp_path / "vendor"
-    wheel = make_wheel(tmp_path, vendor / "cache" / "wheels")
+    wheel = make_wheel(tmp_path, vendor / "cache" / "wheels", metadata)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     pin = write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, digest)
     changes = {HELPER: snippets.HELPER_PATCHED, NEW_TEST: "def test_new():\n    pass\n"}
@@ -172,6 +177,13 @@ def test_rebuild_keeps_other_files_and_replaces_old_builds(release: Release) -> 
     assert len(names) == 4
 
 
+def test_a_file_where_dist_goes_is_one_line_and_kept(release: Release) -> None:
+    release.dist.write_text("mine\n")
+    with pytest.raises(ToolkitError, match=rf"^{release.dist} is not a folder: move it away"):
+        command.run(release.options(reproduce=False))
+    assert release.dist.read_text() == "mine\n"
+
+
 def test_a_hunk_that_does_not_apply_is_one_line_and_dist_untouched(
     release: Release, tmp_path: Path
 ) -> None:
@@ -192,6 +204,14 @@ def test_a_patch_outside_the_layout_is_refused(release: Release, tmp_path: Path)
     release.patches = make_series(tmp_path, {"README.md": "hi\n"})
     with pytest.raises(ToolkitError, match="outside components/src/dynamo/"):
         command.run(release.options())
+    assert not release.dist.exists()
+
+
+def test_metadata_without_a_version_header_is_one_line(tmp_path: Path) -> None:
+    """A ``Version:`` line in the description is not the header (never renamed silently)."""
+    release = make_release(tmp_path, METADATA.replace("Version: 9.9.9\n\n", "\n"))
+    with pytest.raises(ToolkitError, match=r"^ai_dynamo-9\.9\.9\.dist-info/METADATA has no Ver"):
+        command.run(release.options(reproduce=False))
     assert not release.dist.exists()
 
 

@@ -106,6 +106,22 @@ def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path, 
     assert "retired" not in capsys.readouterr().out
 
 
+def test_the_newest_build_that_is_a_pinned_release_is_one_row(runs: Path, tmp_path: Path) -> None:
+    """The fan-out's "newest" job found 9.9.9 on PyPI, which a pinned job checked too."""
+    part = only(runs, tmp_path / "dir", ("9.9.9",))
+    data = json.loads((part / "9.9.9" / "matrix.json").read_text())
+    (part / "newest").mkdir()
+    rows = [{**r, "newest": True} for r in data["rows"]]
+    (part / "newest" / "matrix.json").write_text(json.dumps({**data, "rows": rows}))
+    assert join.run(join.Options(dir=part)) == 0
+    joined = json.loads((part / "matrix.json").read_text())["rows"]
+    assert [(r["version"], r["newest"]) for r in joined] == [("9.9.9", True)]
+    rows[0]["sha256"] = "0" * 64  # not the same wheel: not one release
+    (part / "newest" / "matrix.json").write_text(json.dumps({**data, "rows": rows}))
+    with pytest.raises(ToolkitError, match=r"release 9\.9\.9 is in both"):
+        join.run(join.Options(dir=part))
+
+
 def test_bad_inputs_are_one_line(runs: Path, tmp_path: Path) -> None:
     with pytest.raises(ToolkitError, match=r"no .*/\*/matrix\.json to join"):
         join.run(join.Options(dir=tmp_path / "empty"))
