@@ -1,12 +1,13 @@
-"""Is the fix already upstream, under other names? (dynamo PR #14402 and its kind.)
+"""Does a release carry its own fix under other names? (dynamo PR #14402 and its kind.)
 
 An equivalent upstream change will not have this series' shape, so the codemods call it
-drifted. :func:`detect` recognises it by what it does, not by its names: the helper
-``extract_from_completion_output`` takes some parameter that carries the chunk's new token
-ids and copies no token-id history (no ``list(<x>.token_ids)``) on the path where that
-parameter is given, and the TRT-LLM loop ``HandlerBase._generate_locally_impl`` hands it
-the delta (something derived from ``out["token_ids"]`` or ``output.token_ids[<cursor>:]``),
-directly or through ``HandlerBase._extract_logprobs``. Pure: modules in, a finding out.
+drifted. :func:`detect` finds the *candidate* by syntax: a parameter of the helper
+``extract_from_completion_output`` (beyond output and cursor) to which the TRT-LLM loop
+``HandlerBase._generate_locally_impl`` hands the chunk's delta (something derived from
+``out["token_ids"]`` or ``output.token_ids[<cursor>:]``), directly or through
+``HandlerBase._extract_logprobs``. Whether it *is* a fix is not decided here: only a run
+of that release's code can tell (:mod:`dynpatch.releases.upstream_fix`). Pure: modules
+in, a candidate out.
 """
 
 from __future__ import annotations
@@ -22,16 +23,8 @@ HELPER = "extract_from_completion_output"
 METHOD = "HandlerBase._extract_logprobs"
 LOOP = "HandlerBase._generate_locally_impl"
 
-_TOKEN_IDS = m.Attribute(attr=m.Name("token_ids")) | m.Call(
-    func=m.Name("getattr"),
-    args=[m.ZeroOrMore(), m.Arg(value=m.SimpleString('"token_ids"') | m.SimpleString("'token_ids'")),
-          m.ZeroOrMore()],
-)  # fmt: skip
-_OUT_IDS = m.Subscript(
-    value=m.Name("out"),
-    slice=[m.SubscriptElement(slice=m.Index(value=m.SimpleString('"token_ids"')
-                                            | m.SimpleString("'token_ids'")))],
-)  # fmt: skip
+_KEY = m.SimpleString('"token_ids"') | m.SimpleString("'token_ids'")
+_OUT_IDS = m.Subscript(value=m.Name("out"), slice=[m.SubscriptElement(m.Index(_KEY))])
 _DELTA_SLICE = m.Subscript(
     value=m.Attribute(attr=m.Name("token_ids")),
     slice=[m.SubscriptElement(slice=m.Slice(lower=m.DoNotCare(), upper=None, step=None))],
@@ -41,22 +34,19 @@ _HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
 
 @dataclass(frozen=True)
-class Finding:
-    param: str  # the helper's parameter that carries the new token ids
+class Candidate:
+    param: str  # the helper's parameter the loop's delta lands in
     argument: str  # what the loop passes, as written (``name=value`` or ``value``)
     via: str  # the callee the loop passes it to
 
     @property
     def reason(self) -> str:
         to = f"to {self.via}" if self.via == HELPER else f"to {self.via}, which forwards it"
-        return (
-            f"{HELPER} takes `{self.param}` and copies no token-id history when it is "
-            f"given; {LOOP} passes `{self.argument}` {to}"
-        )
+        return f"{HELPER} takes `{self.param}`; {LOOP} passes `{self.argument}` {to}"
 
 
-def detect(helper: cst.Module | None, handler: cst.Module | None) -> Finding | None:
-    """The upstream fix found in these two modules, or None."""
+def detect(helper: cst.Module | None, handler: cst.Module | None) -> Candidate | None:
+    """The candidate upstream fix in these two modules, or None."""
     if helper is None or handler is None:
         return None
     fn = shape.find_function(helper, HELPER)
@@ -64,6 +54,8 @@ def detect(helper: cst.Module | None, handler: cst.Module | None) -> Finding | N
     if fn is None or loop is None:
         return None
     derived = _derived_names(loop)
+    positional, kwonly = shape.param_names(fn)
+    takes = (*positional[2:], *kwonly)  # beyond output and the cursor
     method = shape.find_function(handler, METHOD)
     for call in m.findall(loop, _SELF_METHOD | _HELPER_CALL):
         assert isinstance(call, cst.Call)
@@ -75,9 +67,9 @@ def detect(helper: cst.Module | None, handler: cst.Module | None) -> Finding | N
             if not _is_delta(arg.value, derived):
                 continue
             param = name if direct else _forwarded(method, name, fn)
-            if param is not None and _carries_ids(fn, param):
+            if param in takes:
                 via = HELPER if direct else f"self.{METHOD.split('.')[1]}"
-                return Finding(
+                return Candidate(
                     param, shape.one_line(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)), via
                 )
     return None
@@ -144,43 +136,3 @@ def _forwarded(method: cst.FunctionDef | None, name: str, fn: cst.FunctionDef) -
                     return arg.keyword.value
                 return positional[i] if i < len(positional) and not arg.star else None
     return None
-
-
-def _carries_ids(fn: cst.FunctionDef, param: str) -> bool:
-    """``fn`` takes ``param`` (beyond output and the cursor), uses it, and copies no history
-    outside the branches where ``param`` is not given."""
-    positional, kwonly = shape.param_names(fn)
-    if param not in (*positional[2:], *kwonly):
-        return False
-    body = fn.body
-    if not m.findall(body, m.Name(param)):
-        return False
-    copies = m.findall(body, m.Call(func=m.Name("list"), args=[m.Arg(), m.ZeroOrMore()]))
-    copies = [c for c in copies if m.findall(c, _TOKEN_IDS)]
-    fallback = [c for block in _fallback_blocks(body, param) for c in m.findall(block, m.Call())]
-    return all(any(c is f for f in fallback) for c in copies)
-
-
-def _fallback_blocks(body: cst.CSTNode, param: str) -> list[cst.CSTNode]:
-    """The blocks that run only when ``param`` is not given (``if param is None:`` or
-    ``if not param:``, and the ``else`` of ``if param is not None:`` / ``if param:``)."""
-    absent = m.Comparison(
-        left=m.Name(param), comparisons=[m.ComparisonTarget(m.Is(), m.Name("None"))]
-    )
-    absent |= m.UnaryOperation(operator=m.Not(), expression=m.Name(param))
-    given = m.Comparison(
-        left=m.Name(param), comparisons=[m.ComparisonTarget(m.IsNot(), m.Name("None"))]
-    ) | m.Name(param)
-    blocks: list[cst.CSTNode] = []
-    for node in m.findall(body, m.If() | m.IfExp()):
-        if isinstance(node, cst.If):
-            if m.matches(node.test, absent):
-                blocks.append(node.body)
-            elif m.matches(node.test, given) and node.orelse is not None:
-                blocks.append(node.orelse)
-        elif isinstance(node, cst.IfExp):
-            if m.matches(node.test, absent):
-                blocks.append(node.body)
-            elif m.matches(node.test, given):
-                blocks.append(node.orelse)
-    return blocks

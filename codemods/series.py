@@ -3,14 +3,16 @@
 ``run_series`` takes a ``read(path) -> source | None`` function and returns every
 target's outcome plus the new contents of the files that changed. It never writes:
 the caller writes only when ``SeriesResult.ok`` is true, so a drifted target can
-never leave a half-patched tree behind. When a target of the fix drifts because the
-release already has an equivalent fix (:func:`codemods.fixed_upstream.detect`), every
-target of the fix is ``fixed-upstream`` instead, the test steps are not applicable, and
-nothing is changed.
+never leave a half-patched tree behind. When a target of the fix drifts and the release
+looks as if it had an equivalent fix of its own (:func:`codemods.fixed_upstream.detect`),
+the result names that candidate and stays drifted: only a run of the release's code can
+judge it, and :meth:`SeriesResult.judged` records that verdict (fixed: every target of
+the fix ``fixed-upstream``, the test steps not applicable, nothing changed).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -92,8 +94,16 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
-    # What the release has instead of the series, when the fix is upstream (else "").
-    upstream_fix: str = ""
+    # The release's own fix, as its syntax suggests (None: nothing like it), and what a
+    # run of its code said of it ("" until judged).
+    candidate: fixed_upstream.Candidate | None = None
+    verdict: str = ""
+
+    @property
+    def upstream_fix(self) -> str:
+        """What the release has instead of the series, when it is fixed upstream (else "")."""
+        fixed = self.fixed_upstream and self.candidate is not None
+        return f"{self.candidate.reason}; {self.verdict}" if fixed else ""
 
     @property
     def drifted(self) -> tuple[Outcome, ...]:
@@ -116,6 +126,27 @@ class SeriesResult:
         test step that does not apply)."""
         return all(o.ok or self._skipped_tests(o) for o in self.outcomes)
 
+    def judged(self, fixed: bool, verdict: str) -> SeriesResult:
+        """This result once a run of the release's code judged its candidate: ``fixed``
+        makes every target of the fix fixed upstream (applying the series on top of
+        upstream's fix would be wrong) and the test steps not applicable; either way
+        ``verdict`` says why."""
+        if self.candidate is None:
+            raise ValueError("no candidate upstream fix to judge")
+        if not fixed:
+            return dataclasses.replace(self, verdict=verdict)
+        fix = f"fixed upstream: {self.candidate.reason}; {verdict}"
+        untested = "no change to test: the fix is already upstream"
+        outcomes = tuple(
+            Outcome(o.target, Status.NOT_APPLICABLE, f"{o.target.path}: {untested}")
+            if o.target in self.optional
+            else Outcome(
+                o.target, Status.FIXED_UPSTREAM, f"{o.target.path}: {o.target.qualname}: {fix}"
+            )
+            for o in self.outcomes
+        )
+        return dataclasses.replace(self, outcomes=outcomes, changed={}, verdict=verdict)
+
     def _skipped_tests(self, o: Outcome) -> bool:
         return o.target in self.optional and o.status is Status.NOT_APPLICABLE
 
@@ -128,6 +159,9 @@ class SeriesResult:
         if self.fixed_upstream:
             return [f"series fixed upstream: {self.upstream_fix}"]
         lines = [o.detail for o in self.drifted]
+        if self.candidate is not None:  # first: it says what to do about the drift
+            verdict = self.verdict or "not judged (only a run of the release's code can tell)"
+            lines.insert(0, f"upstream's own fix? {self.candidate.reason}: {verdict}")
         lines += [
             f"{o.target.path}: {o.target.qualname}: not applicable while other targets "
             f"apply ({o.detail}); refusing a partial series"
@@ -187,19 +221,18 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
             touched.add(path)
         outcomes.append(Outcome(step.target, status, detail))
     optional = frozenset(s.target for s in steps if s.carries_tests)
-    finding = _fixed_upstream(outcomes, optional, trees, read)
-    if finding is not None:
-        return SeriesResult(_as_fixed_upstream(outcomes, optional, finding), {}, optional, finding)
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
-    return SeriesResult(tuple(outcomes), changed, optional)
+    candidate = _candidate(outcomes, optional, trees, read)
+    return SeriesResult(tuple(outcomes), changed, optional, candidate)
 
 
-def _fixed_upstream(
-    outcomes: list[Outcome], optional: frozenset[Target],
-    trees: dict[str, cst.Module | str | None], read: Callable[[str], str | None],
-) -> str | None:  # fmt: skip
-    """The upstream fix's description when a target of the fix drifted because the release
-    has its own equivalent fix; None otherwise."""
+def _candidate(
+    outcomes: list[Outcome],
+    optional: frozenset[Target],
+    trees: dict[str, cst.Module | str | None],
+    read: Callable[[str], str | None],
+) -> fixed_upstream.Candidate | None:
+    """The release's own fix by its syntax, when a target of the fix drifted; else None."""
     if not any(o.status is Status.DRIFTED and o.target not in optional for o in outcomes):
         return None
 
@@ -207,24 +240,8 @@ def _fixed_upstream(
         tree = trees[path] if path in trees else _parse(read(path))
         return tree if isinstance(tree, cst.Module) else None
 
-    found = fixed_upstream.detect(module(logprobs_helper.TARGET.path),
-                                  module(handler_extract_forwards_delta.PATH))  # fmt: skip
-    return None if found is None else found.reason
-
-
-def _as_fixed_upstream(
-    outcomes: list[Outcome], optional: frozenset[Target], finding: str
-) -> tuple[Outcome, ...]:
-    """Every target of the fix fixed upstream (whatever its codemod said: applying it on
-    top of upstream's fix would be wrong); the test steps have no change to test."""
-    return tuple(
-        Outcome(o.target, Status.NOT_APPLICABLE,
-                f"{o.target.path}: no change to test: the fix is already upstream")
-        if o.target in optional
-        else Outcome(o.target, Status.FIXED_UPSTREAM,
-                     f"{o.target.path}: {o.target.qualname}: fixed upstream: {finding}")
-        for o in outcomes
-    )  # fmt: skip
+    helper, handler = logprobs_helper.TARGET.path, handler_extract_forwards_delta.PATH
+    return fixed_upstream.detect(module(helper), module(handler))
 
 
 def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:

@@ -111,4 +111,9 @@ def _apply(args: Options, checkout: Checkout, pin: Pin, author: gitio.Identity) 
         console.show_outcomes(exc.report.outcomes, exc.report.lines, title)
         if len(exc.findings) > 1:
             findings.show(exc.findings)
+        if exc.report.result.candidate is not None:  # apply has no replay to judge it with
+            judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
+            err.print(
+                f"upstream may have its own fix; to judge it by its code: {judge}", markup=False
+            )
         raise

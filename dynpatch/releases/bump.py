@@ -10,13 +10,15 @@ Only when the series applies and every check passes are ``vendor/dynamo.toml`` a
 ``patches/`` replaced, as one transaction: if that fails half-way, or the run is killed
 there, both are put back (at once, or by the next run that reads the pin). Any drift or
 failing check refuses the bump: the pin and patches/ stay as they were (exit 1). So does
-a release that already has the fix under its own names (fixed upstream): the series is
-to be retired there, not moved.
+a release that already has the fix: merged (every target already applied), or under its
+own names (fixed upstream, judged by running its code:
+:mod:`dynpatch.releases.upstream_fix`): the series is to be retired there.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 import tempfile
 import time
@@ -39,6 +41,7 @@ from dynpatch.patch.apply import (
     series_names,
 )
 from dynpatch.pin import PIN_FILE, Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.releases import upstream_fix
 from dynpatch.releases.matrix import envs, releases, stages
 
 OUT = evidence.OUT / "bump"
@@ -108,7 +111,7 @@ def _bump(
 
     patches = stage / "patches"
     with err.status("regenerating the series on the new base ..."):
-        report, problems = _regenerate(checkout, staged, args.vendor, patches)
+        report, problems = _regenerate(checkout, staged, args, patches)
     _show_outcomes(report, new)
     if problems:
         return _refuse(problems, args, old, old_text, snapshot, stage)
@@ -120,7 +123,7 @@ def _bump(
         if name in args.skip:
             out.print(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
             continue
-        python = args.python or _runtime(new, args.runtimes)
+        python = _python(args, new)
         job = stages.StageJob(
             staged_pin, args.vendor, new, patches, stage, python, args.budget, args.seed
         )
@@ -159,21 +162,23 @@ def _release(pin: Pin, version: str, vendor: Path) -> tuple[Release, str]:
 
 
 def _regenerate(
-    checkout: Checkout, pin: Pin, vendor: Path, patches: Path
+    checkout: Checkout, pin: Pin, args: Options, patches: Path
 ) -> tuple[ApplyReport, list[str]]:
     """The series made once on the new base into ``patches`` (outcomes, formatting and the
-    ``git am`` proof), and what stops it being pinned (nothing: an empty list)."""
+    ``git am`` proof; a candidate upstream fix judged by a run of the release's code), and
+    what stops it being pinned (nothing: an empty list)."""
+    new = checkout.release.version
     try:
-        report = export_series(checkout, pin, vendor, patches)
+        report = export_series(checkout, pin, args.vendor, patches)
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
+        python = functools.partial(_python, args, new)
+        upstream_fix.settle(exc.report, checkout, python, args.vendor, patches.parent / "judge.log")
         if exc.report.result.fixed_upstream:
-            new = checkout.release.version
             return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
         return exc.report, exc.report.result.problems() or [str(exc)]
-    if not report.patches:  # not applicable, or already applied: nothing to pin
-        new = checkout.release.version
-        nothing = f"every target is already applied in {new}: nothing to pin a series to"
-        return report, report.result.problems() or [nothing]
+    if not report.patches:  # not applicable, or already applied (merged): nothing to pin
+        merged = f"the series is merged upstream in {new} (every target already applied)"
+        return report, report.result.problems() or [f"{merged}: retire it from {new} on"]
     return report, []
 
 
@@ -204,8 +209,9 @@ def _range_diff(
         ).rstrip("\n")
 
 
-def _runtime(version: str, runtimes: Path | None) -> Path:
-    return envs.runtime_env(version, runtimes or envs.RUNTIMES).python
+def _python(args: Options, version: str) -> Path:
+    """The checks' interpreter: ``--python``, else one with ``version``'s runtime."""
+    return args.python or envs.runtime_env(version, args.runtimes or envs.RUNTIMES).python
 
 
 def _snapshot(directory: Path) -> dict[str, bytes]:

@@ -4,6 +4,8 @@
   the result written to a file (:mod:`~dynpatch.replay.job`).
 * ``python -m dynpatch.replay.child JOB.json --serve`` - benchmark worker: JSON commands
   on stdin, one JSON reply per line (:mod:`~dynpatch.replay.serve`).
+* a job with ``withhold``: a release's own fix judged, the history each chunk reads
+  (:mod:`~dynpatch.replay.reads`).
 
 The instruction counts have their own entry, run under callgrind:
 ``python -m dynpatch.replay.counted JOB.json RESULT.json`` (:mod:`~dynpatch.replay.counted`).
@@ -24,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-from dynpatch.replay import job, serve
+from dynpatch.replay import job, reads, serve
 
 
 def main(argv: list[str]) -> int:
@@ -38,6 +40,8 @@ def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[0]).read_text())
     if argv[1] == "--serve":
         return serve.main(spec)
+    if "withhold" in spec:
+        return reads.main(spec, Path(argv[1]))
     return job.main(spec, Path(argv[1]))
 
 

@@ -161,10 +161,10 @@ def _canonical_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
 class ReplayLLM:
     """``engine.llm``: ``generate_async`` returns the scripted result stream."""
 
-    def __init__(self, script: Script, errors: Errors):
+    def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self._script = script
         # Built now, before any timing starts: the handler's clock must not pay for it.
-        self._prepared: ReplayResult | None = build_result(script, errors)
+        self._prepared: ReplayResult | None = build_result(script, errors, ids)
         self.calls: list[dict[str, Any]] = []
         self.submitted: ReplayResult | None = None
 
@@ -207,8 +207,8 @@ class ReplayEngine:
     """``TensorRTLLMEngine`` shape as far as the request path reaches: ``.llm``, and what
     the fatal path calls before it exits the worker."""
 
-    def __init__(self, script: Script, errors: Errors):
-        self.llm = ReplayLLM(script, errors)
+    def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
+        self.llm = ReplayLLM(script, errors, ids)
 
     def get_health_check_fatal_error(self) -> None:
         return None
@@ -237,10 +237,14 @@ def _position(p: Position, logprob_cls: type) -> Any:
     return {tok: logprob_cls(lp, rank) for tok, lp, rank in p}
 
 
-def build_result(script: Script, errors: Errors) -> ReplayResult:
-    """Pre-build every object the stream will append, then wrap it as a result."""
+def build_result(script: Script, errors: Errors, ids: type[list[int]] = list) -> ReplayResult:
+    """Pre-build every object the stream will append, then wrap it as a result; each
+    output's cumulative ``token_ids`` is an ``ids`` (a list, or a list that watches reads)."""
     metrics = perf_metrics(script)
-    outputs = [ReplayOutput(index=i, request_perf_metrics=metrics) for i in range(script.n)]
+    outputs = [
+        ReplayOutput(index=i, token_ids=ids(), request_perf_metrics=metrics)
+        for i in range(script.n)
+    ]
     if script.engine_prompt_logprobs is not None:
         for out in outputs:
             out.prompt_logprobs = [

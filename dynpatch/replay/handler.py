@@ -77,9 +77,12 @@ class Replay:
     def _observe_exit(self, event: dict[str, Any]) -> None:
         self.worker_exits.append(event)
 
-    def prepare(self, script: Script, request_id: str) -> tuple[Any, ReplayEngine, Any, Any]:
-        """A fresh handler, engine double, request and context (built outside timing)."""
-        engine = ReplayEngine(script, self.errors)
+    def prepare(
+        self, script: Script, request_id: str, ids: type[list[int]] = list
+    ) -> tuple[Any, ReplayEngine, Any, Any]:
+        """A fresh handler, engine double (its outputs' ``token_ids`` are ``ids``), request
+        and context (built outside timing)."""
+        engine = ReplayEngine(script, self.errors, ids)
         config = self._hb.RequestHandlerConfig(
             engine=engine,
             default_sampling_params=self._sampling_params(),

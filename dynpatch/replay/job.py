@@ -16,13 +16,21 @@ from typing import Any
 
 from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import scenarios, wire
+from dynpatch.replay.engine import ReplayEngine
 from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
 from dynpatch.replay.script import Script, from_json
 
 
-async def replay_records(replay: Replay, script: Script, timeout: float) -> list[str]:
-    """The complete observed stream of one request, canonically serialised."""
-    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}")
+async def replay_records(
+    replay: Replay,
+    script: Script,
+    timeout: float,
+    ids: type[list[int]] = list,
+    seen: Callable[[Any, ReplayEngine], None] | None = None,
+) -> list[str]:
+    """The complete observed stream of one request, canonically serialised. The engine's
+    outputs hold their token ids in an ``ids``; ``seen`` is told of each chunk as it comes."""
+    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}", ids)
     replay.worker_exits.clear()
     chunks: list[str] = []
     tail: list[str] = []
@@ -30,6 +38,8 @@ async def replay_records(replay: Replay, script: Script, timeout: float) -> list
     async def drain() -> None:
         async for chunk in handler.generate(request, context):
             chunks.append(wire.record("chunk", chunk))
+            if seen is not None:
+                seen(chunk, engine)
 
     try:
         await asyncio.wait_for(drain(), timeout)

@@ -1,7 +1,7 @@
-"""fixed_upstream.detect: an equivalent fix under other names is recognised by what it does
-(no history copy where the delta is given; the loop hands the delta over), and nothing
-short of both is; run_series then reports the fix targets fixed upstream, writes nothing,
-and a real drift stays a drift."""
+"""fixed_upstream.detect: a release's own fix under other names is found as a *candidate*
+(the loop hands its delta to a parameter of the helper), and nothing short of that is;
+run_series names the candidate but never calls it fixed upstream by itself: only a judged
+verdict (a run of the release's code, tests/dynpatch/releases/test_upstream_fix.py) does."""
 
 from __future__ import annotations
 
@@ -11,19 +11,20 @@ from codemods import fixed_upstream, handler_extract_forwards_delta, logprobs_he
 from codemods.outcome import Status
 from codemods.series import run_series
 from tests.fixtures import snippets
-from tests.fixtures.releases import (
-    DRIFTED,
-    FIXED_UPSTREAM,
-    HANDLER_FIXED_UPSTREAM,
-    HELPER_FIXED_UPSTREAM,
-)
+from tests.fixtures.releases import DRIFTED, FIXED_UPSTREAM
+from tests.fixtures.upstream_fixes import FORWARDED, HANDLER_FORWARDING, variant
 
 HELPER_PATH = logprobs_helper.TARGET.path
 HANDLER_PATH = handler_extract_forwards_delta.PATH
-LOOP_CALL = "output, tokens_so_far, delta_ids=output.token_ids[tokens_so_far:]"
+HELPER = FORWARDED  # takes `delta_ids` (after the tokenizer)
+CANDIDATE = (
+    "extract_from_completion_output takes `delta_ids`; HandlerBase._generate_locally_impl "
+    "passes `delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
+    "forwards it"
+)
 
 
-def detect(helper: str, handler: str) -> fixed_upstream.Finding | None:
+def detect(helper: str, handler: str) -> fixed_upstream.Candidate | None:
     return fixed_upstream.detect(cst.parse_module(helper), cst.parse_module(handler))
 
 
@@ -32,119 +33,94 @@ def wheel(files: dict[str, str]):
     return lambda path: files.get(path.removeprefix("components/src/"))
 
 
-def test_a_differently_named_fix_is_found_with_its_names() -> None:
-    found = detect(HELPER_FIXED_UPSTREAM, HANDLER_FIXED_UPSTREAM)
-    assert found == fixed_upstream.Finding(
+def test_a_differently_named_candidate_is_found_with_its_names() -> None:
+    found = detect(HELPER, HANDLER_FORWARDING)
+    assert found == fixed_upstream.Candidate(
         "delta_ids", "delta_ids=output.token_ids[tokens_so_far:]", "self._extract_logprobs"
     )
-    assert found.reason == (
-        "extract_from_completion_output takes `delta_ids` and copies no token-id history "
-        "when it is given; HandlerBase._generate_locally_impl passes "
-        "`delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
-        "forwards it"
-    )
-
-
-def test_a_direct_call_with_a_name_bound_from_out_and_a_guarded_fallback_copy() -> None:
-    # The helper keeps the old copy, but only where the delta is not given.
-    helper = snippets.HELPER_PATCHED.replace("new_token_ids", "ids")
-    handler = snippets.HANDLER.replace(
-        """                log_probs, top_logprobs = self._extract_logprobs(
-                    output, tokens_so_far
-                )""",
-        """                chunk = out["token_ids"]
-                log_probs, top_logprobs = _shared_logprobs.extract_from_completion_output(
-                    output, tokens_so_far, ids=chunk
-                )""",
-    )
-    assert "ids=chunk" in handler
-    found = detect(helper, handler)
-    assert found is not None
-    assert (found.param, found.argument, found.via) == (
-        "ids",
-        "ids=chunk",
-        "extract_from_completion_output",
-    )
+    assert found.reason == CANDIDATE
+    # a direct call with a name bound from out["token_ids"]
+    direct = detect(*variant("guarded-fallback-copy"))
+    assert direct == fixed_upstream.Candidate("ids", "ids=chunk", "extract_from_completion_output")
 
 
 def test_positional_passing_through_the_method() -> None:
-    handler = HANDLER_FIXED_UPSTREAM.replace(
-        "delta_ids=output.token_ids[tokens_so_far:]", "output.token_ids[tokens_so_far:]"
-    ).replace(
-        """            output,
-            num_output_tokens_so_far,
-            fallback""",
-        """            output,
-            num_output_tokens_so_far,
-            None,
-            delta_ids,
-            fallback""",
+    handler = (
+        HANDLER_FORWARDING.replace(
+            "delta_ids=output.token_ids[tokens_so_far:]", "output.token_ids[tokens_so_far:]"
+        )
+        .replace(
+            "            output,\n            num_output_tokens_so_far,\n            fallback",
+            "            output,\n            num_output_tokens_so_far,\n            None,\n"
+            "            delta_ids,\n            fallback",
+        )
+        .replace("            delta_ids=delta_ids,\n", "")
     )
-    handler = handler.replace("            delta_ids=delta_ids,\n", "")
-    found = detect(HELPER_FIXED_UPSTREAM, handler)
+    found = detect(HELPER, handler)
     assert found is not None and found.param == "delta_ids"
     assert found.argument == "output.token_ids[tokens_so_far:]"
 
 
-def test_the_unfixed_release_and_half_fixes_are_not_fixed_upstream() -> None:
+def test_no_candidate_without_a_delta_handed_to_a_parameter_of_the_helper() -> None:
     assert detect(snippets.HELPER, snippets.HANDLER) is None
     # the helper takes the delta, but the loop does not pass it
-    assert detect(HELPER_FIXED_UPSTREAM, snippets.HANDLER) is None
+    assert detect(HELPER, snippets.HANDLER) is None
     # the loop passes it, but the helper has no such parameter
-    assert detect(snippets.HELPER, HANDLER_FIXED_UPSTREAM) is None
-    # the helper still copies the history where the delta is given
-    copying = HELPER_FIXED_UPSTREAM.replace(
-        '    if not getattr(output, "logprobs", None):',
-        '    history = list(output.token_ids)\n    if not getattr(output, "logprobs", None):',
-    )
-    assert detect(copying, HANDLER_FIXED_UPSTREAM) is None
-    getattr_copy = copying.replace("list(output.token_ids)", 'list(getattr(output, "token_ids"))')
-    assert detect(getattr_copy, HANDLER_FIXED_UPSTREAM) is None
+    assert detect(snippets.HELPER, HANDLER_FORWARDING) is None
     # a length of the delta is not the delta
-    length = HANDLER_FIXED_UPSTREAM.replace(
+    length = HANDLER_FORWARDING.replace(
         "delta_ids=output.token_ids[tokens_so_far:]", 'delta_ids=len(out["token_ids"])'
     )
-    assert detect(HELPER_FIXED_UPSTREAM, length) is None
+    assert detect(HELPER, length) is None
     # the method takes the delta but does not forward it
-    dropped = HANDLER_FIXED_UPSTREAM.replace("            delta_ids=delta_ids,\n", "")
-    assert detect(HELPER_FIXED_UPSTREAM, dropped) is None
+    dropped = HANDLER_FORWARDING.replace("            delta_ids=delta_ids,\n", "")
+    assert detect(HELPER, dropped) is None
     # missing modules or functions
-    assert fixed_upstream.detect(None, cst.parse_module(HANDLER_FIXED_UPSTREAM)) is None
-    assert detect("x = 1\n", HANDLER_FIXED_UPSTREAM) is None
+    assert fixed_upstream.detect(None, cst.parse_module(HANDLER_FORWARDING)) is None
+    assert detect("x = 1\n", HANDLER_FORWARDING) is None
 
 
-def test_the_series_reports_fixed_upstream_and_writes_nothing() -> None:
+def test_the_series_names_the_candidate_and_stays_drifted_until_judged() -> None:
     result = run_series(wheel(FIXED_UPSTREAM))
+    assert result.candidate is not None and result.candidate.reason == CANDIDATE
+    assert Status.DRIFTED in {o.status for o in result.outcomes}
+    assert not result.fixed_upstream and not result.ok and result.upstream_fix == ""
+    assert result.problems()[0] == (
+        f"upstream's own fix? {CANDIDATE}: not judged (only a run of the release's code can tell)"
+    )
+    refuted = result.judged(False, "chunk 3 read the history")
+    assert refuted.outcomes == result.outcomes and not refuted.fixed_upstream
+    assert refuted.problems()[0] == f"upstream's own fix? {CANDIDATE}: chunk 3 read the history"
+
+
+def test_a_fix_judged_by_a_run_is_fixed_upstream_and_writes_nothing() -> None:
+    result = run_series(wheel(FIXED_UPSTREAM)).judged(True, "run: no chunk read the history")
     statuses = [o.status for o in result.outcomes]
     assert statuses == [Status.FIXED_UPSTREAM] * 3 + [Status.NOT_APPLICABLE] * 2
     assert result.fixed_upstream and not result.ok and not result.not_applicable
     assert result.changed == {}
-    reason = fixed_upstream.detect(
-        cst.parse_module(HELPER_FIXED_UPSTREAM), cst.parse_module(HANDLER_FIXED_UPSTREAM)
+    assert result.upstream_fix == f"{CANDIDATE}; run: no chunk read the history"
+    assert result.problems() == [f"series fixed upstream: {result.upstream_fix}"]
+    assert result.outcomes[0].detail == (
+        f"{HELPER_PATH}: extract_from_completion_output: fixed upstream: {result.upstream_fix}"
     )
-    assert reason is not None and result.upstream_fix == reason.reason
-    assert result.problems() == [f"series fixed upstream: {reason.reason}"]
-    helper = result.outcomes[0]
-    assert helper.detail == (
-        f"{HELPER_PATH}: extract_from_completion_output: fixed upstream: {reason.reason}"
-    )
-    assert "`delta_ids`" in helper.detail and LOOP_CALL.split(", ")[2] in helper.detail
     assert result.outcomes[3].detail.endswith("no change to test: the fix is already upstream")
 
 
-def test_a_real_drift_stays_a_drift() -> None:
+def test_a_real_drift_has_no_candidate() -> None:
     result = run_series(wheel(DRIFTED))
     assert Status.DRIFTED in {o.status for o in result.outcomes}
-    assert not result.fixed_upstream and result.upstream_fix == ""
-    # a helper fixed upstream with a loop that does not pass the delta: still drifted
+    assert result.candidate is None and not result.fixed_upstream
+    # a helper with its own parameter, and a loop that does not pass the delta
     half = {**FIXED_UPSTREAM, HANDLER_PATH.removeprefix("components/src/"): snippets.HANDLER}
-    result = run_series(wheel(half))
-    assert result.outcomes[0].status is Status.DRIFTED
-    assert not result.fixed_upstream
+    assert run_series(wheel(half)).candidate is None
 
 
 def test_the_unfixed_release_still_applies() -> None:
-    result = run_series(wheel({**FIXED_UPSTREAM, HELPER_PATH.removeprefix("components/src/"):
-                               snippets.HELPER, HANDLER_PATH.removeprefix("components/src/"):
-                               snippets.HANDLER}))  # fmt: skip
-    assert result.ok and not result.fixed_upstream and result.changed
+    files = {
+        **FIXED_UPSTREAM,
+        HELPER_PATH.removeprefix("components/src/"): snippets.HELPER,
+        HANDLER_PATH.removeprefix("components/src/"): snippets.HANDLER,
+    }
+    result = run_series(wheel(files))
+    assert result.ok and result.candidate is None and result.changed

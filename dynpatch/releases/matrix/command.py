@@ -103,7 +103,8 @@ def main(args: Options) -> int:
     ctx = run.Context(
         pin=derived, vendor=args.vendor, out=args.out, committed=args.patches,
         budget=args.budget, seed=args.seed, skip=frozenset(args.skip),
-        toolkit=run.toolkit_digest(), fresh=args.fresh,
+        toolkit=run.toolkit_digest(), fresh=args.fresh, python=args.python,
+        runtimes=args.runtimes or envs.RUNTIMES,
     )  # fmt: skip
     rows = _run_all(candidates, ctx, args, err)
     total = time.perf_counter() - start
@@ -213,7 +214,6 @@ def _run_all(
     versions = [c.release.version for c in candidates]
     light = threading.BoundedSemaphore(args.fetch_jobs)
     heavy = threading.BoundedSemaphore(args.jobs)
-    runtimes = args.runtimes or envs.RUNTIMES
 
     def one(candidate: releases.Candidate) -> run.Row:
         version = candidate.release.version
@@ -230,11 +230,11 @@ def _run_all(
                 row.series, row.series_detail = "error", str(exc)
                 board.done(version, f"error: {exc}")
                 return row
-            python = args.python
+            python = ctx.python
             if row.runnable and python is None and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
                 try:
-                    python = envs.runtime_env(version, runtimes).python
+                    python = run.release_python(ctx, version)
                 except ToolkitError as exc:
                     row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
         if row.runnable:

@@ -12,6 +12,7 @@ folder, so the pinned release's ``out/evidence/`` records are never overwritten.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
@@ -38,6 +39,8 @@ from dynpatch.patch.apply import (
     series_names,
 )
 from dynpatch.pin import ROOT, Pin
+from dynpatch.releases import upstream_fix
+from dynpatch.releases.matrix import envs
 from dynpatch.releases.matrix.releases import Candidate
 from dynpatch.releases.matrix.stages import (
     ERROR,
@@ -105,6 +108,8 @@ CHECKS = ("own_am", "committed_am", "test_upstream", "verify")
 # A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
 # failure; the series can be retired from there on.
 FIXED_UPSTREAM = "fixed-upstream"
+# A release that has this very series: every target already applied.
+MERGED = "the series is merged upstream: every target is already applied"
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,8 @@ class Context:
     skip: frozenset[str] = frozenset()
     toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
     fresh: bool = False  # ignore cached results (they are still rewritten)
+    python: Path | None = None  # one interpreter for every release (else its own runtime's)
+    runtimes: Path = envs.RUNTIMES
 
     def folder(self, version: str) -> Path:
         return self.out / "releases" / version
@@ -167,6 +174,11 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     try:
         report = export_series(checkout, ctx.pin, ctx.vendor, patches)
     except SeriesFailed as exc:
+        # A candidate upstream fix is judged by a run (its interpreter is built only then).
+        python = functools.partial(release_python, ctx, row.version)
+        upstream_fix.settle(
+            exc.report, checkout, python, ctx.vendor, ctx.folder(row.version) / "judge.log"
+        )
         row.outcomes = outcome_rows(exc.report)
         _not_exported(row, exc)
         return
@@ -179,13 +191,18 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
         row.own_am = Check(NA, "nothing to export")
         row.test_upstream = row.verify = Check(NA, "the series does not apply here")
     elif not report.patches:
-        row.series = "already-applied"
+        row.series, row.series_detail = "already-applied", MERGED
         row.own_am = Check(NA, "every target already applied at the base: nothing to export")
         row.test_upstream = row.verify = Check(NA, "no change to check")
     else:
         row.series = "applied"
         row.series_sha256 = evidence.series_digest(patches)
         row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
+
+
+def release_python(ctx: Context, version: str) -> Path:
+    """The interpreter of ``version``'s checks: ``ctx.python``, else one with its runtime."""
+    return ctx.python or envs.runtime_env(version, ctx.runtimes).python
 
 
 def _not_exported(row: Row, exc: SeriesFailed) -> None:

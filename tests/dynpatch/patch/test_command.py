@@ -11,6 +11,7 @@ import pytest
 from dynpatch.cli import main
 from dynpatch.format.upstream import tools_python
 from tests.fixtures import snippets
+from tests.fixtures.releases import FIXED_UPSTREAM
 from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES
 
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
@@ -83,3 +84,18 @@ def test_a_passing_series_records_every_hook_for_the_pr(apply, tmp_path: Path) -
     assert status == 0, err
     saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())
     assert saved["command"] == "nox -s apply -- --check"
+
+
+def test_a_candidate_upstream_fix_is_drifted_here_and_names_the_command(apply, tmp_path) -> None:
+    # apply has no replay environment: it never calls a release fixed upstream
+    status, out, err = apply(FIXED_UPSTREAM)
+    assert status == 2 and "fixed-upstream" not in out and "DRIFTED" in out.upper()
+    assert "upstream may have its own fix; to judge it by its code: nox -s matrix -- " in err
+    assert "--no-newest --versions 9.9.9" in err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith("error: upstream's own fix? extract_from_completion_output takes `delta_ids`; ")
+    )
+    assert "not judged (only a run of the release's code can tell)" in err
+    assert not (tmp_path / "patches").exists()

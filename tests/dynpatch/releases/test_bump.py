@@ -23,7 +23,13 @@ from dynpatch.patch import apply
 from dynpatch.patch.apply import PATCHES, apply_series
 from dynpatch.pin import PIN_FILE, load_pin, with_version
 from dynpatch.releases import bump
-from tests.fixtures.releases import DRIFTED, FIXED_UPSTREAM, fake_runtime, make_vendor
+from tests.fixtures.releases import (
+    DRIFTED,
+    FIXED_UPSTREAM,
+    LOOKS_FIXED,
+    fake_runtime,
+    make_vendor,
+)
 from tests.fixtures.upstream_tree import FILES, TEST_LOGPROBS
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
@@ -63,13 +69,13 @@ def run_bump(v, tmp_path: Path, version: str, *extra: str) -> int:
 
 @pytest.fixture
 def synthetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Pinned at 9.9.8 with its committed series; 9.9.9, two bad candidates and one with
-    the fix upstream (10.0.0) cached. The checks' interpreter is this one, with a
+    """Pinned at 9.9.8 with its committed series; 9.9.9, two bad candidates, one with the
+    fix upstream (10.0.0) and one that only looks so (10.0.1) cached. The checks' interpreter is this one, with a
     metadata-only runtime 9.9.9."""
     v = make_vendor(
         tmp_path,
         {"9.9.6": DRIFTED, "9.9.7": REGRESSING, "9.9.8": OLD, "9.9.9": FILES,
-         "10.0.0": FIXED_UPSTREAM},
+         "10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED},
         pinned="9.9.8",
     )  # fmt: skip
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
@@ -146,10 +152,31 @@ def test_fixed_upstream_refuses_retire_and_leaves_pin_and_patches(
     assert "fixed-upstream" in printed
     assert "fixed upstream: extract_from_completion_output takes `delta_ids`" in printed
     assert "`delta_ids=output.token_ids[tokens_so_far:]`" in printed
+    assert "run: 345 chunks of 11 streams read no token id outside their delta" in printed
     assert "git range-diff" not in printed  # refused before any check
     assert "stays at 9.9.8" in printed and "is unchanged" in printed
     assert snapshot(synthetic) == before
     assert not (tmp_path / "evidence").exists()
+
+
+@pytest.mark.parametrize(
+    ("version", "python", "why"),
+    [
+        ("10.0.1", sys.executable, "with `delta` given, chunk 1 of stream 1-choice-one-token"),
+        ("10.0.0", "/nonexistent/python", "not judged: "),
+    ],
+    ids=["looks-fixed", "cannot-run"],
+)
+def test_a_candidate_fix_the_run_does_not_confirm_is_a_drift(
+    synthetic, tmp_path: Path, capsys, version: str, python: str, why: str
+) -> None:
+    before = snapshot(synthetic)
+    assert run_bump(synthetic, tmp_path, version, "--python", python) == 1
+    printed = capsys.readouterr().out
+    assert "REFUSED: " in printed and "fixed-upstream" not in printed
+    assert "  upstream's own fix? extract_from_completion_output takes" in printed
+    assert why in printed.split("upstream's own fix? ")[1].split("\n  ")[0]
+    assert snapshot(synthetic) == before
 
 
 def test_a_failing_check_refuses_and_leaves_pin_and_patches(

@@ -20,6 +20,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.patch.trees import Trees, prepare_trees
 from dynpatch.pin import load_pin
+from dynpatch.releases import upstream_fix
 from dynpatch.replay import runner, scenarios
 
 pytestmark = pytest.mark.integration
@@ -167,3 +168,26 @@ def test_the_fatal_path_of_releases_before_1_6_is_observed(trees: Trees, tmp_pat
     [event] = [r for r in result["scenarios"][0]["records"] if '"kind":"worker_exit"' in r]
     assert '"caller":"HandlerBase._initiate_shutdown"' in event and '"status":1' in event
     assert "Error during graceful shutdown" not in (tmp_path / "old.log").read_text()
+
+
+def test_the_real_handler_with_the_series_is_judged_fixed_and_a_planted_copy_is_not(
+    trees: Trees, tmp_path: Path
+) -> None:
+    # The pinned release with the series is what an upstream fix under our own name
+    # looks like: the run must call it fixed, and a history copy planted on the delta
+    # path must be caught on the real handler.
+    fixed, why = upstream_fix.judge(
+        trees.src(trees.patched), "new_token_ids", Path(sys.executable), tmp_path / "j.log"
+    )
+    assert fixed, why
+    copying = mutant(
+        trees,
+        tmp_path,
+        "dynamo/common/backend/logprobs.py",
+        "    if new_token_ids is None:\n",
+        "    _history = tuple(output.token_ids)\n    if new_token_ids is None:\n",
+    )
+    fixed, why = upstream_fix.judge(
+        copying.src, "new_token_ids", Path(sys.executable), tmp_path / "m.log"
+    )
+    assert not fixed and why.startswith("with `new_token_ids` given, chunk 1 of stream "), why

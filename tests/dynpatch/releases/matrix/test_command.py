@@ -24,6 +24,8 @@ from tests.fixtures.releases import (
     DRIFTED,
     FIXED_UPSTREAM,
     IS_NONE_GUARD,
+    LOOKS_FIXED,
+    MERGED,
     NO_HELPER,
     fake_runtime,
     make_vendor,
@@ -120,36 +122,52 @@ def test_no_drift_exits_zero(tmp_path: Path, capsys) -> None:
     assert "wrote " in capsys.readouterr().out
 
 
-def test_a_release_with_the_fix_upstream_is_a_finding_not_a_drift(tmp_path: Path, capsys) -> None:
-    v = make_vendor(tmp_path, {"9.9.9": APPLIES, "10.0.0": FIXED_UPSTREAM}, pinned="9.9.9")
+def test_a_release_fixed_upstream_is_judged_by_running_it(tmp_path: Path, capsys) -> None:
+    releases = {"9.9.9": APPLIES, "10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED, "10.0.2": MERGED}
+    v = make_vendor(tmp_path, releases, pinned="9.9.9")
     out = tmp_path / "out"
-    assert matrix(v, out, "--versions", "9.9.9,10.0.0", *SKIP_CHECKS) == 0
+    versions = "9.9.9,10.0.0,10.0.1,10.0.2"
+    assert matrix(v, out, "--versions", versions, "--python", sys.executable, *SKIP_CHECKS) == 1
     printed = capsys.readouterr().out
-    row = rows_of(out)["10.0.0"]
-    assert row["series"] == "fixed-upstream" and row["problems"] == []
-    assert row["series_detail"] == (
-        "extract_from_completion_output takes `delta_ids` and copies no token-id history "
-        "when it is given; HandlerBase._generate_locally_impl passes "
-        "`delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
-        "forwards it"
+    rows = rows_of(out)
+    fixed, looks, merged = rows["10.0.0"], rows["10.0.1"], rows["10.0.2"]
+    assert fixed["series"] == "fixed-upstream" and fixed["problems"] == []
+    assert fixed["series_detail"] == (
+        "extract_from_completion_output takes `delta_ids`; HandlerBase._generate_locally_impl "
+        "passes `delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
+        "forwards it; run: 345 chunks of 11 streams read no token id outside their delta and "
+        "equal those without `delta_ids` (of which 0 read the history)"
     )
-    statuses = [o["status"] for o in row["outcomes"]]
+    statuses = [o["status"] for o in fixed["outcomes"]]
     assert statuses == ["fixed-upstream"] * 3 + ["not-applicable"] * 2
-    assert row["own_am"]["status"] == row["test_upstream"]["status"] == "n/a"
+    assert fixed["own_am"]["status"] == fixed["test_upstream"]["status"] == "n/a"
     assert not (out / "releases" / "10.0.0" / "patches").exists()
+    # the same kind of candidate, but the run sees each chunk read its history
+    assert looks["series"] == "drifted"
+    assert looks["problems"][0] == (
+        "upstream's own fix? extract_from_completion_output takes `delta`; "
+        "HandlerBase._generate_locally_impl passes `delta=chunk` to "
+        "extract_from_completion_output: with `delta` given, chunk 1 of stream "
+        "1-choice-one-token-top1 read 1 token id(s) outside its delta, of a history of 1 "
+        "(281 chunks did, 6041 token ids in all)"
+    )
+    assert merged["series"] == "already-applied"
     md = (out / "matrix.md").read_text()
     assert (
         "| 10.0.0 | `not getattr` | fixed upstream | fixed upstream | fixed upstream | n/a | n/a "
         "| n/a | no | n/a | n/a |"
     ) in md
     assert "- 10.0.0: fixed upstream: extract_from_completion_output takes `delta_ids`" in md
+    assert "- 10.0.1: DRIFTED: upstream's own fix? extract_from_completion_output takes" in md
+    assert "- 10.0.2: already applied: the series is merged upstream" in md
     data = json.loads((out / "matrix.json").read_text())
-    assert data["ok"] is True
     assert data["summary"].startswith(
-        "2 releases: 1 applied, 0 not applicable, 0 drifted, 1 fixed upstream; every check"
+        "4 releases: 1 applied, 0 not applicable, 1 drifted, 1 fixed upstream, 1 merged "
+        "upstream; problems in 10.0.1"
     )
     assert "10.0.0: DRIFTED" not in printed
     assert "fixed upstream from 10.0.0: the series can be retired from 10.0.0 on" in printed
+    assert "merged upstream from 10.0.2: the series can be retired from 10.0.2 on" in printed
 
 
 def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) -> None:

@@ -6,6 +6,7 @@ line."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return cli.main(
             ["matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor), "--patches",
              str(v.patches), "--versions", versions, "--no-newest", "--out", str(out),
-             *SKIP_CHECKS]
+             "--python", sys.executable, *SKIP_CHECKS]
         )  # fmt: skip
 
     for version, code in (("9.9.6", 1), ("9.9.9", 0), ("10.0.0", 0)):

@@ -1,0 +1,145 @@
+"""The child side of judging a release's own fix: which token-id history each chunk reads.
+
+``python -m dynpatch.replay.child JOB.json RESULT.json`` with ``withhold`` in the job (the
+parameter of ``extract_from_completion_output`` that the release's loop hands its delta
+to, :mod:`codemods.fixed_upstream`): each named scenario of the job is replayed through
+the release's real ``AggregatedHandler.generate`` twice, as released (``given``) and with
+that parameter withheld from the helper (``withheld``), every output's cumulative
+``token_ids`` a :class:`WatchedIds`. Per chunk the result holds ``[reads, history]``: how
+many positions outside the chunk's delta were read since the chunk before, and how long
+that choice's history was. Standard library plus the replay package only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dynpatch.replay import scenarios
+from dynpatch.replay.engine import ReplayEngine
+from dynpatch.replay.handler import Replay, hello
+from dynpatch.replay.job import answer, replay_records
+
+HELPER = "extract_from_completion_output"
+
+
+class WatchedIds(list):  # type: ignore[type-arg]
+    """TEST DOUBLE of TRT-LLM's cumulative ``CompletionOutput.token_ids``: a list that
+    records which positions are read. Iterating, indexing, slicing, copying, converting,
+    comparing or printing it reads positions; ``len()`` and the engine's appends read none."""
+
+    __slots__ = ("read",)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.read: set[int] = set()
+
+    def __iter__(self) -> Iterator[Any]:  # list(), tuple(), [*ids], for, sum(), islice()
+        for i in range(len(self)):
+            self.read.add(i)
+            yield list.__getitem__(self, i)
+
+    def __reversed__(self) -> Iterator[Any]:
+        for i in reversed(range(len(self))):
+            self.read.add(i)
+            yield list.__getitem__(self, i)
+
+    def __getitem__(self, key: Any) -> Any:
+        value = list.__getitem__(self, key)
+        at = range(len(self))[key]
+        self.read.update(at if isinstance(at, range) else (at,))
+        return value
+
+    def __radd__(self, other: list[Any]) -> list[Any]:  # [] + ids
+        self.read.update(range(len(self)))
+        return other + list.copy(self)
+
+
+def _reading_all(name: str) -> Callable[..., Any]:
+    method = getattr(list, name)
+
+    def read_all(self: WatchedIds, *args: Any) -> Any:
+        self.read.update(range(len(self)))
+        return method(self, *args)
+
+    return read_all
+
+
+# What reads the whole list at once: membership, comparison, concatenation, repr, copy().
+_WHOLE = ("__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__repr__", "copy", "index")
+for _name in _WHOLE:
+    setattr(WatchedIds, _name, _reading_all(_name))
+
+
+def outside_delta(chunk: Any, engine: ReplayEngine) -> list[int]:
+    """``[reads, history]`` of ``chunk`` (see the module docstring); the reads are then
+    forgotten. Every position of another choice is outside this chunk's delta."""
+    result = engine.llm.submitted
+    index = chunk.get("index", 0) if isinstance(chunk, dict) else None
+    delta = len(chunk.get("token_ids") or ()) if isinstance(chunk, dict) else 0
+    reads = history = 0
+    for out in result.outputs if result is not None else ():
+        ids = out.token_ids
+        start = len(ids) - delta if out.index == index else len(ids)
+        if out.index == index:
+            history = start
+        reads += sum(1 for p in ids.read if p < start)
+        ids.read.clear()
+    return [reads, history]
+
+
+@contextlib.contextmanager
+def withheld(param: str) -> Iterator[None]:
+    """Inside the block, the helper is called without ``param`` wherever dynamo binds it."""
+    helper = getattr(importlib.import_module("dynamo.common.backend.logprobs"), HELPER)
+    signature = inspect.signature(helper)
+
+    def without(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.arguments.pop(param, None)
+        return helper(*bound.args, **bound.kwargs)
+
+    modules = list(sys.modules.items())
+    binding = [m for n, m in modules if n.startswith("dynamo.") and vars(m).get(HELPER) is helper]
+    for module in binding:
+        setattr(module, HELPER, without)
+    try:
+        yield
+    finally:
+        for module in binding:
+            setattr(module, HELPER, helper)
+
+
+async def _run(replay: Replay, script: Any, param: str | None, timeout: float) -> dict[str, Any]:
+    """One replay of ``script`` (``param`` withheld unless None): its records and reads."""
+    reads: list[list[int]] = []
+    with withheld(param) if param else contextlib.nullcontext():
+        records = await replay_records(
+            replay, script, timeout, WatchedIds, lambda c, e: reads.append(outside_delta(c, e))
+        )
+    return {"records": records, "reads": reads}
+
+
+async def _judge(job: dict[str, Any]) -> dict[str, Any]:
+    replay = Replay(Path(job["standin"]))
+    param, timeout = str(job["withhold"]), float(job.get("timeout", 120))
+    streams = [
+        {
+            "name": script.name,
+            "given": await _run(replay, script, None, timeout),
+            "withheld": await _run(replay, script, param, timeout),
+        }
+        for script in scenarios.named(job["scenarios"])
+    ]
+    return {**hello(replay, job.get("tree")), "scenarios": streams}
+
+
+def main(job: dict[str, Any], result: Path) -> int:
+    """Judge ``job``'s tree and write what was seen to ``result``; the exit status."""
+    return answer(result, lambda: asyncio.run(_judge(job)))

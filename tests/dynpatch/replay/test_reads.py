@@ -1,0 +1,60 @@
+"""WatchedIds sees every spelling of a history read (and none in ``len`` or the engine's
+appends); outside_delta charges a chunk with what was read beyond its own delta."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from dynpatch.replay import scenarios
+from dynpatch.replay.engine import ReplayEngine
+from dynpatch.replay.reads import WatchedIds, outside_delta
+from tests.fixtures.replay import ERRORS
+
+SPELLINGS: dict[str, tuple[Callable[[Any], object], set[int]]] = {
+    "len": (len, set()),
+    "truth": (bool, set()),
+    "delta slice": (lambda ids: ids[3:], {3, 4}),
+    "last": (lambda ids: ids[-1], {4}),
+    "list": (list, {0, 1, 2, 3, 4}),
+    "tuple": (tuple, {0, 1, 2, 3, 4}),
+    "unpacked": (lambda ids: [*ids], {0, 1, 2, 3, 4}),
+    "full slice": (lambda ids: ids[:], {0, 1, 2, 3, 4}),
+    "copy()": (lambda ids: ids.copy(), {0, 1, 2, 3, 4}),
+    "copy.copy": (copy.copy, {0, 1, 2, 3, 4}),
+    "iteration": (lambda ids: [t for t in ids], {0, 1, 2, 3, 4}),
+    "islice": (lambda ids: list(itertools.islice(ids, 3, None)), {0, 1, 2, 3, 4}),
+    "reversed, one": (lambda ids: next(reversed(ids)), {4}),
+    "membership": (lambda ids: 7 in ids, {0, 1, 2, 3, 4}),
+    "equality": (lambda ids: ids == [1], {0, 1, 2, 3, 4}),
+    "concatenation": (lambda ids: [0] + ids, {0, 1, 2, 3, 4}),  # noqa: RUF005
+    "repr": (repr, {0, 1, 2, 3, 4}),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_what_each_spelling_reads(spelling: str) -> None:
+    ids = WatchedIds()
+    ids.extend([10, 11, 12, 13, 14])  # the engine appends: no read
+    read, positions = SPELLINGS[spelling]
+    read(ids)
+    assert ids.read == positions
+
+
+def test_a_chunk_is_charged_with_reads_outside_its_own_delta() -> None:
+    engine = ReplayEngine(scenarios.stream(4, 2), ERRORS, WatchedIds)
+    engine.llm.generate_async([1], None)
+    first, second = engine.llm.submitted._all
+    first.token_ids.extend([1, 2, 3])
+    second.token_ids.extend([4, 5])
+    engine.llm.submitted.outputs = [first, second]
+    first.token_ids[1:]  # its delta (two tokens after one of history): allowed
+    assert outside_delta({"index": 0, "token_ids": [2, 3]}, engine) == [0, 1]
+    list(first.token_ids)
+    second.token_ids[-1]  # another choice's token: outside this chunk's delta
+    assert outside_delta({"index": 0, "token_ids": [2, 3]}, engine) == [2, 1]
+    assert first.token_ids.read == second.token_ids.read == set()  # forgotten once charged
