@@ -64,7 +64,7 @@ def _how(valgrind_version: str, hello: dict[str, Any]) -> dict[str, Any]:
         "implementation": env.get("implementation"),
         "machine": platform.machine(),
         "cpu": f"{host.cpu_model()} x{os.cpu_count()}",
-        "PYTHONHASHSEED": plan.HASH_SEED,
+        "environment": plan.ENV,
         "counted": plan.COUNTED,
         "warmup_requests": plan.WARMUP,
         "counted_requests": plan.OPS,
@@ -78,7 +78,7 @@ def how_line(how: dict[str, Any]) -> str:
         f"how: {how['valgrind']} {how['tool']} ({' '.join(how['options'][1:])}; "
         f"counting switched on around the replayed requests only), {how['implementation']} "
         f"{how['python']} on {how['machine']} ({how['cpu']}), "
-        f"PYTHONHASHSEED={how['PYTHONHASHSEED']}, "
+        f"{' '.join(f'{k}={v}' for k, v in how['environment'].items())}, "
         f"address-space randomisation {how.get('address_randomisation', 'on')}; "
         f"{how['counted_requests']} counted request per case after {how['warmup_requests']} "
         "warm-up"

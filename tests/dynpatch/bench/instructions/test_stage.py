@@ -51,7 +51,8 @@ def test_the_how_line_says_what_was_counted_with_what() -> None:
     how = stage._how(
         "valgrind-3.19.0", {"environment": {"python": "3.11.7", "implementation": "CPython"}}
     )
-    assert how["PYTHONHASHSEED"] == "0" and how["tool"] == "callgrind"
+    assert how["environment"] == {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
+    assert how["tool"] == "callgrind"
     assert stage.how_line(how).startswith(
         "how: valgrind-3.19.0 callgrind (--instr-atstart=no --collect-atstart=no; counting "
         "switched on around the replayed requests only), CPython 3.11.7 on "
