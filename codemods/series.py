@@ -248,28 +248,16 @@ def _parse(source: str | None) -> cst.Module | str | None:
 COMMIT_MESSAGE = """\
 perf(trtllm): reuse the streamed delta for logprob extraction
 
-TensorRT-LLM streams cumulative token ids. The TRT-LLM response loop in
-HandlerBase._generate_locally_impl already builds each chunk's delta,
-out["token_ids"] = output.token_ids[tokens_so_far:], and then asks the
-shared extract_from_completion_output for that chunk's logprobs. The
-helper copied the whole history with list(output.token_ids) and sliced
-it again, so with logprobs requested an N-token stream copied
-1 + 2 + ... + N token ids per choice.
+TensorRT-LLM streams cumulative token ids. For each choice of each
+response, the TRT-LLM response loop builds the chunk's delta,
+output.token_ids[tokens_so_far:], then calls the shared
+extract_from_completion_output, which copied the whole history with
+list(output.token_ids) only to slice it again. With logprobs on, an
+N-token choice copied 1 + 2 + ... + N ids, even in responses where
+it did not advance.
 
-Pass the delta through instead: extract_from_completion_output and
-HandlerBase._extract_logprobs take an optional keyword-only
-new_token_ids. When it is given, the helper neither copies nor re-slices
-the history; the logprob window is still output.logprobs[cursor:] cut to
-the delta's length, and every bail-out (empty logprobs first, nothing
-new, flat float logprobs, a None position, a missing selected token with
-and without fallback) returns what it returned before. Callers that do
-not pass it, such as vLLM's handler, run exactly the old code, and
-HandlerBase._extract_logprobs(output, 0) keeps working.
-
-The chunks the handler emits are unchanged byte for byte. New tests pin
-this down: CPU tests of the helper with the delta (no read of the
-history, the window, every bail-out), and in TestGenerateLocally (gpu_1)
-tests that the response loop hands each choice its delta: with four
-interleaved choices, some not advancing, the chunks are the same as
-without the delta and no choice's history is copied.
+extract_from_completion_output and HandlerBase._extract_logprobs now
+take an optional keyword-only new_token_ids, and the response loop
+passes its delta. The chunks are unchanged. Callers that do not pass
+it, such as vLLM's handler, run the old code.
 """
