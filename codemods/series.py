@@ -48,10 +48,12 @@ class Step:
     # applicable) when the change itself is, and a missing test file does not block
     # the change: the outcome table says the tests were not carried.
     carries_tests: bool = False
-    # Definitions the step adds to its file (top-level, or methods of a top-level
-    # class); their lines are its scope in the changed-lines check
+    # Definitions the step adds to its file or rewrites there (top-level, or methods of
+    # a top-level class); their lines are its scope in the changed-lines check
     # (dynpatch.format.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
+    # Names the step imports at module level: those import lines are in its scope too.
+    imports: tuple[str, ...] = ()
 
 
 SERIES: tuple[Step, ...] = (
@@ -60,10 +62,12 @@ SERIES: tuple[Step, ...] = (
         logprobs_helper.TARGET,
         when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared logprob helper module (releases <= 1.2.1)",
+        imports=("Sequence",),
     ),
     Step(
         handler_extract_forwards_delta.HandlerExtractForwardsDelta,
         handler_extract_forwards_delta.TARGET,
+        imports=("Sequence",),
     ),
     Step(handler_call_passes_delta.HandlerCallPassesDelta, handler_call_passes_delta.TARGET),
     Step(

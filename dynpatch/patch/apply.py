@@ -216,12 +216,14 @@ def _scope_check(
 ) -> dict[str, tuple[int, int]]:
     """Changed lines per target of ``path``; refuses lines outside every target.
 
-    A step's target is its function or the definitions it ``adds``.
+    A step's target is its function or the definitions it ``adds``, and the imports of
+    the names it ``imports``.
     """
     mine = [s for s in steps if s.target.path == path]
     functions = [s.target.qualname for s in mine if not s.adds]
     added = {s.target.qualname: s.adds for s in mine if s.adds}
-    return scope.lines_changed_in(old or "", new, functions, added=added)
+    imports = {s.target.qualname: s.imports for s in mine if s.imports}
+    return scope.lines_changed_in(old or "", new, functions, added=added, imports=imports)
 
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:

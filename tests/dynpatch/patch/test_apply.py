@@ -50,7 +50,7 @@ def test_apply_exports_a_signed_series_with_provenance(synthetic_release, tmp_pa
     assert "\nSigned-off-by: Test Author <test@example.invalid>\n" in patch
     assert f"sha256 {rel.pin.pinned.sha256}" in patch  # provenance
     assert f"base-commit: {checkout.base}" in patch
-    assert "+    new_token_ids: Optional[list[int]] = None," in patch
+    assert "+    new_token_ids: Optional[Sequence[int]] = None," in patch
     # The message is the series' own: nothing is appended to it.
     message = patch.split("Subject: [PATCH] ", 1)[1].split("\nSigned-off-by:", 1)[0]
     assert message.rstrip() == COMMIT_MESSAGE.rstrip()

@@ -71,25 +71,20 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     printed = capsys.readouterr().out
     assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
     assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
-    assert "CPU tier: 2 tests on baseline, 16 on patched (14 new); regressions: none" in printed
+    assert "CPU tier: 3 tests on baseline, 27 on patched (24 new); regressions: none" in printed
     assert (
-        "new regression tests: 14 fail on baseline, 14 pass on patched (of 14; on baseline: "
-        "14 x TypeError: unexpected keyword argument 'new_token_ids')"
+        "new regression tests: 24 fail on baseline, 24 pass on patched (of 24; on baseline: "
+        "24 x TypeError: unexpected keyword argument 'new_token_ids')"
     ) in printed
     assert (
         "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
-        "::TestGenerateLocally::test_interleaved_choices_stream_the_same_chunks_without_history"
-        "_copies, trtllm/test_trtllm_handler_base.py::TestGenerateLocally::"
-        "test_response_loop_passes_its_delta_to_the_logprob_helper"
+        "::TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs"
     ) in printed
     assert "STAND-IN tier: not run (torch is not installed in " in printed
     assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
     assert (
-        "with new_token_ids accepted but ignored (history still copied): 11 of 14 fail on "
-        "their own assertions; not caught there: "
-        "test_extract_completion_bails_out_the_same_with_delta[logprobs-empty], "
-        "test_extract_completion_bails_out_the_same_with_delta[logprobs-none], "
-        "test_extract_completion_delta_window_follows_the_stream"
+        "with new_token_ids accepted but ignored (history still copied): 24 of 24 fail on "
+        "their own assertions"
     ) in printed
     assert "JUnit XML: " in printed
     assert "(cpu-baseline.xml, cpu-ignored.xml, cpu-mutant.xml, cpu-patched.xml)" in printed
@@ -104,9 +99,9 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert record["details"]["tiers_run"] == ["cpu"]
     assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
     assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
-    assert "new regression tests: 14 fail on baseline, 14 pass on patched" in record["summary_md"]
+    assert "new regression tests: 24 fail on baseline, 24 pass on patched" in record["summary_md"]
     assert (
-        "| `common/backend/tests/test_logprobs.py` | 1 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 26 | 0 | 0 | 0 |"
         in (record["summary_md"])
     )
     cpu = record["details"]["tiers"]["cpu"]
@@ -114,9 +109,9 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert cpu["baseline"]["helper_imported_from"].startswith(
         str(stage.tmp / "trees" / "baseline-")
     )
-    assert len(cpu["new_tests"]) == 14 and cpu["regressions"] == []
+    assert len(cpu["new_tests"]) == 24 and cpu["regressions"] == []
     # the mutant tree is thrown away; the cached trees stay clean
-    assert len(cpu["keyword_ignored_caught"]) == 11
+    assert len(cpu["keyword_ignored_caught"]) == 24
     assert not list((stage.tmp / "out").glob(".mutants-*"))
     for tree in (stage.tmp / "trees").iterdir():
         assert gitio.local_changes(tree) == []
@@ -128,8 +123,8 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     patch = next(stage.patches.glob("0001-*.patch"))
     text = patch.read_text()
     broken = text.replace(
-        "+        new_token_ids = token_ids[num_output_tokens_so_far:]\n",
-        "+        new_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far:]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
     )
     assert broken != text
     patch.write_text(broken)
@@ -177,14 +172,11 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     from dynpatch.pin import load_pin
     from dynpatch.test_upstream.stage import series_new_tests
 
-    trees = prepare_trees(fetch(load_pin()))
-    added = series_new_tests(trees)
-    helper_tests = {n for n in helper_delta_tests.added_names() if n.startswith("test_")}
-    handler_tests = {
-        f"TestGenerateLocally::{n}"
-        for n in handler_response_loop_tests.added_names()
-        if n.startswith("test_")
-    }
-    assert added == {(helper_delta_tests.PATH, n) for n in helper_tests} | {
-        (handler_response_loop_tests.PATH, n) for n in handler_tests
+    added = series_new_tests(prepare_trees(fetch(load_pin())))
+    assert added == {
+        (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        (
+            handler_response_loop_tests.PATH,
+            "TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs",
+        ),
     }
