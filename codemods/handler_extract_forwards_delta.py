@@ -2,7 +2,8 @@
 
 The TRT-LLM handler's ``_extract_logprobs(output, num_output_tokens_so_far)`` is a thin
 wrapper around the shared ``extract_from_completion_output``. After this codemod it
-also accepts an optional keyword-only ``new_token_ids`` and passes it on, so
+also accepts an optional keyword-only ``new_token_ids`` (a ``Sequence[int]``, in the
+module's ``X | None`` style) and passes it on, so
 ``_extract_logprobs(output, 0)`` keeps working and the response loop can hand over the
 delta it has already built (``handler_call_passes_delta``).
 """
@@ -74,9 +75,9 @@ class HandlerExtractForwardsDelta(TargetedCommand):
         new_fn = fn.deep_replace(call, shape.add_keyword_arg(call, PARAM, cst.Name(PARAM)))
         param = cst.Param(
             name=cst.Name(PARAM),
-            annotation=cst.Annotation(cst.parse_expression("list[int] | None")),
+            annotation=cst.Annotation(cst.parse_expression("Sequence[int] | None")),
             equal=cst.AssignEqual(),
             default=cst.Name("None"),
         )
         new_fn = shape.add_kwonly_param(new_fn, param)  # type: ignore[arg-type]
-        return shape.replace_function(tree, METHOD, new_fn)
+        return shape.with_sequence_import(shape.replace_function(tree, METHOD, new_fn))

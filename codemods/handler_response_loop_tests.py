@@ -1,34 +1,44 @@
-"""Carry the response loop's regression tests into dynamo's own handler test class.
+"""Carry the response loop's regression test into dynamo's own handler tests.
 
-``HandlerResponseLoopTests`` adds the methods in
-``carried/handler_response_loop_tests.template.py`` to the class of
-``trtllm/tests/test_trtllm_handler_base.py`` where dynamo keeps its response-loop tests
-(``TestGenerateLocally``; the same class was ``TestHealthCheckPriority`` before 1.5).
-They reuse that class's ``_make_handler()`` and ``_make_context()`` and the module's
-imports: the loop hands each choice's delta to the logprob helper, one choice and four
-interleaved ones (some not advancing), with the same chunks as without the delta and no
-copy of the cumulative history. The module is gpu_1 in dynamo's CI (it imports
-TensorRT-LLM), so the methods are appended at the end of the class, untouched by
-anything else.
+``HandlerResponseLoopTests`` changes ``trtllm/tests/test_trtllm_handler_base.py`` the way
+a dynamo reviewer would, with the text of ``carried/handler_response_loop_tests.template.py``:
+
+* dynamo's mock builder ``TestGenerateLocally._make_mock_generation_result_sequence``
+  gains an optional ``choices``: chunk ``i`` then carries one output per choice, with
+  that choice's cumulative ids (in the stand-in ``_CumulativeTokenIds``, which fails the
+  test when the history is copied), its ``index`` and aligned ``logprobs``. Its callers
+  and what they get are unchanged;
+* one test in ``TestGenerateLocally`` streams interleaved choices, one not advancing,
+  through ``generate_locally`` and checks the chunks: ``index``, ``token_ids`` and
+  ``log_probs`` aligned, nothing for the choice that did not advance;
+* ``test_trtllm_handler_matches_shared`` gets one case with ``new_token_ids``.
+
+The module is gpu_1 in dynamo's CI (it imports TensorRT-LLM). A module without
+``TestGenerateLocally`` (releases before 1.5, which have no sequence builder either) does
+not get the test: not applicable. A module with the class but without the builder or
+the comparison test has drifted.
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods import shape
-from codemods.outcome import AlreadyApplied, Drifted, Target, TargetedCommand
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
 
 PATH = "components/src/dynamo/trtllm/tests/test_trtllm_handler_base.py"
-# Newest name first: the first one the module defines is the class the tests join.
-CLASSES = ("TestGenerateLocally", "TestHealthCheckPriority")
+CLASS = "TestGenerateLocally"
+BUILDER = "_make_mock_generation_result_sequence"
+COMPARISON = "test_trtllm_handler_matches_shared"
+STANDIN = "_CumulativeTokenIds"
+KEYWORD = "choices"
 REUSED = ("_make_handler", "_make_context")
 MARKS = ("trtllm", "pre_merge", "gpu_1")
-HANDLER_MODULE = "dynamo.trtllm.request_handlers.handler_base"
 NEEDED_IMPORTS = (
-    ("unittest", "mock"),
     ("unittest.mock", "MagicMock"),
-    (HANDLER_MODULE, "HandlerBase"),
+    ("dynamo.trtllm.request_handlers.handler_base", "HandlerBase"),
+    ("dynamo.common.backend.logprobs", "extract_from_completion_output"),
 )
 
 TARGET = Target(
@@ -37,23 +47,74 @@ TARGET = Target(
     expected=(
         f"a test module marked {', '.join(MARKS)} by `pytestmark` that imports pytest, "
         + ", ".join(f"{name} from {module}" for module, name in NEEDED_IMPORTS)
-        + f", with a class {' or '.join(CLASSES)} defining {' and '.join(REUSED)}"
+        + f", defines `_logprob(...)` and {COMPARISON}() (with an `output`), and a class "
+        f"{CLASS} with {' and '.join(REUSED)} and {BUILDER}(self, "
+        "prompt_logprobs_per_chunk, ...) whose loop over "
+        "enumerate(prompt_logprobs_per_chunk) builds `output = MagicMock()`, "
+        "`output.token_ids = ...`, more `output.<attr> = ...`, then `res = MagicMock()` "
+        "and `res.outputs = [output]`"
     ),
 )
 
 TEMPLATE = shape.carried("handler_response_loop_tests.template.py")
 
+# The builder's loop, before (by shape) and after: one output per choice.
+_LOOP = m.For(
+    target=m.Tuple([m.Element(m.Name("index")), m.Element(m.Name("prompt_logprobs"))]),
+    iter=m.Call(func=m.Name("enumerate"), args=[m.Arg(m.Name("prompt_logprobs_per_chunk"))]),
+)
+_OUTPUT = m.SimpleStatementLine(
+    [m.Assign([m.AssignTarget(m.Name("output"))], m.Call(m.Name("MagicMock"), args=[]))]
+)
 
-def carried_methods(template: str = TEMPLATE) -> list[cst.FunctionDef]:
-    """The methods of the template's one class, in order (its docstring left out)."""
-    (cls,) = cst.parse_module(template).body
-    assert isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)
-    return [stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)]
+
+def _sets(obj: str, attr: m.BaseMatcherNode | None = None) -> m.SimpleStatementLine:
+    target = m.Attribute(m.Name(obj), attr or m.Name())
+    return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)])])
+
+
+_RES = m.SimpleStatementLine(
+    [m.Assign([m.AssignTarget(m.Name("res"))], m.Call(m.Name("MagicMock"), args=[]))]
+)
+_RES_OUTPUTS = m.SimpleStatementLine(
+    [
+        m.Assign(
+            [m.AssignTarget(m.Attribute(m.Name("res"), m.Name("outputs")))],
+            m.List([m.Element(m.Name("output"))]),
+        )
+    ]
+)
+PER_CHOICE = f"""\
+res = MagicMock()
+res.outputs = []
+# `{KEYWORD}[index]`: one output per choice, each with its cumulative ids.
+per_choice = {KEYWORD}[index] if {KEYWORD} else [DEFAULT]
+for choice, token_ids in enumerate(per_choice):
+    output = MagicMock()
+    output.token_ids = token_ids
+    if {KEYWORD}:
+        output.index = choice
+        output.token_ids = {STANDIN}(token_ids)
+        output.logprobs = [{{t: _logprob(-t / 10)}} for t in token_ids]
+    res.outputs.append(output)
+"""
+
+
+def _template(
+    template: str = TEMPLATE,
+) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
+    """The template's stand-in class, its test methods, and the comparison's new lines."""
+    standin, cls, comparison = cst.parse_module(template).body
+    assert isinstance(standin, cst.ClassDef) and isinstance(cls, cst.ClassDef)
+    assert isinstance(comparison, cst.FunctionDef)
+    methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
+    return standin, methods, list(comparison.body.body)  # type: ignore[arg-type]
 
 
 def added_names(template: str = TEMPLATE) -> tuple[str, ...]:
-    """The names of the methods ``HandlerResponseLoopTests`` adds, in order."""
-    return tuple(fn.name.value for fn in carried_methods(template))
+    """The definitions ``HandlerResponseLoopTests`` adds or rewrites, in order."""
+    standin, methods, _ = _template(template)
+    return (standin.name.value, *(fn.name.value for fn in methods), BUILDER, COMPARISON)
 
 
 def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
@@ -62,40 +123,36 @@ def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
     return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
 
 
-def find_class(tree: cst.Module) -> cst.ClassDef | None:
-    """The module-level class the tests join: the first of ``CLASSES`` it defines."""
-    classes = {s.name.value: s for s in tree.body if isinstance(s, cst.ClassDef)}
-    return next((classes[name] for name in CLASSES if name in classes), None)
+def _top(tree: cst.Module, kind: type, name: str) -> cst.CSTNode | None:
+    return next((s for s in tree.body if isinstance(s, kind) and s.name.value == name), None)
 
 
 class HandlerResponseLoopTests(TargetedCommand):
     DESCRIPTION: str = (
-        "test_trtllm_handler_base.py (gpu_1): add response-loop tests to "
-        "TestGenerateLocally: each choice's delta reaches the logprob helper, 4 "
-        "interleaved choices give the same chunks with no history copy."
+        "test_trtllm_handler_base.py (gpu_1): extend the mock builder to cumulative ids "
+        "per choice; one response-loop test of interleaved choices' chunks; one "
+        "new_token_ids case in the wrapper/shared comparison."
     )
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        cls = find_class(tree)
+        cls = _top(tree, cst.ClassDef, CLASS)
         if cls is None:
-            raise Drifted(TARGET, f"no module-level class {' or '.join(CLASSES)}")
-        present = _methods(cls)
-        new = carried_methods()
-        clashes = [fn for fn in new if fn.name.value in present]
-        if clashes:
-            other = [
-                fn for fn in clashes if not shape.same_code(present[fn.name.value], shape.code(fn))
-            ]
-            if not other and len(clashes) == len(new):
-                raise AlreadyApplied(f"{PATH} already has the response-loop tests")
-            named = ", ".join(f"{cls.name.value}.{fn.name.value}" for fn in other or clashes)
-            raise Drifted(
-                TARGET,
-                f"{named} already defined "
-                + ("with other content" if other else "(only some of the new tests)"),
+            raise NotApplicable(
+                f"{PATH} has no {CLASS} (dynamo added it, and its sequence builder, in "
+                "1.5.0): the response-loop test is not carried"
             )
-        missing = [f"{cls.name.value}.{name}" for name in REUSED if name not in present]
+        assert isinstance(cls, cst.ClassDef)
+        present = _methods(cls)
+        builder, comparison = present.get(BUILDER), _top(tree, cst.FunctionDef, COMPARISON)
+        if builder is None:
+            raise Drifted(TARGET, f"no {CLASS}.{BUILDER} to extend")
+        if comparison is None:
+            raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
+        assert isinstance(comparison, cst.FunctionDef)
+        standin, tests, case = _template()
+        self._refuse_done(tree, present, builder, comparison, standin, tests, case)
+        missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
         for module, name in NEEDED_IMPORTS:
@@ -103,16 +160,120 @@ class HandlerResponseLoopTests(TargetedCommand):
                 raise Drifted(TARGET, f"no `from {module} import {name}`")
         if not shape.imports_module(tree, "pytest"):
             raise Drifted(TARGET, "no `import pytest`")
+        if _top(tree, cst.FunctionDef, "_logprob") is None:
+            raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
         why = shape.unmarked(tree, MARKS)  # dynamo's GPU stage selects them by these marks
         if why:
             raise Drifted(TARGET, why)
-        return self._append(tree, cls, new)
 
-    @staticmethod
-    def _append(tree: cst.Module, cls: cst.ClassDef, new: list[cst.FunctionDef]) -> cst.Module:
         block = cls.body
         assert isinstance(block, cst.IndentedBlock)
-        first = new[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),))
-        body = [*block.body, first, *new[1:]]
-        grown = cls.with_changes(body=block.with_changes(body=body))
-        return tree.with_changes(body=[grown if s is cls else s for s in tree.body])
+        first = tests[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),))
+        body = [_extend_builder(s) if s is builder else s for s in block.body]
+        grown = cls.with_changes(body=block.with_changes(body=[*body, first, *tests[1:]]))
+        new_body: list[cst.BaseStatement] = []
+        for stmt in tree.body:
+            if stmt is cls:
+                new_body += [standin.with_changes(leading_lines=cls.leading_lines), grown]
+            elif stmt is comparison:
+                new_body.append(_extend_comparison(comparison, case))
+            else:
+                new_body.append(stmt)
+        return tree.with_changes(body=new_body)
+
+    @staticmethod
+    def _refuse_done(
+        tree: cst.Module,
+        present: dict[str, cst.FunctionDef],
+        builder: cst.FunctionDef,
+        comparison: cst.FunctionDef,
+        standin: cst.ClassDef,
+        tests: list[cst.FunctionDef],
+        case: list[cst.BaseStatement],
+    ) -> None:
+        """AlreadyApplied when the whole change is there, Drifted when part of it is."""
+        old_standin = _top(tree, cst.ClassDef, STANDIN)
+        parts = {
+            f"{STANDIN}": old_standin is not None,
+            f"{BUILDER}({KEYWORD}=...)": KEYWORD in _all_params(builder),
+            **{f"{CLASS}.{fn.name.value}": fn.name.value in present for fn in tests},
+            f"{COMPARISON}'s new case": _ends_with(comparison, case),
+        }
+        if not any(parts.values()):
+            return
+        same = (
+            old_standin is not None
+            and shape.same_code(old_standin, shape.code(standin))
+            and shape.references(builder, STANDIN)
+            and all(
+                fn.name.value in present and shape.same_code(present[fn.name.value], shape.code(fn))
+                for fn in tests
+            )
+        )
+        if all(parts.values()) and same:
+            raise AlreadyApplied(f"{PATH} already has the response-loop test")
+        there = ", ".join(name for name, found in parts.items() if found)
+        raise Drifted(TARGET, f"the change, in part or with other content, already there: {there}")
+
+
+def _all_params(fn: cst.FunctionDef) -> list[str]:
+    positional, kwonly = shape.param_names(fn)
+    return [*positional, *kwonly]
+
+
+def _ends_with(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> bool:
+    tail = list(fn.body.body)[-len(case) :]
+    return len(tail) == len(case) and all(
+        shape.same_code(a, shape.code(b)) for a, b in zip(tail, case, strict=True)
+    )
+
+
+def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
+    """The builder with ``choices=None`` and its loop making one output per choice."""
+    positional, kwonly = shape.param_names(fn)
+    varargs = fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or fn.params.star_kwarg
+    if positional[:2] != ["self", "prompt_logprobs_per_chunk"] or kwonly or varargs:
+        raise Drifted(TARGET, f"{CLASS}.{BUILDER}({', '.join(positional)})")
+    loops = [i for i, s in enumerate(fn.body.body) if m.matches(s, _LOOP)]
+    if len(loops) != 1:
+        raise Drifted(TARGET, f"{len(loops)} loops over enumerate(prompt_logprobs_per_chunk)")
+    loop = fn.body.body[loops[0]]
+    assert isinstance(loop, cst.For)
+    stmts = list(loop.body.body)
+    res = next((i for i, s in enumerate(stmts) if m.matches(s, _RES)), None)
+    if (
+        len(stmts) < 4
+        or not m.matches(stmts[0], _OUTPUT)
+        or not m.matches(stmts[1], _sets("output", m.Name("token_ids")))
+        or res is None
+        or not all(m.matches(s, _sets("output")) for s in stmts[2:res])
+        or res + 1 >= len(stmts)
+        or not m.matches(stmts[res + 1], _RES_OUTPUTS)
+    ):
+        raise Drifted(TARGET, f"a loop in {CLASS}.{BUILDER} that is not the one-output shape")
+    default = stmts[1].body[0].value  # type: ignore[attr-defined]
+    header = cst.parse_module(PER_CHOICE.replace("DEFAULT", shape.code(default))).body
+    *head, inner = header
+    assert isinstance(inner, cst.For)
+    own = list(inner.body.body)
+    inner = inner.with_changes(body=inner.body.with_changes(body=[*own[:3], *stmts[2:res], own[3]]))
+    rest = stmts[res + 2 :]
+    if rest:
+        rest[0] = rest[0].with_changes(leading_lines=stmts[res].leading_lines)
+    head[0] = head[0].with_changes(leading_lines=stmts[0].leading_lines)
+    new_loop = loop.with_changes(body=loop.body.with_changes(body=[*head, inner, *rest]))
+    body = list(fn.body.body)
+    body[loops[0]] = new_loop
+    new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
+    no_space = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    param = cst.Param(cst.Name(KEYWORD), default=cst.Name("None"), equal=no_space)
+    return shape.add_param(new_fn, param)
+
+
+def _extend_comparison(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> cst.FunctionDef:
+    """The comparison test with the ``new_token_ids`` case after its own checks."""
+    if not m.findall(fn, m.Assign([m.AssignTarget(m.Name("output"))])):
+        raise Drifted(TARGET, f"{COMPARISON}() without an `output = ...` to reuse")
+    first = case[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),))
+    body = [*fn.body.body, first, *case[1:]]
+    return fn.with_changes(body=fn.body.with_changes(body=body))

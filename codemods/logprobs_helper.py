@@ -4,18 +4,21 @@ Before: every call copies the whole cumulative ``output.token_ids`` history with
 ``list(...)`` and slices the copy again, although the TRT-LLM caller has just built
 that very slice. After: a keyword-only ``new_token_ids`` carries it in; when given,
 neither the copy nor the second slice happens. When it is not given (vLLM's caller)
-the code path is exactly the old one.
+the code path is exactly the old one. The parameter is never rebound: the old local of
+that name becomes ``chunk_token_ids``, bound on both paths.
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods import shape
 from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
 
 PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
+LOCAL = "chunk_token_ids"  # the chunk's ids on both paths (the parameter is never rebound)
 
 TARGET = Target(
     path="components/src/dynamo/common/backend/logprobs.py",
@@ -43,20 +46,23 @@ if {PARAM} is None:
     token_ids = list(getattr(output, "token_ids", None) or [])
     if not token_ids or {CURSOR} >= len(token_ids):
         return None, None
-    {PARAM} = token_ids[{CURSOR}:]
+    {LOCAL} = token_ids[{CURSOR}:]
 elif not {PARAM}:
     return None, None
+else:
+    {LOCAL} = {PARAM}
 """
 AFTER_WINDOW = (
     f"new_logprobs = output.logprobs[{CURSOR}:]",
-    f"new_logprobs = new_logprobs[: len({PARAM})]",
+    f"new_logprobs = new_logprobs[: len({LOCAL})]",
 )
 
+# The contract, in the docstring's own style (a paragraph before ``Returns``).
 DOC_PARAGRAPH = (
-    f"``{PARAM}``, when given, is the chunk's delta the caller already built,",
-    f"``output.token_ids[{CURSOR}:]`` (TRT-LLM streams cumulative",
-    "token ids). The helper then reads the new token ids from it instead of",
-    "copying the whole history; ``None`` slices ``output.token_ids`` here.",
+    f"``{PARAM}``, if given, must equal",
+    f"``output.token_ids[{CURSOR}:]``; it is not validated.",
+    "It spares copying the cumulative ``token_ids``, while",
+    f"``{CURSOR}`` still indexes ``output.logprobs``.",
 )
 
 
@@ -87,17 +93,21 @@ class LogprobsHelperDelta(TargetedCommand):
         start = _find_run(body, BEFORE)
         if start is None:
             raise Drifted(TARGET, _describe_mismatch(body))
+        if shape.references(fn, LOCAL):
+            raise Drifted(TARGET, f"a body that already uses `{LOCAL}`")
 
         first, window = body[start], body[start + 2]
         guard = cst.parse_statement(AFTER_GUARD).with_changes(leading_lines=first.leading_lines)
         slice_, trim = (cst.parse_statement(s) for s in AFTER_WINDOW)
         slice_ = slice_.with_changes(leading_lines=window.leading_lines)
-        body[start : start + len(BEFORE)] = [guard, slice_, trim]
+        # Below the run, the old local `new_token_ids` is the chunk's ids: renamed.
+        rest = [m.replace(s, m.Name(PARAM), cst.Name(LOCAL)) for s in body[start + len(BEFORE) :]]
+        body[start:] = [guard, slice_, trim, *rest]
 
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
         new_fn = shape.add_kwonly_param(new_fn, _param(tree))
         new_fn = _document(new_fn)
-        return shape.replace_function(tree, TARGET.qualname, new_fn)
+        return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 
 def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int | None:
@@ -126,16 +136,10 @@ def _describe_mismatch(body: list[cst.BaseStatement]) -> str:
 
 
 def _param(tree: cst.Module) -> cst.Param:
-    # Match the module's annotation style: Optional[...] where typing.Optional is imported.
-    optional = any(
-        isinstance(n, cst.ImportFrom)
-        and not isinstance(n.names, cst.ImportStar)
-        and any(getattr(a.name, "value", None) == "Optional" for a in n.names)
-        for line in tree.body
-        if isinstance(line, cst.SimpleStatementLine)
-        for n in line.body
-    )
-    annotation = "Optional[list[int]]" if optional else "list[int] | None"
+    # Only len(), indexing and truthiness are used: a Sequence. Match the module's
+    # annotation style: Optional[...] where it imports typing.Optional.
+    optional = shape.imports(tree, "typing", "Optional")
+    annotation = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
     return cst.Param(
         name=cst.Name(PARAM),
         annotation=cst.Annotation(cst.parse_expression(annotation)),

@@ -50,10 +50,12 @@ class Step:
     # applicable) when the change itself is, and a missing test file does not block
     # the change: the outcome table says the tests were not carried.
     carries_tests: bool = False
-    # Definitions the step adds to its file (top-level, or methods of a top-level
-    # class); their lines are its scope in the changed-lines check
+    # Definitions the step adds to its file or rewrites there (top-level, or methods of
+    # a top-level class); their lines are its scope in the changed-lines check
     # (dynpatch.format.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
+    # Names the step imports at module level: those import lines are in its scope too.
+    imports: tuple[str, ...] = ()
 
 
 SERIES: tuple[Step, ...] = (
@@ -62,10 +64,12 @@ SERIES: tuple[Step, ...] = (
         logprobs_helper.TARGET,
         when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared logprob helper module (releases <= 1.2.1)",
+        imports=("Sequence",),
     ),
     Step(
         handler_extract_forwards_delta.HandlerExtractForwardsDelta,
         handler_extract_forwards_delta.TARGET,
+        imports=("Sequence",),
     ),
     Step(handler_call_passes_delta.HandlerCallPassesDelta, handler_call_passes_delta.TARGET),
     Step(
@@ -265,28 +269,16 @@ def _parse(source: str | None) -> cst.Module | str | None:
 COMMIT_MESSAGE = """\
 perf(trtllm): reuse the streamed delta for logprob extraction
 
-TensorRT-LLM streams cumulative token ids. The TRT-LLM response loop in
-HandlerBase._generate_locally_impl already builds each chunk's delta,
-out["token_ids"] = output.token_ids[tokens_so_far:], and then asks the
-shared extract_from_completion_output for that chunk's logprobs. The
-helper copied the whole history with list(output.token_ids) and sliced
-it again, so with logprobs requested an N-token stream copied
-1 + 2 + ... + N token ids per choice.
+TensorRT-LLM streams cumulative token ids. For each choice of each
+response, the TRT-LLM response loop builds the chunk's delta,
+output.token_ids[tokens_so_far:], then calls the shared
+extract_from_completion_output, which copied the whole history with
+list(output.token_ids) only to slice it again. With logprobs on, an
+N-token choice copied 1 + 2 + ... + N ids, even in responses where
+it did not advance.
 
-Pass the delta through instead: extract_from_completion_output and
-HandlerBase._extract_logprobs take an optional keyword-only
-new_token_ids. When it is given, the helper neither copies nor re-slices
-the history; the logprob window is still output.logprobs[cursor:] cut to
-the delta's length, and every bail-out (empty logprobs first, nothing
-new, flat float logprobs, a None position, a missing selected token with
-and without fallback) returns what it returned before. Callers that do
-not pass it, such as vLLM's handler, run exactly the old code, and
-HandlerBase._extract_logprobs(output, 0) keeps working.
-
-The chunks the handler emits are unchanged byte for byte. New tests pin
-this down: CPU tests of the helper with the delta (no read of the
-history, the window, every bail-out), and in TestGenerateLocally (gpu_1)
-tests that the response loop hands each choice its delta: with four
-interleaved choices, some not advancing, the chunks are the same as
-without the delta and no choice's history is copied.
+extract_from_completion_output and HandlerBase._extract_logprobs now
+take an optional keyword-only new_token_ids, and the response loop
+passes its delta. The chunks are unchanged. Callers that do not pass
+it, such as vLLM's handler, run the old code.
 """

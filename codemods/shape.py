@@ -14,6 +14,8 @@ from importlib import resources
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
 _EMPTY = cst.Module(body=[])
 
@@ -120,7 +122,14 @@ def param_names(fn: cst.FunctionDef) -> tuple[list[str], list[str]]:
 
 
 def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
-    """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed.
+    """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed."""
+    return add_param(fn, param, kwonly=True)
+
+
+def add_param(fn: cst.FunctionDef, param: cst.Param, *, kwonly: bool = False) -> cst.FunctionDef:
+    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or
+    else to its positional-or-keyword ones (``fn`` then takes no ``*``, ``*args`` or
+    ``**kwargs``).
 
     The new parameter takes the last parameter's trailing comma/whitespace, so an
     exploded (one-per-line) signature stays exploded and a one-line one stays short.
@@ -142,9 +151,14 @@ def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
     def with_comma(x: cst.Param) -> cst.Param:
         return x.with_changes(comma=comma_between, whitespace_after_param=cst.SimpleWhitespace(""))
 
+    if not kwonly:
+        if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.kwonly_params or p.star_kwarg:
+            raise ValueError(f"{fn.name.value} takes *, *args or **kwargs")
+        params = [*p.params[:-1], with_comma(p.params[-1]), param] if p.params else [param]
+        return fn.with_changes(params=p.with_changes(params=params))
     if p.kwonly_params:
-        kwonly = [*p.kwonly_params[:-1], with_comma(p.kwonly_params[-1]), param]
-        return fn.with_changes(params=p.with_changes(kwonly_params=kwonly))
+        kwonly_params = [*p.kwonly_params[:-1], with_comma(p.kwonly_params[-1]), param]
+        return fn.with_changes(params=p.with_changes(kwonly_params=kwonly_params))
 
     star = cst.ParamStar(comma=comma_between)
     if p.params:
@@ -191,12 +205,54 @@ def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
 
 
 def imports(tree: cst.Module, module: str, name: str) -> bool:
-    """True when ``tree`` has ``from <module> import <name>`` (not renamed) anywhere."""
+    """True when ``tree`` has ``from <module> import <name>`` (not renamed) at module
+    level, also inside a module-level ``if`` or ``try`` (functions and classes, the bulk
+    of a module, are not searched)."""
     wanted = m.ImportFrom(
         module=m.MatchIfTrue(lambda node: code(node) == module),
         names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()],
     )
-    return bool(m.findall(tree, wanted))
+    return any(
+        m.findall(stmt, wanted)
+        for stmt in tree.body
+        if not isinstance(stmt, cst.FunctionDef | cst.ClassDef)
+    )
+
+
+def with_sequence_import(tree: cst.Module) -> cst.Module:
+    """``tree`` importing ``Sequence`` where the module takes such names from: where it
+    already imports it, else ``collections.abc`` if it imports from there, else ``typing``
+    if it imports from there, else ``collections.abc``."""
+    if any(imports(tree, mod, "Sequence") for mod in ("collections.abc", "typing")):
+        return tree
+    for module in ("collections.abc", "typing"):
+        for i, line in enumerate(tree.body):
+            if m.matches(line, m.SimpleStatementLine([_from(module)])):
+                stmt = line.body[0]  # type: ignore[attr-defined]
+                *head, last = stmt.names
+                comma = last.comma if isinstance(last.comma, cst.Comma) else _COMMA
+                names = [
+                    *head,
+                    last.with_changes(comma=comma),
+                    cst.ImportAlias(cst.Name("Sequence")),
+                ]
+                new = line.with_changes(body=[stmt.with_changes(names=names)])
+                return tree.with_changes(body=[*tree.body[:i], new, *tree.body[i + 1 :]])
+    # No such import to join (AddImportsVisitor walks the whole module: slow, so last).
+    item = ImportItem("collections.abc", "Sequence")
+    return AddImportsVisitor(CodemodContext(), [item]).transform_module_impl(tree)
+
+
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _from(module: str) -> m.ImportFrom:
+    """``from <module> import a, b`` (not relative, not ``*``)."""
+    return m.ImportFrom(
+        module=m.MatchIfTrue(lambda node: code(node) == module),
+        names=m.MatchIfTrue(lambda names: not isinstance(names, cst.ImportStar)),
+        relative=[],
+    )
 
 
 def imports_module(tree: cst.Module, name: str) -> bool:

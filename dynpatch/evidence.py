@@ -35,9 +35,6 @@ from dynpatch.pin import ROOT
 OUT = ROOT / "out"
 EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench")
-# The committed reference instruction counts (``nox -s bench -- --instructions --record``):
-# the strongest evidence there is, deterministic, quoted by the series commit message.
-REFERENCE = ROOT / "docs" / "bench" / "instructions.json"
 BENCH_KINDS = ("instructions", "full", "quick")
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
@@ -212,7 +209,7 @@ def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def reference_for(code_sha256: str, path: Path = REFERENCE) -> dict[str, Any] | None:
+def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:
     """The reference record at ``path`` when it measured the code whose
     :func:`code_digest` is ``code_sha256``; None when there is none or it measured other
     code. A file that is not a reference record is a ToolkitError."""

@@ -50,13 +50,16 @@ def lines_changed_in(
     qualnames: list[str],
     *,
     added: Mapping[str, Sequence[str]] | None = None,
+    imports: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, tuple[int, int]]:
     """Per target: (lines added, lines removed).
 
     A target is a function of ``qualnames`` (its changed lines count), or a label in
-    ``added`` naming the definitions that target adds, top-level or methods of a
-    top-level class (their lines count, with the blank and comment lines that separate
-    them from their neighbours).
+    ``added`` naming the definitions that target adds or rewrites, top-level or methods
+    of a top-level class (their lines count, with the blank and comment lines that
+    separate them from their neighbours). A label in ``imports`` names what that target
+    imports: the module-level ``from M import`` statements that import one of those
+    names in ``new``, and those from the same ``M`` in ``old``, count for it too.
 
     Raises when any changed line lies outside every target: formatting or a codemod
     touched code the series has no business touching.
@@ -70,11 +73,24 @@ def lines_changed_in(
         counts[qualname] = (len(inside_new), len(inside_old))
         added_lines_ -= inside_new
         removed -= inside_old
+    old_body = ast.parse(old).body
     for label, names in (added or {}).items():
         spans = definition_spans(new, names)
+        old_spans = definition_spans(old, [n for n in names if _definition(old_body, n)])
         inside = {n for n in added_lines_ if any(a <= n <= b for a, b in spans)}
-        counts[label] = (len(inside), 0)
+        gone = {n for n in removed if any(a <= n <= b for a, b in old_spans)}
+        counts[label] = (len(inside), len(gone))
         added_lines_ -= inside
+        removed -= gone
+    for label, names in (imports or {}).items():
+        new_spans, modules = _from_imports(new, names=set(names))
+        old_spans, _ = _from_imports(old, modules=modules)
+        inside = {n for n in added_lines_ if any(a <= n <= b for a, b in new_spans)}
+        gone = {n for n in removed if any(a <= n <= b for a, b in old_spans)}
+        added_before, removed_before = counts.get(label, (0, 0))
+        counts[label] = (added_before + len(inside), removed_before + len(gone))
+        added_lines_ -= inside
+        removed -= gone
     if added_lines_ or removed:
         where = sorted(added_lines_)[:1] or sorted(removed)[:1]
         side = "new" if added_lines_ else "old"
@@ -86,21 +102,44 @@ def lines_changed_in(
     return counts
 
 
-_DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+def _from_imports(
+    source: str, *, names: set[str] | None = None, modules: set[str] | None = None
+) -> tuple[list[tuple[int, int]], set[str]]:
+    """Spans (and modules) of the module-level ``from M import ...`` statements of
+    ``source`` that import one of ``names`` or are from one of ``modules``."""
+    spans, found = [], set()
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ImportFrom) or node.level:
+            continue
+        module = node.module or ""
+        if (names and names & {a.name for a in node.names}) or module in (modules or ()):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+            found.add(module)
+    return spans, found
+
+
+def _defines(node: ast.stmt) -> str | None:
+    """The name a def, a class or a one-name assignment (``X = ...``) defines."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        return target.id if isinstance(target, ast.Name) else None
+    return None
 
 
 def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] | None:
     """(the body holding it, its index) for a top-level definition ``name``, else the
     one method of that name in a top-level class."""
     for i, node in enumerate(body):
-        if isinstance(node, _DEFINITION) and node.name == name:
+        if _defines(node) == name:
             return body, i
     found = [
         (node.body, i)
         for node in body
         if isinstance(node, ast.ClassDef)
         for i, inner in enumerate(node.body)
-        if isinstance(inner, _DEFINITION) and inner.name == name
+        if _defines(inner) == name
     ]
     if len(found) > 1:
         raise ToolkitError(f"{name} is defined in {len(found)} classes of the result")

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from codemods.outcome import Outcome
 from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
-from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.format import precommit, scope
@@ -32,7 +31,6 @@ from dynpatch.format import upstream as formatting
 from dynpatch.format.findings import Finding, HookResult, all_findings, failure_line
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
-from dynpatch.patch import message
 from dynpatch.pin import ROOT, Pin
 
 PATCHES = ROOT / "patches"
@@ -48,7 +46,6 @@ class ApplyReport:
     commit: str = ""
     changed_files: list[str] = field(default_factory=list)  # patches/ files rewritten
     hooks: list[HookResult] = field(default_factory=list)  # upstream's pre-commit, all passed
-    measured: str = ""  # what the commit message quotes, or why it quotes nothing
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -91,12 +88,10 @@ def apply_series(
     check: bool = False,
     force: bool = False,
     steps: tuple[Step, ...] = SERIES,
-    reference: Path = evidence.REFERENCE,
 ) -> ApplyReport:
     """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``.
 
-    The commit message quotes the committed instruction counts at ``reference`` when they
-    measured this very change (:mod:`dynpatch.patch.message`).
+    The commit message is the series' own (``codemods.series.COMMIT_MESSAGE``).
 
     The checkout changes in one step at the very end, if at all: the series commit is
     written as objects and the work branch moved by one ref transaction (never with
@@ -142,16 +137,6 @@ def apply_series(
         )
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
-        # The reference counts are keyed by the code alone, so the export says whether
-        # they measured this change; then the message quotes them (a second commit).
-        measured = evidence.reference_for(evidence.code_digest(exported), reference)
-        report.measured = _measured_line(measured, reference)
-        if measured is not None:
-            text = message.commit_message(measured, checkout.release.version)
-            report.commit = gitio.commit_objects(
-                checkout.path, checkout.base, new, text, author, date, objects
-            )
-            exported = _export(checkout, report.commit, tmp / "export-measured", objects)
         clock.lap("commit+export")
         names = series_names(exported)
         proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
@@ -178,18 +163,6 @@ def apply_series(
             gitio.update_refs(checkout.path, refs, f"dynpatch apply: {moving} at the series")
     report.timings = clock.laps
     return report
-
-
-def _measured_line(measured: dict[str, object] | None, reference: Path) -> str:
-    where = console.rel(reference)
-    if measured is not None:
-        return f"commit message: quotes {where} (instruction counts of this code, {measured.get('recorded')})"
-    if not reference.is_file():
-        return f"commit message: no measured figure ({where} not found)"
-    return (
-        f"commit message: no measured figure ({where} measured other code: "
-        "`nox -s bench -- --instructions --record`, then `nox -s apply`)"
-    )
 
 
 def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
@@ -243,12 +216,14 @@ def _scope_check(
 ) -> dict[str, tuple[int, int]]:
     """Changed lines per target of ``path``; refuses lines outside every target.
 
-    A step's target is its function or the definitions it ``adds``.
+    A step's target is its function or the definitions it ``adds``, and the imports of
+    the names it ``imports``.
     """
     mine = [s for s in steps if s.target.path == path]
     functions = [s.target.qualname for s in mine if not s.adds]
     added = {s.target.qualname: s.adds for s in mine if s.adds}
-    return scope.lines_changed_in(old or "", new, functions, added=added)
+    imports = {s.target.qualname: s.imports for s in mine if s.imports}
+    return scope.lines_changed_in(old or "", new, functions, added=added, imports=imports)
 
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:

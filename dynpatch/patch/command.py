@@ -83,7 +83,6 @@ def run(args: Options) -> int:
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
     out.print(f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
               f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}")  # fmt: skip
-    out.print(report.measured, markup=False)
     t = report.timings
     out.print(
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "

@@ -1,11 +1,11 @@
-"""Mutants of the patched tree for the mutation proof: the series' new tests run
-against code that lacks the fix.
+"""Mutants for the mutation proof: code that lacks the fix, run with the series' tests.
 
-* ``baseline``: the unpatched tree with the patched test files. The new tests must
+* ``mutant``: the baseline tree with the patched test files. The carried tests must
   fail there for the right reason (verdict.right_reason).
-* ``keyword-ignored``: as ``baseline``, but the helper accepts ``new_token_ids`` and
-  ignores it, still copying the history. Failing here shows that the tests catch the
-  copy itself, not only the unknown keyword.
+* ``ignored``: the patched tree (its handler passes ``new_token_ids``) with the baseline
+  helper made to accept the keyword and ignore it, still copying the history. The new
+  tests must fail there on their own assertions: they catch the copy itself, not only
+  the unknown keyword or a handler that never passes it.
 """
 
 from __future__ import annotations
@@ -22,16 +22,22 @@ from dynpatch.io import git as gitio
 from dynpatch.patch.trees import Trees
 
 
-def build(trees: Trees, test_files: set[str], dest: Path, *, keyword_ignored: bool) -> Path:
+def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
     """A clone of the baseline at ``dest`` with the patched ``test_files``."""
     gitio.clone_at(trees.baseline, trees.base, dest)
     for path in sorted(test_files):
         target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
         files.write_atomic(target, (trees.patched / path).read_text())
-    if keyword_ignored:
-        helper = dest / TARGET.path
-        files.write_atomic(helper, accept_and_ignore(helper.read_text()))
+    return dest
+
+
+def build_ignored(trees: Trees, dest: Path) -> Path:
+    """A clone of the patched tree at ``dest`` whose helper is the baseline's, accepting
+    ``new_token_ids`` and ignoring it."""
+    gitio.clone_at(trees.patched, "HEAD", dest)
+    baseline = (trees.baseline / TARGET.path).read_text()
+    files.write_atomic(dest / TARGET.path, accept_and_ignore(baseline))
     return dest
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -70,6 +71,18 @@ class CaseResult:
     message: str = ""
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A failed or erroring testcase as the JUnit XML records it."""
+
+    message: str  # its first line: "AssertionError: ...", "assert 2 == 3", "TypeError: ..."
+    path: str  # the file it was raised in (a repository path when in the tree)
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.message} ({Path(self.path).name}:{self.line})"
+
+
 @dataclass
 class Run:
     """One pytest run: outcomes keyed ``repo/path.py::test[param]``."""
@@ -82,6 +95,7 @@ class Run:
     modules: dict[str, str | None] = field(default_factory=dict)  # name -> file
     junit: Path | None = None
     junit_cases: int | None = None  # testcases in the JUnit XML
+    failures: dict[str, Failure] = field(default_factory=dict)  # from the JUnit XML
     seconds: float = 0.0
     problem: str = ""  # set when pytest did not run to the end
     output_tail: str = ""
@@ -119,7 +133,9 @@ def run_pytest(
         "-c", str(ini), "--rootdir", str(work), "--import-mode=importlib",
         "-p", "no:cacheprovider", "-p", "dynpatch_probe",
         *(arg for plugin in plugins for arg in ("-p", plugin)),
+        # xunit1: each testcase names its file, so a failure is matched to its test.
         "--junitxml", str(junit), "-o", f"junit_suite_name=dynamo-{label}",
+        "-o", "junit_family=xunit1",
         "--continue-on-collection-errors", "-q", "-rfE",
     ]  # fmt: skip
     if marker:
@@ -145,7 +161,7 @@ def run_pytest(
     run.seconds = time.perf_counter() - start
     run.output_tail = "\n".join(output.strip().splitlines()[-15:])
     _read_probe(run, probe_out)
-    _read_junit(run)
+    _read_junit(run, work)
     return run
 
 
@@ -169,14 +185,37 @@ def _read_probe(run: Run, probe_out: Path) -> None:
     run.modules = data["modules"]
 
 
-def _read_junit(run: Run) -> None:
+def _read_junit(run: Run, rootdir: Path) -> None:
+    """The testcase count, and each failure's first line and where it was raised (the
+    last traceback entry's ``path:line: Type``). Paths are relative to ``rootdir``."""
     if run.junit is None:
         return
     try:
         root = ET.parse(run.junit).getroot()
     except ET.ParseError:
         return
-    run.junit_cases = len(root.findall(".//testcase"))
+    cases = root.findall(".//testcase")
+    run.junit_cases = len(cases)
+    for case in cases:
+        bad = case.find("failure")
+        bad = case.find("error") if bad is None else bad
+        if bad is None or case.get("line") is None:  # no line: a collection error
+            continue
+        # The class is the `Test*` tail of the dotted classname (pytest collects only those).
+        classes = [c for c in case.get("classname", "").split(".") if c.startswith("Test")]
+        file = _repo_path(run.tree, str(rootdir / case.get("file", "")))
+        lines = (bad.text or "").strip().splitlines()
+        raised = _RAISED.match(lines[-1]) if lines else None
+        message = (bad.get("message") or "").strip().splitlines()
+        run.failures["::".join([file, *classes, case.get("name", "")])] = Failure(
+            message[0] if message else "",
+            _repo_path(run.tree, str(rootdir / raised["path"])) if raised else "",
+            int(raised["line"]) if raised else 0,
+        )
+
+
+# The last line of a pytest traceback: where the exception was raised.
+_RAISED = re.compile(r"^(?P<path>.+):(?P<line>\d+): \S+$")
 
 
 def _repo_path(tree: Path, path: str) -> str:

@@ -2,8 +2,9 @@
 
 ``python -m dynpatch test-upstream [--tier cpu|gpu|all]``. For each tier it runs the
 same selection on the baseline and the patched tree, prints a table per test file
-and one verdict, runs the tests the series adds against the baseline helper (the
-mutation proof), writes JUnit XML for every run, and saves the evidence record.
+and one verdict, runs the tests the series carries on two mutants (the mutation proof:
+:mod:`.mutants`), naming what each fails on, writes JUnit XML for every run, and saves
+the evidence record.
 """
 
 from __future__ import annotations
@@ -35,12 +36,11 @@ class TierResult:
     tier: tiers.Tier
     baseline: Run
     patched: Run
-    mutant: Run | None = None
-    mutation: verdict.Mutation | None = None
-    ignored: Run | None = None  # new tests on the keyword-ignored helper
-    ignored_line: str = ""
-    caught_copy: list[str] = field(default_factory=list)  # new tests that fail there
-    elsewhere: list[str] = field(default_factory=list)  # new tests this tier cannot collect
+    mutant: Run | None = None  # the carried tests on the baseline code
+    ignored: Run | None = None  # ... on the helper that accepts new_token_ids and ignores it
+    proof: verdict.Proof | None = None
+    elsewhere: list[str] = field(default_factory=list)  # carried tests it cannot collect
+    carries_tests: bool = True  # False: the series carries none for this release
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
@@ -85,24 +85,26 @@ def run(args: Options) -> int:
         trees = prepare_trees(checkout, args.patches, args.trees)
     t_trees = time.perf_counter()
 
-    new_tests = series_new_tests(trees)
+    new_tests, changed_tests = series_carried_tests(trees)
     junit_dir = args.out / "junit"
     for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
         stale.unlink()
     results = []
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.out, prefix=".mutants-") as tmp:
-        test_files = {p for p, _ in new_tests}
-        with err.status("building the mutants (baseline code, patched tests) ..."):
+        test_files = {p for p, _ in new_tests | changed_tests}
+        with err.status("building the mutants ..."):
             built = {
-                side: mutants.build(trees, test_files, Path(tmp) / side, keyword_ignored=ignored)
-                for side, ignored in (("mutant", False), ("ignored", True))
+                "mutant": mutants.build_baseline(trees, test_files, Path(tmp) / "mutant"),
+                "ignored": mutants.build_ignored(trees, Path(tmp) / "ignored"),
             }
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
-            results.append(run_tier(tier, trees, built, python, new_tests, args.out, err))
-    # A new test another tier ran is not "needs another tier" here.
-    ran = {verdict.function_of(k) for r in results if r.mutation for k in r.mutation.tests}
+            results.append(
+                run_tier(tier, trees, built, python, (new_tests, changed_tests), args.out, err)
+            )
+    # A carried test another tier ran is not "needs another tier" here.
+    ran = {verdict.function_of(k) for r in results if r.proof for k in r.proof.tests}
     for r in results:
         r.lines += _lines(r, [k for k in r.elsewhere if k not in ran])
 
@@ -149,19 +151,21 @@ def run(args: Options) -> int:
     return 0 if ok else 1
 
 
-def series_new_tests(trees: Trees) -> set[tuple[str, str]]:
-    """(test file, test function) pairs the series adds, read off the two trees."""
-    changed = gitio.git_cmd(trees.patched, "diff", "--name-only", trees.base, "HEAD").split()
-    found = set()
-    for path in changed:
+def series_carried_tests(trees: Trees) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(test file, test function) pairs the series adds, and those it changes, read off
+    the two trees."""
+    touched = gitio.git_cmd(trees.patched, "diff", "--name-only", trees.base, "HEAD").split()
+    added, changed = set(), set()
+    for path in touched:
         if "/tests/" not in path or not path.endswith(".py"):
             continue
         old = trees.baseline / path
-        new = verdict.new_test_functions(
+        new, edited = verdict.carried_test_functions(
             old.read_text() if old.is_file() else None, (trees.patched / path).read_text()
         )
-        found |= {(path, name) for name in new}
-    return found
+        added |= {(path, name) for name in new}
+        changed |= {(path, name) for name in edited}
+    return added, changed
 
 
 def run_tier(
@@ -169,11 +173,12 @@ def run_tier(
     trees: Trees,
     mutant_trees: dict[str, Path],
     python: str,
-    new_tests: set[tuple[str, str]],
+    carried: tuple[set[tuple[str, str]], set[tuple[str, str]]],
     out_dir: Path,
     console: Console,
 ) -> TierResult:
-    """Baseline, patched, then the new tests on the mutant; the tier's verdict."""
+    """Baseline, patched, then the carried tests (``carried``: the new and the changed
+    ones) on the two mutants; the tier's verdict."""
     runs = {}
     for side, tree in (("baseline", trees.baseline), ("patched", trees.patched)):
         runs[side] = _pytest(console, tier, side, tree, python, out_dir, None)
@@ -187,25 +192,26 @@ def run_tier(
     collected = {k.split("::", 1)[0] for k in result.patched.tests} | set(
         result.patched.collect_errors
     )
-    expected = {f"{p}::{n}" for p, n in new_tests if p in collected}
-    elsewhere = sorted(f"{p}::{n}" for p, n in new_tests if p not in collected)
-    if expected:
-        targets = sorted(expected)
-        mutant = _pytest(console, tier, "mutant", mutant_trees["mutant"], python, out_dir, targets)
-        result.mutant = mutant
-        result.mutation = verdict.mutation(expected, result.patched, mutant, tier.title)
-        result.problems += result.mutation.problems
-        result.problems += verdict.import_problems(mutant, "mutant")
-        ignored = _pytest(
-            console, tier, "ignored", mutant_trees["ignored"], python, out_dir, targets
+    new, changed = ({f"{p}::{n}" for p, n in side if p in collected} for side in carried)
+    elsewhere = sorted(f"{p}::{n}" for p, n in carried[0] | carried[1] if p not in collected)
+    if new or changed:
+        targets = sorted(new | changed)
+        runs = {
+            side: _pytest(console, tier, side, mutant_trees[side], python, out_dir, targets)
+            for side in ("mutant", "ignored")
+        }
+        result.mutant, result.ignored = runs["mutant"], runs["ignored"]
+        result.proof = verdict.proof(
+            new, changed, result.patched, result.mutant, result.ignored, tier.title
         )
-        result.ignored = ignored
-        result.caught_copy, result.ignored_line, problems = verdict.keyword_ignored(
-            result.mutation.tests, ignored, tier.title
-        )
-        result.problems += problems + verdict.import_problems(ignored, "keyword-ignored mutant")
-    elif tier in (tiers.CPU, tiers.STANDIN):
-        result.problems.append(f"{tier.title}: no new regression tests ran")
+        result.problems += result.proof.problems
+        result.problems += verdict.import_problems(result.mutant, "mutant")
+        result.problems += verdict.import_problems(result.ignored, "keyword-ignored mutant")
+    elif carried[0] or carried[1]:
+        if tier in (tiers.CPU, tiers.STANDIN):
+            result.problems.append(f"{tier.title}: no carried tests ran")
+    else:  # the test steps did not apply to this release (the outcome table says why)
+        result.carries_tests = False
     result.elsewhere = elsewhere
     return result
 
@@ -215,8 +221,8 @@ def _pytest(
     targets: list[str] | None,
 ) -> Run:  # fmt: skip
     what = {
-        "mutant": "the new tests on the baseline helper",
-        "ignored": "the new tests on a helper that ignores new_token_ids",
+        "mutant": "the carried tests on the baseline code",
+        "ignored": "the carried tests on a helper that ignores new_token_ids",
     }.get(side, side)
     with console.status(f"{tier.title}: dynamo's tests, {what} ..."):
         return run_pytest(
@@ -255,8 +261,10 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
         f"baseline {console.rel(Path(verdict.imported_from(base)))}, "
         f"patched {console.rel(Path(verdict.imported_from(patched)))}"
     )
-    if result.mutation is not None:
-        lines += [result.mutation.line(), result.ignored_line]
+    if result.proof is not None:
+        lines += [*result.proof.lines, result.proof.line()]
+    elif not result.carries_tests:
+        lines.append(f"{title}: the series carries no tests for this release")
     if elsewhere:
         lines.append(
             f"{title}: not collected here (needs another tier): "
@@ -311,11 +319,11 @@ def _details(
                 "mutant": run_record(r.mutant),
                 "regressions": verdict.regressions(r.baseline, r.patched),
                 "fail_on_both": verdict.fail_on_both(r.baseline, r.patched),
-                "new_tests": r.mutation.tests if r.mutation else [],
+                "carried_tests": r.proof.tests if r.proof else [],
                 "keyword_ignored": run_record(r.ignored),
-                "mutation": r.mutation.line() if r.mutation else None,
-                "keyword_ignored_line": r.ignored_line or None,
-                "keyword_ignored_caught": r.caught_copy,
+                "mutation": r.proof.line() if r.proof else None,
+                "proof_lines": r.proof.lines if r.proof else [],
+                "keyword_ignored_caught": r.proof.caught if r.proof else [],
             }
             for r in results
         },

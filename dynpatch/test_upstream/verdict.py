@@ -3,18 +3,20 @@
 Pure functions over ``Run`` records (plus reading the trees' files for the import
 check). A tier fails when a test that passes on baseline does not pass on patched,
 when either run collected nothing or hit collection errors, when a run imported
-dynamo modules from outside its own tree, or when the regression tests the series
-adds do not fail on the baseline helper and pass on the patched one.
+dynamo modules from outside its own tree, or when the tests the series carries do not
+pass on patched, fail on the baseline for the right reason and, the new ones, fail on
+their own assertions when the helper accepts ``new_token_ids`` and ignores it.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynpatch.test_upstream.runner import Run
+from dynpatch.test_upstream.runner import Failure, Run
 
 OUTCOMES = ("passed", "failed", "skipped", "error")
 # The module whose copy decides which helper a run tested.
@@ -109,23 +111,28 @@ def imported_from(run: Run, module: str = HELPER_MODULE) -> str:
     return run.modules.get(module) or "(not imported)"
 
 
-# --- the regression tests the series adds, and the mutation proof --------------------
+# --- the tests the series carries, and the mutation proof ---------------------------
 
 
-def new_test_functions(old: str | None, new: str) -> set[str]:
-    """Test functions (``test_x`` or ``TestX::test_x``) in ``new`` but not in ``old``."""
-    return _test_functions(new) - (_test_functions(old) if old else set())
+def carried_test_functions(old: str | None, new: str) -> tuple[set[str], set[str]]:
+    """Test functions (``test_x`` or ``TestX::test_x``) of ``new``: (those not in ``old``,
+    those of ``old`` whose code the series changed)."""
+    before, after = _test_functions(old) if old else {}, _test_functions(new)
+    added = set(after) - set(before)
+    changed = {name for name in set(after) & set(before) if after[name] != before[name]}
+    return added, changed
 
 
-def _test_functions(source: str) -> set[str]:
-    names = set()
+def _test_functions(source: str) -> dict[str, str]:
+    """Test function name -> its code (``ast.dump``)."""
+    names = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if node.name.startswith("test"):
-                names.add(node.name)
+                names[node.name] = ast.dump(node)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             names |= {
-                f"{node.name}::{item.name}"
+                f"{node.name}::{item.name}": ast.dump(item)
                 for item in node.body
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
                 and item.name.startswith("test")
@@ -138,100 +145,121 @@ def function_of(key: str) -> str:
     return key.split("[", 1)[0]
 
 
-def right_reason(result_message: str) -> bool:
-    """A failure on the baseline helper that shows the defect: the unpatched code
-    rejects the new keyword, or a check of the test itself fails. Import errors,
-    missing names and fixture errors show nothing."""
-    message = result_message.strip()
-    if message.startswith("TypeError") and "new_token_ids" in message:
-        return True
-    return message.startswith(("AssertionError", "assert "))
+# How a test's own check fails: an assert, an AssertionError, or pytest.fail.
+_OWN = ("AssertionError", "assert ", "Failed: ")
+
+
+def own_assertion(key: str, failure: Failure | None) -> bool:
+    """True when the case ``key`` failed on a check raised in its own test file: not a
+    TypeError, an import error or a missing fixture, nor an assertion raised inside a
+    library (``unittest.mock``'s ``assert_called...``)."""
+    if failure is None or not failure.message.startswith(_OWN):
+        return False
+    return failure.path == key.split("::", 1)[0]
+
+
+def right_reason(key: str, failure: Failure | None) -> bool:
+    """A failure on the baseline that shows the defect: the unpatched code rejects the
+    new keyword, or a check of the test itself fails."""
+    if failure is not None and failure.message.startswith("TypeError"):
+        return "new_token_ids" in failure.message
+    return own_assertion(key, failure)
 
 
 @dataclass
-class Mutation:
-    tests: list[str]  # node keys of the new tests that ran in this tier
-    fail_on_baseline: list[str] = field(default_factory=list)
-    pass_on_patched: list[str] = field(default_factory=list)
-    reasons: Counter[str] = field(default_factory=Counter)
+class Proof:
+    """The carried tests of one tier on the two mutants (:mod:`.mutants`)."""
+
+    tests: list[str]  # node keys of the carried tests that ran on patched
+    new: list[str] = field(default_factory=list)  # those of new test functions
+    passed: list[str] = field(default_factory=list)  # on patched
+    failed: list[str] = field(default_factory=list)  # on the baseline, for the right reason
+    caught: list[str] = field(default_factory=list)  # new ones failing on their own checks
+    lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        """``new regression tests: 4 fail on baseline, 4 pass on patched (...)``."""
-        reasons = ", ".join(f"{count} {why}" for why, count in self.reasons.most_common())
+        """``carried tests: 25 fail on baseline, 25 pass on patched (of 25); ...``."""
         return (
-            f"new regression tests: {len(self.fail_on_baseline)} fail on baseline, "
-            f"{len(self.pass_on_patched)} pass on patched "
-            f"(of {len(self.tests)}; on baseline: {reasons or 'no failure'})"
+            f"carried tests: {len(self.failed)} fail on baseline, {len(self.passed)} pass on "
+            f"patched (of {len(self.tests)}); with new_token_ids accepted but ignored, "
+            f"{len(self.caught)} of the {len(self.new)} cases of new tests fail on their own "
+            "assertions"
         )
 
 
-def mutation(expected: set[str], patched: Run, mutant: Run, tier: str) -> Mutation:
-    """Check the new tests (``expected`` functions) fail on the baseline helper for the
-    right reason (``mutant``: baseline tree + the patched test files) and pass on
-    ``patched``. Every expected function must have run in ``patched``."""
-    tests = sorted(k for k in patched.tests if function_of(k) in expected)
-    result = Mutation(tests)
+def proof(
+    new: set[str], changed: set[str], patched: Run, mutant: Run, ignored: Run, tier: str
+) -> Proof:
+    """The mutation proof of the carried test functions this tier collects: the ``new``
+    ones, and those whose code the series ``changed``.
+
+    Every case must pass on ``patched`` and fail on the baseline (``mutant``) for the
+    right reason; every case of a ``new`` test must also fail on its own assertion on a
+    helper that accepts ``new_token_ids`` and ignores it (``ignored``), or it would only
+    notice the keyword. What each fails on is read from the JUnit XML and printed.
+    """
+    tests = sorted(k for k in patched.tests if function_of(k) in new | changed)
+    result = Proof(tests, new=[k for k in tests if function_of(k) in new])
     ran = {function_of(k) for k in tests}
-    for missing in sorted(expected - ran):
-        result.problems.append(f"{tier}: new test {missing} did not run on patched")
+    result.problems += [
+        f"{tier}: carried test {name} did not run on patched"
+        for name in sorted((new | changed) - ran)
+    ]
     if not tests:
-        result.problems.append(f"{tier}: no new regression tests ran")
-    if mutant.problem:
-        result.problems.append(f"{tier} mutant: {mutant.problem}")
-    for path, message in sorted(mutant.collect_errors.items()):
-        result.problems.append(f"{tier} mutant: collection error in {path}: {message}")
-    for key in tests:
-        if patched.tests[key].outcome == "passed":
-            result.pass_on_patched.append(key)
-        else:
-            result.problems.append(f"{key} does not pass on patched ({patched.tests[key].outcome})")
-        on_base = mutant.tests.get(key)
-        if on_base is None:
-            result.problems.append(f"{key} did not run on the baseline helper")
-        elif on_base.outcome == "failed" and right_reason(on_base.message):
-            result.fail_on_baseline.append(key)
-            result.reasons[_reason(on_base.message)] += 1
-        else:
-            why = on_base.message.splitlines()[0] if on_base.message else "no message"
-            result.problems.append(
-                f"{key} does not fail on the baseline helper for the right reason "
-                f"({on_base.outcome}: {why[:160]})"
+        result.problems.append(f"{tier}: no carried tests ran")
+    for label, run in (("baseline mutant", mutant), ("keyword-ignored mutant", ignored)):
+        if run.problem:
+            result.problems.append(f"{tier} {label}: {run.problem}")
+        result.problems += [
+            f"{tier} {label}: collection error in {path}: {message}"
+            for path, message in sorted(run.collect_errors.items())
+        ]
+    result.passed = [k for k in tests if patched.tests[k].outcome == "passed"]
+    result.failed = [k for k in tests if right_reason(k, mutant.failures.get(k))]
+    result.problems += [
+        f"{k} does not pass on patched ({patched.tests[k].outcome})"
+        for k in tests
+        if k not in result.passed
+    ]
+    for function in sorted(ran):
+        cases = [k for k in tests if function_of(k) == function]
+        result.problems += _unproven(cases, mutant, right_reason, "on the baseline code")
+        result.lines += [
+            f"carried test {function.split('/')[-1]}"
+            + ("" if function in new else " (an existing test the series extends)"),
+            f"  on the baseline: {_reasons(cases, mutant)}",
+        ]
+        ignored_line = f"  new_token_ids accepted but ignored: {_reasons(cases, ignored)}"
+        if function in new:
+            result.problems += _unproven(
+                cases, ignored, own_assertion, "with new_token_ids accepted but ignored"
             )
+            result.caught += [k for k in cases if own_assertion(k, ignored.failures.get(k))]
+        else:
+            ignored_line += " (not required of an existing test)"
+        result.lines.append(ignored_line)
     return result
 
 
-def _reason(message: str) -> str:
-    if message.startswith("TypeError"):
-        return "x TypeError: unexpected keyword argument 'new_token_ids'"
-    return "x AssertionError"
+def _unproven(
+    cases: list[str], run: Run, ok: Callable[[str, Failure | None], bool], where: str
+) -> list[str]:
+    return [
+        f"{k} {where}: {_what(k, run)}, not {'the keyword or ' if ok is right_reason else ''}"
+        "a failure of its own assertion"
+        for k in cases
+        if not ok(k, run.failures.get(k))
+    ]
 
 
-def keyword_ignored(tests: list[str], run: Run, tier: str) -> tuple[list[str], str, list[str]]:
-    """The new ``tests`` on the helper that accepts ``new_token_ids`` and ignores it
-    (still copying the history): which fail by their own checks, the summary line, and
-    problems. At least one must fail there, or the tests only notice the signature."""
-    caught = [
-        k
-        for k in tests
-        if k in run.tests
-        and run.tests[k].outcome == "failed"
-        and run.tests[k].message.strip().startswith(("AssertionError", "assert "))
-    ]
-    problems = [f"{tier} keyword-ignored mutant: {run.problem}"] if run.problem else []
-    problems += [
-        f"{tier} keyword-ignored mutant: collection error in {path}: {message}"
-        for path, message in sorted(run.collect_errors.items())
-    ]
-    if tests and not caught:
-        problems.append(
-            f"{tier}: no new test fails when the helper ignores new_token_ids and copies "
-            "the history: the tests only notice the new keyword"
-        )
-    passing = sorted(k.split("::")[-1] for k in tests if k not in caught)
-    line = (
-        f"with new_token_ids accepted but ignored (history still copied): {len(caught)} "
-        f"of {len(tests)} fail on their own assertions"
-        + (f"; not caught there: {', '.join(passing)}" if passing else "")
-    )
-    return caught, line, problems
+def _what(key: str, run: Run) -> str:
+    if key in run.failures:
+        return f"fail on {run.failures[key]}"
+    return run.tests[key].outcome if key in run.tests else "not run"
+
+
+def _reasons(cases: list[str], run: Run) -> str:
+    """``24 of 24 fail on AssertionError: token_ids copied (test_logprobs.py:82)``."""
+    counts = Counter(_what(k, run) for k in cases)
+    return "; ".join(f"{n} of {len(cases)} {what}" for what, n in counts.most_common())

@@ -102,6 +102,14 @@ def _logprob(lp, rank=1, decoded=None):
     return SimpleNamespace(logprob=lp, rank=rank, decoded_token=decoded)
 
 
+class _ExplodingTokenIds:
+    def __len__(self):
+        return 2
+
+    def __iter__(self):
+        raise AssertionError("token_ids copied though no logprobs were requested")
+
+
 def test_parse_options():
     assert parse_logprob_options({}) == (None, None)
 

@@ -6,12 +6,19 @@ import ast
 
 import libcst
 
-from codemods.helper_delta_tests import TESTS, HelperDeltaTests, added_names
-from codemods.outcome import AlreadyApplied
+from codemods.helper_delta_tests import (
+    MESSAGE,
+    OLD_MESSAGE,
+    SENTINEL,
+    TESTS,
+    HelperDeltaTests,
+    added_names,
+)
+from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods import support
 from tests.codemods.support import TEST_MODULE
 
-NEW_NAMES = added_names()
+REWORDED = TEST_MODULE.replace(OLD_MESSAGE, MESSAGE)
 
 
 def top_level_names(source: str) -> list[str]:
@@ -28,7 +35,9 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
     # --- applies ------------------------------------------------------------------
 
     def test_before_after(self) -> None:
-        head, tail = TEST_MODULE.split("\n\n\n# ---- prompt logprobs ----\n")
+        """The template goes after the last extract_completion test; the sentinel's
+        message is reworded, as its old one names another case."""
+        head, tail = REWORDED.split("\n\n\n# ---- prompt logprobs ----\n")
         after = f"{head}\n\n\n{TESTS}\n\n# ---- prompt logprobs ----\n{tail}"
         self.assertApplies(TEST_MODULE, after)
 
@@ -37,20 +46,17 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
         self.assertEqual(new, self.run_on(TEST_MODULE))
         self.assertNotEqual(new, TEST_MODULE)
 
-    def test_inserts_the_tests_after_the_last_extract_completion_test(self) -> None:
-        new = self.run_on(TEST_MODULE)
-        names = top_level_names(new)
-        anchor = names.index("test_extract_completion_returns_none_when_logprobs_absent")
-        self.assertEqual(names[anchor + 1 : anchor + 1 + len(NEW_NAMES)], list(NEW_NAMES))
-        self.assertEqual(names[-1], "test_prompt_logprobs")  # the next section stays after
-        self.assertTrue(new.startswith(TEST_MODULE.split("# ---- prompt")[0].rstrip("\n")))
-        self.assertIn("\n\n\n# ---- prompt logprobs ----\n", new)
-        compile(new, "test_logprobs.py", "exec")
+    def test_the_template_is_one_test_over_the_module_sentinel(self) -> None:
+        self.assertEqual(
+            added_names(),
+            (SENTINEL, "_LOGPROBS", "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        )
+        self.assertEqual(top_level_names(TESTS), [added_names()[-1]])  # no second sentinel
+        self.assertIn(f"output.token_ids = {SENTINEL}()", TESTS)
 
-    def test_adds_the_carried_tests_in_order(self) -> None:
-        self.assertEqual(NEW_NAMES, tuple(top_level_names(TESTS)))
-        self.assertEqual(NEW_NAMES[0], "_UntouchableTokenIds")
-        self.assertTrue(all(n.startswith("test_extract_completion_") for n in NEW_NAMES[1:]))
+    def test_a_sentinel_already_reworded_is_kept(self) -> None:
+        new = self.run_on(REWORDED)
+        self.assertEqual(new, self.run_on(TEST_MODULE))
 
     # --- skips --------------------------------------------------------------------
 
@@ -64,20 +70,47 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
 
     def test_second_run_is_already_applied(self) -> None:
         once = self.run_on(TEST_MODULE)
-        self.assertSkips(once, AlreadyApplied, f"{self.TARGET.path} already has the delta tests")
+        self.assertSkips(once, AlreadyApplied, f"{self.TARGET.path} already has the delta test")
 
     def test_already_applied_survives_reformatting(self) -> None:
         once = self.run_on(TEST_MODULE)
         squeezed = once.replace("\n\n\n@pytest.mark.parametrize", "\n\n@pytest.mark.parametrize")
         self.assertNotEqual(squeezed, once)
-        self.assertSkips(squeezed, AlreadyApplied, "already has the delta tests")
+        self.assertSkips(squeezed, AlreadyApplied, "already has the delta test")
 
-    # --- drift: what the carried tests rely on is gone ------------------------------
+    def test_without_the_sentinel_the_test_is_not_carried(self) -> None:
+        """Releases before 1.5 have neither the sentinel nor the test it serves."""
+        start = TEST_MODULE.index(f"class {SENTINEL}:")
+        end = TEST_MODULE.index("def test_parse_options")
+        older = TEST_MODULE[:start] + TEST_MODULE[end:]
+        self.assertSkips(older, NotApplicable, f"has no {SENTINEL} (dynamo added it")
+
+    # --- drift: what the carried test relies on is gone -----------------------------
 
     def assertDriftsWithout(self, edit: tuple[str, str], found: str) -> None:
         drifted = TEST_MODULE.replace(*edit)
         self.assertNotEqual(drifted, TEST_MODULE)
         self.assertDrifts(drifted, found)
+
+    def test_a_sentinel_the_module_should_have_is_drift(self) -> None:
+        """The empty-logprobs test is there, so its sentinel should be: renamed, drift."""
+        renamed = TEST_MODULE.replace(f"class {SENTINEL}:", "class _Exploding:") + (
+            "\n\ndef test_extract_completion_skips_token_ids_when_logprobs_empty():\n"
+            "    assert _Exploding\n"
+        )
+        self.assertDrifts(
+            renamed,
+            f"test_extract_completion_skips_token_ids_when_logprobs_empty without `{SENTINEL}`",
+        )
+
+    def test_a_sentinel_of_another_shape_is_drift(self) -> None:
+        self.assertDriftsWithout(
+            (OLD_MESSAGE, "copied"), f'{SENTINEL}.__iter__ raising AssertionError("copied")'
+        )
+        self.assertDriftsWithout(
+            ('raise AssertionError("token', 'raise RuntimeError("token'),
+            f"no `{SENTINEL}.__iter__` raising AssertionError('...')",
+        )
 
     def test_no_helper_import_is_drift(self) -> None:
         self.assertDriftsWithout(
@@ -85,10 +118,11 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
             "no `from dynamo.common.backend.logprobs import extract_from_completion_output`",
         )
 
-    def test_no_simplenamespace_import_is_drift(self) -> None:
+    def test_no_simplenamespace_or_pytest_import_is_drift(self) -> None:
         self.assertDriftsWithout(
             ("from types import SimpleNamespace\n", ""), "no `from types import SimpleNamespace`"
         )
+        self.assertDriftsWithout(("import pytest\n", ""), "no `import pytest`")
 
     def test_no_logprob_helper_is_drift(self) -> None:
         self.assertDriftsWithout(
@@ -105,13 +139,18 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
         )
 
     def test_a_clashing_name_with_other_content_is_drift(self) -> None:
-        clash = TEST_MODULE + "\n\nclass _UntouchableTokenIds:\n    pass\n"
-        self.assertDrifts(clash, "_UntouchableTokenIds already defined with other content")
+        clash = TEST_MODULE + "\n\n_LOGPROBS = []\n"
+        self.assertDrifts(clash, "_LOGPROBS already defined with other content")
 
-    def test_only_some_of_the_tests_present_is_drift(self) -> None:
+    def test_only_part_of_the_change_is_drift(self) -> None:
         tree = libcst.parse_module(self.run_on(TEST_MODULE))
-        last = NEW_NAMES[-1]
+        last = added_names()[-1]
         body = [
             s for s in tree.body if not (isinstance(s, libcst.FunctionDef) and s.name.value == last)
         ]
-        self.assertDrifts(tree.with_changes(body=body).code, "only some of the new tests")
+        self.assertDrifts(tree.with_changes(body=body).code, "only part of the change")
+        # The tests without the reworded sentinel: part of the change too.
+        self.assertDrifts(
+            self.run_on(TEST_MODULE).replace(f'"{MESSAGE}"', f'"{OLD_MESSAGE}"'),
+            "only part of the change",
+        )

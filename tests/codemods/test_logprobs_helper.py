@@ -35,10 +35,27 @@ class TestLogprobsHelperDelta(support.TargetedCodemodTest):
             return source.replace("from typing import Any, Optional", "from typing import Any")
 
         after = no_optional(snippets.HELPER_PATCHED).replace(
-            "new_token_ids: Optional[list[int]] = None,", "new_token_ids: list[int] | None = None,"
+            "new_token_ids: Optional[Sequence[int]] = None,",
+            "new_token_ids: Sequence[int] | None = None,",
         )
-        self.assertIn("new_token_ids: list[int] | None = None,", after)
+        self.assertIn("from typing import Any, Sequence\n", after)
+        self.assertIn("new_token_ids: Sequence[int] | None = None,", after)
         self.assertApplies(no_optional(snippets.HELPER), after)
+
+    def test_the_parameter_is_never_rebound(self) -> None:
+        """The old local of that name is renamed below the run; both paths bind it."""
+        new = self.run_on(snippets.HELPER)
+        body = new.split("def extract_from_completion_output", 1)[1].split("def neighbour")[0]
+        self.assertNotIn("new_token_ids = ", body)
+        self.assertEqual(body.count("chunk_token_ids = "), 2)
+
+    def test_a_body_already_using_the_local_name_is_drift(self) -> None:
+        clash = snippets.HELPER.replace(
+            "    if not new_logprobs:\n",
+            "    chunk_token_ids = None\n    if not new_logprobs:\n",
+            1,
+        )
+        self.assertDrifts(clash, "a body that already uses `chunk_token_ids`")
 
     def test_neighbour_with_the_same_statements_is_untouched(self) -> None:
         new = self.run_on(snippets.HELPER)

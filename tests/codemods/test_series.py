@@ -204,10 +204,18 @@ def test_missing_handler_test_module_skips_its_tests_but_not_the_fix() -> None:
 
 
 def test_drifted_handler_test_module_blocks_the_series() -> None:
-    files = {**PATHS, HANDLER_TEST_PATH: "def test_other():\n    pass\n"}
-    result = run_series(files.get)
+    builder = "def _make_mock_generation_result_sequence("
+    drifted = snippets.HANDLER_TESTS.replace(builder, "def _make_results(")
+    result = run_series({**PATHS, HANDLER_TEST_PATH: drifted}.get)
     assert not result.ok and result.outcomes[4].status is Status.DRIFTED
-    assert "no module-level class TestGenerateLocally" in result.problems()[0]
+    assert "no TestGenerateLocally._make_mock_generation_result_sequence" in result.problems()[0]
+
+
+def test_a_handler_test_module_before_1_5_carries_no_test_but_the_fix_applies() -> None:
+    older = "class TestHealthCheckPriority:\n    def test_other(self):\n        pass\n"
+    result = run_series({**PATHS, HANDLER_TEST_PATH: older}.get)
+    assert result.ok and result.outcomes[4].status is Status.NOT_APPLICABLE
+    assert HANDLER_TEST_PATH not in result.changed and len(result.changed) == 3
 
 
 def test_not_applicable_fix_carries_no_tests() -> None:

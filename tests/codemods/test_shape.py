@@ -65,6 +65,41 @@ def test_add_kwonly_param_keeps_an_exploded_signature_exploded() -> None:
     assert out == "def f(\n    a,\n    *,\n    b=1,\n    c,\n):\n    pass"
 
 
+def test_add_param_appends_a_positional_parameter() -> None:
+    f = fn("def f(\n    self, a, b=1\n):\n    pass\n", "f")
+    param = cst.Param(cst.Name("c"), default=cst.Name("None"), equal=cst.AssignEqual())
+    assert (
+        shape.code(shape.add_param(f, param)) == "def f(\n    self, a, b=1, c = None\n):\n    pass"
+    )
+    with pytest.raises(ValueError, match="takes \\*, \\*args or \\*\\*kwargs"):
+        shape.add_param(fn("def f(a, *, b):\n    pass\n", "f"), param)
+
+
+@pytest.mark.parametrize(
+    ("imports", "after"),
+    [
+        ("from typing import Any, Optional\n", "from typing import Any, Optional, Sequence\n"),
+        (
+            "from collections.abc import Callable\nfrom typing import Any\n",
+            "from collections.abc import Callable, Sequence\nfrom typing import Any\n",
+        ),
+        ("from typing import Sequence\n", "from typing import Sequence\n"),
+        ("import os\n", "import os\nfrom collections.abc import Sequence\n"),
+    ],
+    ids=["joins-typing", "prefers-collections-abc", "already-there", "a-new-import"],
+)
+def test_with_sequence_import_follows_the_module(imports: str, after: str) -> None:
+    tree = cst.parse_module(f"{imports}\n\nx = 1\n")
+    assert shape.with_sequence_import(tree).code == f"{after}\n\nx = 1\n"
+
+
+def test_imports_looks_at_module_level_only() -> None:
+    source = "if True:\n    from typing import Any\n\n\ndef f():\n    from typing import Optional\n"
+    tree = cst.parse_module(source)
+    assert shape.imports(tree, "typing", "Any")
+    assert not shape.imports(tree, "typing", "Optional")
+
+
 def test_add_keyword_arg_keeps_the_call_style() -> None:
     short = cst.parse_expression("g(a, b)")
     assert isinstance(short, cst.Call)

@@ -124,7 +124,7 @@ def summary(stage: str, details: dict[str, Any]) -> str:
 def _test_summary(details: dict[str, Any]) -> str:
     cpu = details["tiers"]["cpu"]
     base, patched = cpu["baseline"]["counts"], cpu["patched"]["counts"]
-    mutation = (cpu.get("mutation") or "no new regression tests ran").split(" (of ")[0]
+    mutation = (cpu.get("mutation") or "no carried tests ran").split(" (of ")[0]
     text = (
         f"baseline {base.get('passed', 0)} passed of {sum(base.values())}, patched "
         f"{patched.get('passed', 0)} passed of {sum(patched.values())}; {mutation}; "

@@ -28,12 +28,34 @@ def added_tests() -> str:
 # --- the changed-lines scope check on what the test steps declare ---------------------
 
 
-def test_added_definitions_are_in_scope_and_counted() -> None:
+def test_added_and_rewritten_definitions_are_in_scope_and_counted() -> None:
     new = added_tests()
     label = helper_delta_tests.TARGET.qualname
     counts = lines_changed_in(TEST_MODULE, new, [], added={label: NEW_NAMES})
     added = len(new.splitlines()) - len(TEST_MODULE.splitlines())
-    assert counts == {label: (added, 0)}
+    assert counts == {label: (added + 1, 1)}  # and the sentinel's message, reworded
+
+
+def test_a_module_level_assignment_is_a_definition() -> None:
+    old = "x = 1\n"
+    new = "x = 1\n\n\nY = [1, 2]\n"
+    assert lines_changed_in(old, new, [], added={"t": ("Y",)}) == {"t": (3, 0)}
+
+
+def test_the_import_of_a_declared_name_is_in_scope() -> None:
+    old = "import os\nfrom typing import Any\n\n\ndef f(x: Any):\n    return x\n"
+    new = old.replace("import Any\n", "import Any, Sequence\n").replace(
+        "x: Any", "x: Sequence[Any]"
+    )
+    assert lines_changed_in(old, new, ["f"], imports={"f": ("Sequence",)}) == {"f": (2, 2)}
+    # Without the declaration, or with another import changed, it is churn.
+    with pytest.raises(
+        ToolkitError, match=r"2 changed line\(s\) outside f \(first at new line 2\)"
+    ):
+        lines_changed_in(old, new, ["f"])
+    churned = new.replace("import os", "import sys")
+    with pytest.raises(ToolkitError, match="outside f"):
+        lines_changed_in(old, churned, ["f"], imports={"f": ("Sequence",)})
 
 
 def test_churn_outside_the_added_definitions_is_refused() -> None:
@@ -50,7 +72,7 @@ def test_a_declared_addition_that_is_missing_is_refused() -> None:
         lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
 
 
-def test_methods_added_to_a_class_count_as_their_target() -> None:
+def test_methods_added_to_a_class_or_rewritten_count_as_their_target() -> None:
     import libcst
 
     from codemods.series import run_codemod
@@ -63,7 +85,8 @@ def test_methods_added_to_a_class_count_as_their_target() -> None:
     new = tree.code
     label, names = step.TARGET.qualname, step.added_names()
     counts = lines_changed_in(HANDLER_TESTS, new, [], added={label: names})
-    assert counts == {label: (len(new.splitlines()) - len(HANDLER_TESTS.splitlines()), 0)}
+    grown = len(new.splitlines()) - len(HANDLER_TESTS.splitlines())
+    assert counts == {label: (grown + 7, 7)}  # the builder's 7 rewritten lines
     # A line changed in a method the step did not add is churn (one line out, one in).
     churned = new.replace("return _ConcreteHandler(MagicMock())", "return _ConcreteHandler(None)")
     with pytest.raises(ToolkitError, match=r"2 changed line\(s\) outside"):

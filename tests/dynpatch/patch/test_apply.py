@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from codemods.series import COMMIT_MESSAGE
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
@@ -49,7 +50,10 @@ def test_apply_exports_a_signed_series_with_provenance(synthetic_release, tmp_pa
     assert "\nSigned-off-by: Test Author <test@example.invalid>\n" in patch
     assert f"sha256 {rel.pin.pinned.sha256}" in patch  # provenance
     assert f"base-commit: {checkout.base}" in patch
-    assert "+    new_token_ids: Optional[list[int]] = None," in patch
+    assert "+    new_token_ids: Optional[Sequence[int]] = None," in patch
+    # The message is the series' own: nothing is appended to it.
+    message = patch.split("Subject: [PATCH] ", 1)[1].split("\nSigned-off-by:", 1)[0]
+    assert message.rstrip() == COMMIT_MESSAGE.rstrip()
     assert report.lines["extract_from_completion_output"][0] > 0
     # the work branch holds the commit, and the checkout is left clean
     assert gitio.rev_parse(checkout.path, rel.pin.branch) == report.commit

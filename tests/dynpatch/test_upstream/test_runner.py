@@ -11,7 +11,7 @@ import pytest
 
 from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import verdict
-from dynpatch.test_upstream.runner import run_pytest
+from dynpatch.test_upstream.runner import Failure, run_pytest
 
 TESTS = "components/src/dynamo/common/backend/tests"
 
@@ -99,6 +99,18 @@ def test_outcomes_modules_and_junit_are_read_back(tmp_path: Path) -> None:
         f"{key}test_expected_failure": "skipped",
     }
     assert run.tests[f"{key}test_fails[1]"].message.startswith("assert 2 == 3")
+    # What each failure was and where it was raised, from the JUnit XML.
+    module = f"{TESTS}/test_synthetic.py"
+    assert run.failures[f"{key}test_fails[1]"] == Failure("assert 2 == 3", module, 19)
+    assert str(run.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:19)"
+    assert run.failures[f"{key}test_errors"] == Failure(
+        'failed on setup with "RuntimeError: fixture broke"', module, 10
+    )
+    assert sorted(run.failures) == [
+        f"{key}test_errors",
+        f"{key}test_fails[1]",
+        f"{key}test_fails[2]",
+    ]
     assert "RuntimeError: fixture broke" in run.tests[f"{key}test_errors"].message
     assert list(run.collect_errors) == [f"{TESTS}/test_broken.py"]
     assert "not_a_module_anywhere" in run.collect_errors[f"{TESTS}/test_broken.py"]

@@ -36,10 +36,11 @@ def fake_dists(site: Path, runtime: str) -> Path:
 
 
 @pytest.fixture
-def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A synthetic release with its patch series applied and exported; returns a
-    function that runs `test-upstream` on it with extra arguments."""
-    rel = synthetic_release(FILES)
+def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request):
+    """A synthetic release (``FILES``, or the parametrised files) with its patch series
+    applied and exported; returns a function that runs `test-upstream` on it with extra
+    arguments."""
+    rel = synthetic_release(getattr(request, "param", FILES))
     checkout = fetch(rel.pin, vendor=rel.vendor)
     patches = tmp_path / "patches"
     apply_series(
@@ -74,26 +75,25 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     printed = capsys.readouterr().out
     assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
     assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
-    assert "CPU tier: 2 tests on baseline, 16 on patched (14 new); regressions: none" in printed
+    assert "CPU tier: 3 tests on baseline, 27 on patched (24 new); regressions: none" in printed
+    # What the carried test fails on in each mutant, as the JUnit XML says.
     assert (
-        "new regression tests: 14 fail on baseline, 14 pass on patched (of 14; on baseline: "
-        "14 x TypeError: unexpected keyword argument 'new_token_ids')"
+        "carried test test_logprobs.py::test_extract_completion_with_delta_matches_slicing_"
+        "token_ids\n"
+        "  on the baseline: 24 of 24 fail on TypeError: extract_from_completion_output() got "
+        "an unexpected keyword argument 'new_token_ids' (test_logprobs.py:75)\n"
+        "  new_token_ids accepted but ignored: 24 of 24 fail on AssertionError: token_ids "
+        "copied (test_logprobs.py:27)\n"
+        "carried tests: 24 fail on baseline, 24 pass on patched (of 24); with new_token_ids "
+        "accepted but ignored, 24 of the 24 cases of new tests fail on their own assertions\n"
     ) in printed
     assert (
         "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
-        "::TestGenerateLocally::test_interleaved_choices_stream_the_same_chunks_without_history"
-        "_copies, trtllm/test_trtllm_handler_base.py::TestGenerateLocally::"
-        "test_response_loop_passes_its_delta_to_the_logprob_helper"
+        "::TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs, "
+        "trtllm/test_trtllm_handler_base.py::test_trtllm_handler_matches_shared"
     ) in printed
     assert "STAND-IN tier: not run (torch is not installed in " in printed
     assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
-    assert (
-        "with new_token_ids accepted but ignored (history still copied): 11 of 14 fail on "
-        "their own assertions; not caught there: "
-        "test_extract_completion_bails_out_the_same_with_delta[logprobs-empty], "
-        "test_extract_completion_bails_out_the_same_with_delta[logprobs-none], "
-        "test_extract_completion_delta_window_follows_the_stream"
-    ) in printed
     assert "JUnit XML: " in printed
     assert "(cpu-baseline.xml, cpu-ignored.xml, cpu-mutant.xml, cpu-patched.xml)" in printed
     assert "verdict: pass" in printed
@@ -107,9 +107,9 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert record["details"]["tiers_run"] == ["cpu"]
     assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
     assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
-    assert "new regression tests: 14 fail on baseline, 14 pass on patched" in record["summary_md"]
+    assert "carried tests: 24 fail on baseline, 24 pass on patched" in record["summary_md"]
     assert (
-        "| `common/backend/tests/test_logprobs.py` | 1 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 26 | 0 | 0 | 0 |"
         in (record["summary_md"])
     )
     cpu = record["details"]["tiers"]["cpu"]
@@ -117,12 +117,30 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert cpu["baseline"]["helper_imported_from"].startswith(
         str(stage.tmp / "trees" / "baseline-")
     )
-    assert len(cpu["new_tests"]) == 14 and cpu["regressions"] == []
+    assert len(cpu["carried_tests"]) == 24 and cpu["regressions"] == []
+    assert len(cpu["keyword_ignored_caught"]) == 24
     # the mutant tree is thrown away; the cached trees stay clean
-    assert len(cpu["keyword_ignored_caught"]) == 11
     assert not list((stage.tmp / "out").glob(".mutants-*"))
     for tree in (stage.tmp / "trees").iterdir():
         assert gitio.local_changes(tree) == []
+
+
+# A release before 1.5: no sentinel in test_logprobs.py, no TestGenerateLocally.
+BEFORE_1_5 = {
+    **FILES,
+    "dynamo/common/backend/tests/test_logprobs.py": FILES[
+        "dynamo/common/backend/tests/test_logprobs.py"
+    ].split("\n\nclass _ExplodingTokenIds:")[0],
+    "dynamo/trtllm/tests/test_trtllm_handler_base.py": "def test_other():\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("stage", [BEFORE_1_5], indirect=True, ids=["before-1.5"])
+def test_a_release_the_tests_are_not_carried_to_says_so_and_passes(stage, capsys) -> None:
+    assert stage("--tier", "cpu") == 0
+    printed = capsys.readouterr().out
+    assert "CPU tier: the series carries no tests for this release" in printed
+    assert "carried test " not in printed and "verdict: pass" in printed
 
 
 def test_a_regression_fails_the_verdict(stage, capsys) -> None:
@@ -131,8 +149,8 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     patch = next(stage.patches.glob("0001-*.patch"))
     text = patch.read_text()
     broken = text.replace(
-        "+        new_token_ids = token_ids[num_output_tokens_so_far:]\n",
-        "+        new_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far:]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
     )
     assert broken != text
     patch.write_text(broken)
@@ -198,16 +216,14 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     from codemods import handler_response_loop_tests, helper_delta_tests
     from dynpatch.patch.trees import prepare_trees
     from dynpatch.pin import load_pin
-    from dynpatch.test_upstream.stage import series_new_tests
+    from dynpatch.test_upstream.stage import series_carried_tests
 
-    trees = prepare_trees(fetch(load_pin()))
-    added = series_new_tests(trees)
-    helper_tests = {n for n in helper_delta_tests.added_names() if n.startswith("test_")}
-    handler_tests = {
-        f"TestGenerateLocally::{n}"
-        for n in handler_response_loop_tests.added_names()
-        if n.startswith("test_")
+    added, changed = series_carried_tests(prepare_trees(fetch(load_pin())))
+    assert added == {
+        (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        (
+            handler_response_loop_tests.PATH,
+            "TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs",
+        ),
     }
-    assert added == {(helper_delta_tests.PATH, n) for n in helper_tests} | {
-        (handler_response_loop_tests.PATH, n) for n in handler_tests
-    }
+    assert changed == {(handler_response_loop_tests.PATH, handler_response_loop_tests.COMPARISON)}

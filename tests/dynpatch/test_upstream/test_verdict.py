@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from dynpatch.test_upstream import verdict
-from dynpatch.test_upstream.runner import CaseResult, Run
+from dynpatch.test_upstream.runner import CaseResult, Failure, Run
 
 LOGPROBS = "components/src/dynamo/common/backend/tests/test_logprobs.py"
 OTHER = "components/src/dynamo/common/backend/tests/test_engine.py"
+HANDLER_TESTS = "components/src/dynamo/trtllm/tests/test_trtllm_handler_base.py"
 HELPER_FILE = "components/src/dynamo/common/backend/logprobs.py"
 TYPE_ERROR = (
     "TypeError: extract_from_completion_output() got an unexpected keyword argument 'new_token_ids'"
@@ -143,142 +144,137 @@ def test_runtime_modules_the_tree_lacks_may_come_from_site_packages(
     assert verdict.import_problems(run, "patched") == []
 
 
-# --- new tests and the mutation proof -----------------------------------------------
+# --- the carried tests and the mutation proof ---------------------------------------
 
 
-def test_new_test_functions_are_read_off_the_source() -> None:
-    old = "def test_a():\n    pass\n"
+def test_carried_test_functions_are_read_off_the_source() -> None:
+    old = "def test_a():\n    pass\n\n\ndef test_f():\n    assert 1\n"
     new = (
-        old + "\n\ndef test_b():\n    pass\n\n\nasync def test_c():\n    pass\n\n\n"
+        old.replace("assert 1", "assert 2")
+        + "\n\ndef test_b():\n    pass\n\n\nasync def test_c():\n    pass\n\n\n"
         "class TestD:\n    def test_e(self):\n        pass\n\n\ndef helper():\n    pass\n"
     )
-    assert verdict.new_test_functions(old, new) == {"test_b", "test_c", "TestD::test_e"}
-    assert verdict.new_test_functions(None, old) == {"test_a"}
+    assert verdict.carried_test_functions(old, new) == (
+        {"test_b", "test_c", "TestD::test_e"},
+        {"test_f"},
+    )
+    assert verdict.carried_test_functions(None, old) == ({"test_a", "test_f"}, set())
+
+
+KEY = f"{LOGPROBS}::test_new[a]"
 
 
 @pytest.mark.parametrize(
-    ("message", "ok"),
+    ("failure", "own", "right"),
     [
-        (TYPE_ERROR, True),
-        ("AssertionError: token_ids iterated though new_token_ids was given", True),
-        ("assert [None, None] == [[100], [101]]", True),
-        ("TypeError: 'NoneType' object is not subscriptable", False),
-        ("ImportError: cannot import name 'x'", False),
-        ("NameError: name 'new_token_ids' is not defined", False),
-        ("", False),
+        (Failure("AssertionError: token_ids copied", LOGPROBS, 82), True, True),
+        (Failure("assert [None] == [[1]]", LOGPROBS, 90), True, True),
+        (Failure("Failed: token_ids history copied", LOGPROBS, 837), True, True),
+        # An assertion raised elsewhere: unittest.mock's assert_called_once, say.
+        (
+            Failure("AssertionError: Expected 'x' to be called once", "unittest/mock.py", 9),
+            False,
+            False,
+        ),
+        (Failure(TYPE_ERROR, LOGPROBS, 248), False, True),
+        (Failure("TypeError: 'NoneType' object is not subscriptable", LOGPROBS, 3), False, False),
+        (Failure("ImportError: cannot import name 'x'", LOGPROBS, 1), False, False),
+        (Failure("NameError: name 'new_token_ids' is not defined", LOGPROBS, 3), False, False),
+        (None, False, False),
     ],
 )
-def test_right_reason(message: str, ok: bool) -> None:
-    assert verdict.right_reason(message) is ok
+def test_own_assertion_and_right_reason(failure: Failure | None, own: bool, right: bool) -> None:
+    assert verdict.own_assertion(KEY, failure) is own
+    assert verdict.right_reason(KEY, failure) is right
 
 
-def mutation_case(
-    trees: tuple[Path, Path], on_mutant: dict[str, str | tuple[str, str]]
-) -> verdict.Mutation:
-    keys = [f"{LOGPROBS}::test_new[a]", f"{LOGPROBS}::test_new[b]", f"{LOGPROBS}::test_other"]
-    patched = make_run(trees[1], {k: "passed" for k in keys} | {f"{OTHER}::old": "passed"})
-    mutant = make_run(trees[0], on_mutant)
-    expected = {f"{LOGPROBS}::test_new", f"{LOGPROBS}::test_other"}
-    return verdict.mutation(expected, patched, mutant, "CPU tier")
+NEW_CASES = [f"{LOGPROBS}::test_new[a]", f"{LOGPROBS}::test_new[b]"]
+CHANGED = f"{HANDLER_TESTS}::test_matches_shared"
+COPIED = Failure("AssertionError: token_ids copied", LOGPROBS, 82)
 
 
-def test_mutation_passes_when_every_new_test_fails_on_baseline_for_the_right_reason(
+def proof_case(
     trees: tuple[Path, Path],
-) -> None:
-    result = mutation_case(
+    on_baseline: dict[str, Failure],
+    on_ignored: dict[str, Failure],
+) -> verdict.Proof:
+    cases = [*NEW_CASES, CHANGED]
+    patched = make_run(trees[1], {k: "passed" for k in cases} | {f"{OTHER}::old": "passed"})
+    mutant = make_run(trees[0], {k: "failed" if k in on_baseline else "passed" for k in cases})
+    mutant.failures = on_baseline
+    ignored = make_run(trees[0], {k: "failed" if k in on_ignored else "passed" for k in cases})
+    ignored.failures = on_ignored
+    return verdict.proof({f"{LOGPROBS}::test_new"}, {CHANGED}, patched, mutant, ignored, "CPU tier")
+
+
+def test_proof_passes_and_names_what_each_test_fails_on(trees: tuple[Path, Path]) -> None:
+    keyword = Failure(TYPE_ERROR, LOGPROBS, 248)
+    result = proof_case(
         trees,
         {
-            f"{LOGPROBS}::test_new[a]": ("failed", TYPE_ERROR),
-            f"{LOGPROBS}::test_new[b]": ("failed", TYPE_ERROR),
-            f"{LOGPROBS}::test_other": ("failed", "assert 1 == 2"),
+            NEW_CASES[0]: keyword,
+            NEW_CASES[1]: keyword,
+            CHANGED: Failure(TYPE_ERROR, HANDLER_TESTS, 9),
         },
+        {NEW_CASES[0]: COPIED, NEW_CASES[1]: COPIED},
     )
     assert result.problems == []
+    assert result.lines == [
+        "carried test test_logprobs.py::test_new",
+        f"  on the baseline: 2 of 2 fail on {TYPE_ERROR} (test_logprobs.py:248)",
+        "  new_token_ids accepted but ignored: 2 of 2 fail on AssertionError: token_ids copied "
+        "(test_logprobs.py:82)",
+        "carried test test_trtllm_handler_base.py::test_matches_shared (an existing test the "
+        "series extends)",
+        f"  on the baseline: 1 of 1 fail on {TYPE_ERROR} (test_trtllm_handler_base.py:9)",
+        "  new_token_ids accepted but ignored: 1 of 1 passed (not required of an existing test)",
+    ]
     assert result.line() == (
-        "new regression tests: 3 fail on baseline, 3 pass on patched (of 3; on baseline: "
-        "2 x TypeError: unexpected keyword argument 'new_token_ids', 1 x AssertionError)"
+        "carried tests: 3 fail on baseline, 3 pass on patched (of 3); with new_token_ids "
+        "accepted but ignored, 2 of the 2 cases of new tests fail on their own assertions"
     )
 
 
-def test_mutation_fails_when_a_new_test_passes_on_baseline(trees: tuple[Path, Path]) -> None:
-    result = mutation_case(
+def test_proof_needs_every_new_case_to_catch_the_copy_itself(trees: tuple[Path, Path]) -> None:
+    """A case that passes there, or fails on a missing keyword or on an assertion inside
+    a library, has not caught the copy: each is a problem (not "at least one caught")."""
+    keyword = Failure(TYPE_ERROR, LOGPROBS, 248)
+    mock_assert = Failure("AssertionError: expected call not found.", "unittest/mock.py", 9)
+    baseline = {NEW_CASES[0]: keyword, NEW_CASES[1]: keyword, CHANGED: keyword}
+    for on_ignored, why in (
+        ({NEW_CASES[0]: COPIED}, "passed"),
+        ({NEW_CASES[0]: COPIED, NEW_CASES[1]: keyword}, f"fail on {keyword}"),
+        ({NEW_CASES[0]: COPIED, NEW_CASES[1]: mock_assert}, f"fail on {mock_assert}"),
+    ):
+        result = proof_case(trees, baseline, on_ignored)
+        assert result.problems == [
+            f"{NEW_CASES[1]} with new_token_ids accepted but ignored: {why}, not a failure "
+            "of its own assertion"
+        ]
+        assert result.caught == [NEW_CASES[0]]
+
+
+def test_proof_fails_on_the_wrong_reason_on_baseline(trees: tuple[Path, Path]) -> None:
+    imports = Failure("ImportError: no module named dynamo._core", LOGPROBS, 1)
+    result = proof_case(
         trees,
-        {
-            f"{LOGPROBS}::test_new[a]": ("failed", TYPE_ERROR),
-            f"{LOGPROBS}::test_new[b]": "passed",
-            f"{LOGPROBS}::test_other": ("failed", TYPE_ERROR),
-        },
+        {NEW_CASES[0]: imports, CHANGED: Failure(TYPE_ERROR, HANDLER_TESTS, 9)},
+        {NEW_CASES[0]: COPIED, NEW_CASES[1]: COPIED},
     )
     assert result.problems == [
-        f"{LOGPROBS}::test_new[b] does not fail on the baseline helper for the right reason "
-        "(passed: no message)"
+        f"{NEW_CASES[0]} on the baseline code: fail on {imports}, not the keyword or a "
+        "failure of its own assertion",
+        f"{NEW_CASES[1]} on the baseline code: passed, not the keyword or a failure of its "
+        "own assertion",
     ]
-    assert result.line().startswith("new regression tests: 2 fail on baseline, 3 pass on patched")
+    assert result.line().startswith("carried tests: 1 fail on baseline, 3 pass on patched")
 
 
-def test_mutation_fails_on_the_wrong_reason_or_a_missing_run(trees: tuple[Path, Path]) -> None:
-    result = mutation_case(
-        trees,
-        {
-            f"{LOGPROBS}::test_new[a]": ("error", "fixture 'x' not found"),
-            f"{LOGPROBS}::test_new[b]": ("failed", "ImportError: no module named dynamo._core"),
-        },
-    )
-    assert len(result.problems) == 3
-    assert (
-        "test_new[a] does not fail on the baseline helper for the right reason (error:"
-        in (result.problems[0])
-    )
-    assert "(failed: ImportError: no module named dynamo._core)" in result.problems[1]
-    assert result.problems[2] == f"{LOGPROBS}::test_other did not run on the baseline helper"
-
-
-def test_mutation_needs_every_new_test_to_have_run(trees: tuple[Path, Path]) -> None:
+def test_proof_needs_every_carried_test_to_have_run(trees: tuple[Path, Path]) -> None:
     patched = make_run(trees[1], {f"{OTHER}::old": "passed"})
     mutant = make_run(trees[0], {})
-    result = verdict.mutation({f"{LOGPROBS}::test_new"}, patched, mutant, "CPU tier")
+    result = verdict.proof({f"{LOGPROBS}::test_new"}, set(), patched, mutant, mutant, "CPU tier")
     assert result.problems == [
-        f"CPU tier: new test {LOGPROBS}::test_new did not run on patched",
-        "CPU tier: no new regression tests ran",
+        f"CPU tier: carried test {LOGPROBS}::test_new did not run on patched",
+        "CPU tier: no carried tests ran",
     ]
-
-
-# --- the keyword-ignored mutant ------------------------------------------------------
-
-
-def test_keyword_ignored_needs_a_test_that_catches_the_copy(trees: tuple[Path, Path]) -> None:
-    tests = [f"{LOGPROBS}::test_untouched[a]", f"{LOGPROBS}::test_window"]
-    run = make_run(
-        trees[0],
-        {
-            tests[0]: (
-                "failed",
-                "AssertionError: token_ids iterated though new_token_ids was given",
-            ),
-            tests[1]: "passed",
-        },
-    )
-    caught, line, problems = verdict.keyword_ignored(tests, run, "CPU tier")
-    assert caught == [tests[0]] and problems == []
-    assert line == (
-        "with new_token_ids accepted but ignored (history still copied): 1 of 2 fail on "
-        "their own assertions; not caught there: test_window"
-    )
-    none_caught = make_run(trees[0], {tests[0]: "passed", tests[1]: ("failed", TYPE_ERROR)})
-    _, _, problems = verdict.keyword_ignored(tests, none_caught, "CPU tier")
-    assert problems == [
-        "CPU tier: no new test fails when the helper ignores new_token_ids and copies the "
-        "history: the tests only notice the new keyword"
-    ]
-
-
-def test_accept_and_ignore_changes_only_the_signature() -> None:
-    from dynpatch.test_upstream.mutants import accept_and_ignore
-    from tests.fixtures import snippets
-
-    mutated = accept_and_ignore(snippets.HELPER)
-    assert "    new_token_ids: object = None,\n) -> tuple[" in mutated
-    body = snippets.HELPER.split(") -> tuple[", 1)[1]
-    assert mutated.split(") -> tuple[", 1)[1] == body
-    namespace: dict[str, object] = {}
-    exec(compile(mutated, "logprobs.py", "exec"), namespace)  # the mutant still runs

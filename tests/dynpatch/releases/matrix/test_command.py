@@ -239,7 +239,7 @@ def test_test_upstream_runs_per_release_and_is_cached(
     assert matrix(v, out, *args) == 0
     check = rows_of(out)["9.9.9"]["test_upstream"]
     assert check["status"] == "pass" and not check["cached"]
-    assert "new regression tests: 14 fail on baseline, 14 pass on patched" in check["detail"]
+    assert "carried tests: 24 fail on baseline, 24 pass on patched" in check["detail"]
     # the stage's evidence went under the release's folder, not out/evidence/
     record = json.loads(
         (out / "releases" / "9.9.9" / "evidence" / "test-upstream.json").read_text()
@@ -310,8 +310,10 @@ def test_which_releases_run() -> None:
 
 @pytest.mark.integration
 def test_real_releases_give_the_expected_rows(tmp_path: Path) -> None:
-    """1.2.1: not applicable; 1.3.1 (`is None` guard) and 1.5.1 on: every target applied,
-    the own series applies with git am; the pinned release's series equals patches/."""
+    """1.2.1: not applicable; 1.3.1 (`is None` guard) and 1.5.1 on: every target of the
+    fix applied (the tests too from 1.5.1; 1.3.1 has neither dynamo's sentinel nor its
+    TestGenerateLocally, so they are not carried), the own series applies with git am; the
+    pinned release's series equals patches/."""
     out = tmp_path / "out"
     code = cli.main(
         ["matrix", "--versions", "1.2.1,1.3.1,1.5.1,1.6.1", "--no-newest", "--out", str(out),
@@ -321,9 +323,10 @@ def test_real_releases_give_the_expected_rows(tmp_path: Path) -> None:
     rows = rows_of(out)
     assert {o["status"] for o in rows["1.2.1"]["outcomes"]} == {"not-applicable"}
     guards = (("1.3.1", 'getattr(output, "logprobs", None) is None'), ("1.5.1", "not getattr("))
+    tests = {"1.3.1": ["not-applicable"] * 2, "1.5.1": ["applied"] * 2}
     for version, guard in guards:
         row = rows[version]
-        assert [o["status"] for o in row["outcomes"]] == ["applied"] * 5
+        assert [o["status"] for o in row["outcomes"]] == ["applied"] * 3 + tests[version]
         assert row["guard"].startswith(guard)
         assert row["own_am"]["status"] == "pass"
     assert rows["1.3.1"]["committed_am"]["status"] == "fail"
