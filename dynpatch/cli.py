@@ -262,7 +262,7 @@ def _add_wheel(sub: Sub) -> None:
                    "from site-packages")  # fmt: skip
     p.add_argument("--replay", action=argparse.BooleanOptionalAction, default=False,
                    help="replay the named scenarios through the installed stock and patched "
-                   "wheels; 0 divergences required (needs the replay extra)")  # fmt: skip
+                   "wheels; 0 divergences required (needs the replay dependency group)")  # fmt: skip
 
 
 VERBS = (

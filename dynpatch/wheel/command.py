@@ -145,7 +145,7 @@ def run(options: Options) -> int:
 
         prove.run_proof(the_pin, built.wheel, options.vendor)
     if options.replay:
-        from dynpatch.wheel import replay  # needs the replay extra (torch and the rest)
+        from dynpatch.wheel import replay  # needs the replay group (torch and the rest)
 
         stock = upstream_wheel(the_pin, options.vendor)
         replay.replay_installed(stock, built.wheel, options.vendor / "scratch", sys.executable)
