@@ -51,6 +51,7 @@ class Options(FetchOptions):
     timeout: float = 120.0
     branch: str | None = None  # None: $DYNPATCH_PR_BRANCH, else DEFAULT_BRANCH
     identity: str | None = None  # 'Name <email>' (None: see identity.resolve_identity)
+    allow_placeholder: bool = False  # accept an identity on a reserved domain (dry runs, CI)
     sign: bool = False
     signing_key: str | None = None
     signing_format: str | None = None
@@ -71,7 +72,9 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     _check_checkout(checkout, name)
-    signer = identity.resolve_identity(args.identity, checkout.path, series_identity)
+    signer = identity.resolve_identity(
+        args.identity, checkout.path, series_identity, allow_placeholder=args.allow_placeholder
+    )
     signing = None
     if args.sign:
         signing = identity.resolve_signing(args.signing_key, args.signing_format, checkout.path)

@@ -27,6 +27,16 @@ def test_the_series_identity_is_not_a_person(world: World, pr) -> None:
     nothing_written(world)
 
 
+def test_an_identity_on_a_reserved_domain_is_refused_unless_allowed(world: World, pr) -> None:
+    for email in ("jane@example.invalid", "jane@dynpatch.example", "ci@build.TEST"):
+        err = refused(world, pr, identity=f"Jane Doe <{email}>", placeholder=False)
+        one_error(err, "is on the reserved domain", "--allow-placeholder-identity")
+    nothing_written(world)
+    status, _out, err = pr(identity="Jane Doe <jane@example.invalid>")  # the flag given
+    assert status == 0, err
+    assert git(world.repo, "log", "-1", "--format=%an <%ae>", BRANCH).stdout.strip() == JANE
+
+
 def test_identity_from_environment_then_git_config(
     world: World, pr, isolated_git: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
