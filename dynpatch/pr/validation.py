@@ -33,7 +33,7 @@ from dynpatch.pin import ROOT
 
 REQUIRED_TO_PUSH = ("test-upstream", "verify")
 # The checking stages' records, then apply's record of upstream's hooks.
-STAGES = (*evidence.STAGES, record.STAGE)
+STAGES = evidence.STAGES
 # The session that makes a stage's record, where it is not named after the stage.
 _SESSION = {record.STAGE: record.COMMAND}
 _KEYS = {"stage": str, "series_sha256": str, "command": str, "verdict": str, "summary_md": str}

@@ -137,6 +137,8 @@ def run(args: Options) -> int:
     saved = evidence.save_bench_run(
         "instructions",
         args.patches,
+        base=trees.base,
+        series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if passed else "fail",
         summary_md=md,

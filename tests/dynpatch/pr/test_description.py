@@ -42,7 +42,8 @@ def test_public_api_says_when_the_helper_is_exported(world: World, pr) -> None:
 
 def _bench(world: World, kind: str, verdict: str = "pass") -> None:
     evidence.save_bench_run(
-        kind, world.patches, command=f"nox -s bench -- --{kind}", verdict=verdict,
+        kind, world.patches, base=world.base, series_sha256=evidence.series_digest(world.patches),
+        command=f"nox -s bench -- --{kind}", verdict=verdict,
         summary_md=f"{kind} table\n\n    targets: {verdict}", details={}, out=world.evidence,
     )  # fmt: skip
 
@@ -92,7 +93,9 @@ def test_failed_instruction_counts_are_the_headline(world: World, pr) -> None:
 
 def test_a_quick_record_saved_before_the_kinds_is_indicative_too(world: World, pr) -> None:
     evidence.save(
-        "bench", world.patches, command="nox -s bench -- --quick", verdict="fail",
+        "bench", world.patches, base=world.base,
+        series_sha256=evidence.series_digest(world.patches),
+        command="nox -s bench -- --quick", verdict="fail",
         summary_md="targets met: 2 of 4", details={"settings": {"quick": True}}, out=world.evidence,
     )  # fmt: skip
     status, _out, err = pr()

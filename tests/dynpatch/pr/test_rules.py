@@ -109,7 +109,8 @@ def series(tmp_path: Path) -> Path:
 
 def save(stage: str, patches: Path, out: Path, verdict: str = "pass", summary: str = "") -> None:
     evidence.save(
-        stage, patches, command=f"nox -s {stage}", verdict=verdict,
+        stage, patches, base="b" * 40, series_sha256=evidence.series_digest(patches),
+        command=f"nox -s {stage}", verdict=verdict,
         summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",
         details={}, out=out,
     )  # fmt: skip

@@ -63,7 +63,7 @@ HOOKS = [
 
 def test_validation_lists_every_hook_apply_ran_with_its_result(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
-    record.save(HOOKS, world.patches, world.evidence)
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     status, out, err = pr()
     assert status == 0, err
     text = world.out.read_text()
@@ -84,7 +84,7 @@ def test_no_hook_record_says_not_run_and_a_stale_one_warns(world: World, pr) -> 
         "pre-commit" not in err
     )  # apply refuses a failing series: a missing record is said in the text
 
-    record.save(HOOKS, world.patches, world.evidence)
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     world.series(V2)
     world.out.unlink()
     status, _out, err = pr("--force")
