@@ -202,7 +202,7 @@ def _add_pr(sub: Sub) -> None:
         help="push the branch to REMOTE (your fork: remote name or URL); "
         "default: push nothing")  # fmt: skip
     add("--out", type=Path, default=pr_command.DESCRIPTION_FILE,
-        help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
+        help="description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)")  # fmt: skip
 
 
 def _add_matrix(sub: Sub) -> None:

@@ -40,6 +40,9 @@ STAGES = ("test-upstream", "verify", "bench", "pre-commit")
 # The committed reference instruction counts (``nox -s bench -- --instructions --record``):
 # the strongest evidence there is, deterministic, quoted by the series commit message.
 REFERENCE = ROOT / "docs" / "bench" / "instructions.json"
+# The script a reviewer reruns in a plain dynamo checkout; the instruction-count bench runs
+# it on the patched tree and saves its output for the PR description.
+RERUN = ROOT / "docs" / "bench" / "per_chunk_cost.py"
 BENCH_KINDS = ("instructions", "full", "quick")
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
@@ -217,24 +220,10 @@ def save_bench_run(
 
 
 def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """A bench record's runs, strongest first. A record saved before runs were kept is
-    one run, of the kind its settings say (quick or full)."""
+    """A bench record's runs, strongest first."""
     details = record.get("details") if isinstance(record.get("details"), dict) else {}
-    runs = details.get("runs")
-    if isinstance(runs, dict):
-        return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
-    settings = details.get("settings") if isinstance(details.get("settings"), dict) else {}
-    return [
-        {
-            "kind": "quick" if settings.get("quick") else "full",
-            "created": record.get("created"),
-            "host": record.get("host"),
-            "command": record.get("command"),
-            "verdict": record.get("verdict"),
-            "summary_md": record.get("summary_md"),
-            "details": details,
-        }
-    ]
+    runs = details.get("runs") if isinstance(details.get("runs"), dict) else {}
+    return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
 
 
 def reference_for(code_sha256: str, path: Path = REFERENCE) -> dict[str, Any] | None:

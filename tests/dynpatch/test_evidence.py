@@ -93,15 +93,3 @@ def test_the_bench_record_keeps_each_kind_s_latest_run_strongest_first(tmp_path:
     assert [r["kind"] for r in evidence.bench_runs(record)] == ["full"]
     with pytest.raises(ValueError, match="unknown bench kind"):
         _save("fast", patches, out)
-
-
-def test_a_bench_record_from_before_the_kinds_is_one_run_of_the_kind_it_says() -> None:
-    old = {"command": "nox -s bench -- --quick", "verdict": "fail", "summary_md": "s",
-           "created": "2026-11-30", "details": {"settings": {"quick": True}}}  # fmt: skip
-    (run,) = evidence.bench_runs(old)
-    assert (run["kind"], run["command"], run["verdict"]) == (
-        "quick",
-        "nox -s bench -- --quick",
-        "fail",
-    )
-    assert evidence.bench_runs({"details": {}})[0]["kind"] == "full"

@@ -36,10 +36,12 @@ def test_a_passing_run_is_saved_as_the_pre_commit_stage(series: Path, tmp_path: 
     )  # fmt: skip
     assert "| ruff | 0.5.2 | 1 (whole files) | pass |" in saved["summary_md"]
     assert [h["hook"] for h in saved["details"]["hooks"]] == ["ruff", "codespell"]
-    found = {e.stage: e for e in validation.gather(series, out)}
+    found = {e.stage: e for e in validation.gather(series, "b" * 40, out)}
     assert found["pre-commit"].state is State.CURRENT and found["pre-commit"].verdict == "pass"
     (series / "0001-x.patch").write_text("the patch, version 2\n")
-    assert {e.stage: e for e in validation.gather(series, out)}["pre-commit"].state is State.STALE
+    assert {e.stage: e for e in validation.gather(series, "b" * 40, out)}[
+        "pre-commit"
+    ].state is State.STALE
 
 
 def test_a_failing_run_is_never_saved(series: Path, tmp_path: Path) -> None:

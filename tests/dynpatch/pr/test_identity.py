@@ -78,7 +78,7 @@ def test_ssh_signed_commits_verify_with_git(world: World, pr) -> None:
     assert status == 0, err
     tip = world.tip()
     assert '[G] Good "git" signature for jane@example.invalid with ED25519 key' in out
-    assert "`git verify-commit" in world.out.read_text()
+    assert "`git verify-commit" in world.out.with_name("VALIDATION.md").read_text()
 
     # checked again here with git alone, against an allowed-signers file made in the test
     allowed = world.tmp / "allowed"
