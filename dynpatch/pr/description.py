@@ -29,7 +29,7 @@ RELATED_TITLE = "perf(trtllm): avoid cumulative token copies in logprob streamin
 # Not checked by this tool (it has no network): what was seen on GitHub, and when.
 RELATED_STATE = "open and approved as of 2026-11 (as seen on GitHub then)"
 NOTE = (
-    "<!-- Prepared with dynpatch (`nox -s pr`). dynamo does not accept fully automated "
+    "<!-- Prepared with the dynpatch toolkit. dynamo does not accept fully automated "
     "submissions: read the diff and this text, change what you would not say yourself, "
     "attach VALIDATION.md, and open the PR yourself. -->"
 )
