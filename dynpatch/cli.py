@@ -185,6 +185,12 @@ def _add_pr(sub: Sub) -> None:
     add("--identity", metavar="'NAME <EMAIL>'",
         help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
         "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)")  # fmt: skip
+    add(
+        "--allow-placeholder-identity",
+        dest="allow_placeholder",
+        action="store_true",
+        help="accept an identity on a reserved domain (.example, .invalid, .test): a dry run",
+    )
     add("--sign", action="store_true",
         help="sign the commits with git (GPG or SSH) and verify them")  # fmt: skip
     add("--signing-key", help="user.signingkey for --sign (default: git config)")
@@ -196,7 +202,7 @@ def _add_pr(sub: Sub) -> None:
         help="push the branch to REMOTE (your fork: remote name or URL); "
         "default: push nothing")  # fmt: skip
     add("--out", type=Path, default=pr_command.DESCRIPTION_FILE,
-        help="description file (default: out/pr/PR_DESCRIPTION.md)")  # fmt: skip
+        help="description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)")  # fmt: skip
 
 
 def _add_matrix(sub: Sub) -> None:

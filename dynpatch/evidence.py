@@ -1,10 +1,12 @@
-"""Saved results of the checking stages (test-upstream, verify, bench), keyed to a patch.
+"""Saved results of the checking stages (test-upstream, verify, bench) and of apply's
+pre-commit hooks, keyed to what they ran on.
 
-Each stage writes ``out/evidence/<stage>.json`` holding the digest of the exact
-``patches/`` series it checked. ``nox -s pr`` reads them back and refuses (or flags)
-results that belong to another version of the series.
+Each stage writes ``out/evidence/<stage>.json`` holding the base commit and the digest of
+the ``patches/`` series its trees were built from (taken when they were built, and
+refused at saving when ``patches/`` holds another series by then). ``nox -s pr`` reads
+them back and shows only results made on its own base for its own series.
 
-Record contract (every stage): ``stage``, ``series_sha256``, ``created``, ``host``,
+Record contract (every stage): ``stage``, ``base``, ``series_sha256``, ``created``, ``host``,
 ``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
 ``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
 lines exactly as the stage printed them) and ``details`` (stage-specific data).
@@ -34,7 +36,10 @@ from dynpatch.pin import ROOT
 
 OUT = ROOT / "out"
 EVIDENCE = OUT / "evidence"
-STAGES = ("test-upstream", "verify", "bench")
+STAGES = ("test-upstream", "verify", "bench", "pre-commit")
+# The script a reviewer reruns in a plain dynamo checkout; the instruction-count bench runs
+# it on the patched tree and saves its output for the PR description.
+RERUN = ROOT / "docs" / "bench" / "per_chunk_cost.py"
 BENCH_KINDS = ("instructions", "full", "quick")
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
@@ -114,23 +119,37 @@ def save(
     stage: str,
     patches_dir: Path,
     *,
+    base: str,
+    series_sha256: str,
     command: str,
     verdict: str,
     summary_md: str,
     details: dict[str, Any],
     out: Path = EVIDENCE,
 ) -> Path:
-    """Write ``out/<stage>.json`` for the series in ``patches_dir``; return its path."""
+    """Write ``out/<stage>.json`` for the results made on ``base`` with the series whose
+    digest is ``series_sha256`` (its trees' own); return its path. Refuses, saving
+    nothing, when ``patches_dir`` holds another series by now."""
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}")
     if verdict not in ("pass", "fail"):
         raise ValueError(f"verdict must be 'pass' or 'fail', not {verdict!r}")
+    now = series_digest(patches_dir)
+    if now != series_sha256:
+        raise ToolkitError(
+            f"{patches_dir} changed while {stage} ran (its trees hold series sha256 "
+            f"{series_sha256[:12]}, {patches_dir.name}/ now {now[:12]}): nothing saved; rerun it"
+        )
     record = {
         "stage": stage,
-        "series_sha256": series_digest(patches_dir),
+        "base": base,
+        "series_sha256": series_sha256,
         **_entry(command, verdict, summary_md, details),
     }
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot make {out}") from None
     path = out / f"{stage}.json"
     files.write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
     return path
@@ -160,15 +179,17 @@ def save_bench_run(
     kind: str,
     patches_dir: Path,
     *,
+    base: str,
+    series_sha256: str,
     command: str,
     verdict: str,
     summary_md: str,
     details: dict[str, Any],
     out: Path = EVIDENCE,
 ) -> Path:
-    """Save one bench run of ``kind`` in ``out/bench.json``, beside the latest runs of the
-    other kinds for the same series (runs for another series, and an unreadable record,
-    are dropped); return its path."""
+    """Save one bench run of ``kind`` in ``out/bench.json`` (as :func:`save`), beside the
+    latest runs of the other kinds on the same base and series (others, and an unreadable
+    record, are dropped); return its path."""
     if kind not in BENCH_KINDS:
         raise ValueError(f"unknown bench kind {kind!r}")
     run = {"kind": kind, **_entry(command, verdict, summary_md, details)}
@@ -178,35 +199,28 @@ def save_bench_run(
         except ToolkitError:
             old = None
         kept = {}
-        if old is not None and old.get("series_sha256") == series_digest(patches_dir):
+        if old is not None and (old.get("base"), old.get("series_sha256")) == (base, series_sha256):
             kept = {r["kind"]: r for r in bench_runs(old)}
         runs = {**kept, kind: run}
         strongest = next(runs[k] for k in BENCH_KINDS if k in runs)
         return save(
-            "bench", patches_dir, command=strongest["command"], verdict=strongest["verdict"],
-            summary_md=strongest["summary_md"], details={"runs": runs}, out=out,
-        )  # fmt: skip
+            "bench",
+            patches_dir,
+            base=base,
+            series_sha256=series_sha256,
+            command=strongest["command"],
+            verdict=strongest["verdict"],
+            summary_md=strongest["summary_md"],
+            details={"runs": runs},
+            out=out,
+        )
 
 
 def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """A bench record's runs, strongest first. A record saved before runs were kept is
-    one run, of the kind its settings say (quick or full)."""
+    """A bench record's runs, strongest first."""
     details = record.get("details") if isinstance(record.get("details"), dict) else {}
-    runs = details.get("runs")
-    if isinstance(runs, dict):
-        return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
-    settings = details.get("settings") if isinstance(details.get("settings"), dict) else {}
-    return [
-        {
-            "kind": "quick" if settings.get("quick") else "full",
-            "created": record.get("created"),
-            "host": record.get("host"),
-            "command": record.get("command"),
-            "verdict": record.get("verdict"),
-            "summary_md": record.get("summary_md"),
-            "details": details,
-        }
-    ]
+    runs = details.get("runs") if isinstance(details.get("runs"), dict) else {}
+    return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
 
 
 def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:

@@ -143,6 +143,8 @@ def run(args: Options) -> int:
     saved = evidence.save(
         "verify",
         args.patches,
+        base=trees.base,
+        series_sha256=trees.series_sha256,
         command=_command(args, seed),
         verdict="pass" if ok else "fail",
         summary_md=markdown(outcomes, lines),

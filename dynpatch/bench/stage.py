@@ -108,6 +108,8 @@ def run(args: Options) -> int:
     saved = evidence.save_bench_run(
         "quick" if settings.quick else "full",
         args.patches,
+        base=trees.base,
+        series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if all_met else "fail",
         summary_md=md,

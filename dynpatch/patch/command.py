@@ -67,6 +67,7 @@ def run(args: Options) -> int:
         report.hooks,
         args.patches,
         args.evidence or record.default_dir(args.patches),
+        checkout.base,
         f"{record.COMMAND} -- --check" if args.check else record.COMMAND,
     )
     if args.check:

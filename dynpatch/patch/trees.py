@@ -37,11 +37,11 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
     """Baseline and patched clones of ``checkout`` (built once per base and series)."""
     if not (patches_dir / "series").is_file():
         raise ToolkitError(f"no patch series in {patches_dir}: run `nox -s apply` first")
-    digest = series_digest(patches_dir)
-    patches = [patches_dir / name for name in series_names(patches_dir)]
-    baseline = dest / f"baseline-{checkout.base[:12]}"
-    patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
     with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
+        digest = series_digest(patches_dir)
+        patches = [patches_dir / name for name in series_names(patches_dir)]
+        baseline = dest / f"baseline-{checkout.base[:12]}"
+        patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
         if not _is_at(baseline, checkout.base):
             with files.staged_dir(baseline) as tmp:
                 tmp.rmdir()
@@ -55,6 +55,8 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
                         f"the series in {patches_dir} does not apply to "
                         f"{checkout.release.base_tag}: {problem}"
                     )
+                if series_digest(patches_dir) != digest:  # an apply wrote it meanwhile
+                    raise ToolkitError(f"{patches_dir} changed while its tree was built: rerun")
     return Trees(baseline, patched, checkout.base, digest)
 
 

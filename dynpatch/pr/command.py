@@ -8,7 +8,7 @@ signatures verified by git -> an existing branch of that name compared with them
 (differs: range-diff shown, ``--force`` needed) -> with ``--push``, the remote's branch
 inspected (foreign commits: refused). Only then is anything written: the branch placed in
 the checkout -> with ``--push``, the push (failing: the branch is put back) -> the
-description -> the ``gh pr create`` line.
+description and VALIDATION.md beside it -> the ``gh pr create`` line.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from dynpatch.pr import description, identity, publish, validation
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
 BRANCH_ENV = "DYNPATCH_PR_BRANCH"
 DESCRIPTION_FILE = OUT / "pr" / "PR_DESCRIPTION.md"
+VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Options(FetchOptions):
     timeout: float = 120.0
     branch: str | None = None  # None: $DYNPATCH_PR_BRANCH, else DEFAULT_BRANCH
     identity: str | None = None  # 'Name <email>' (None: see identity.resolve_identity)
+    allow_placeholder: bool = False  # accept an identity on a reserved domain (dry runs, CI)
     sign: bool = False
     signing_key: str | None = None
     signing_format: str | None = None
@@ -71,13 +73,15 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     _check_checkout(checkout, name)
-    signer = identity.resolve_identity(args.identity, checkout.path, series_identity)
+    signer = identity.resolve_identity(
+        args.identity, checkout.path, series_identity, allow_placeholder=args.allow_placeholder
+    )
     signing = None
     if args.sign:
         signing = identity.resolve_signing(args.signing_key, args.signing_format, checkout.path)
     digest = series_digest(args.patches)
     names = series_names(args.patches)
-    found = validation.gather(args.patches, args.evidence)
+    found = validation.gather(args.patches, checkout.base, args.evidence)
     remote = None
     if args.push:  # refuse before anything is written, let alone sent
         source = publish.source_problem(checkout)
@@ -98,16 +102,16 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
                                    args.timeout)  # fmt: skip
             owner = publish.fork_owner(gitio.remote_url(checkout.path, remote))
         title = result.commits[0].subject
+        base = _base_name(checkout)
         facts = description.Facts(
             title=title,
-            commits=result.commits,
-            checkout=checkout,
-            diffstat=gitio.diff_stat(scratch, checkout.base, result.tip),
+            base=base,
             changed=gitio.changed_paths(scratch, checkout.base, result.tip),
             evidence=found,
-            checks=_checks(checkout, digest, names, result, name, signer.identity, title),
+            checks=_checks(base, digest, names, result, name, signer.identity, title),
         )
         text = gitio.redact(description.render(facts))
+        record = gitio.redact(description.validation_record(facts))
 
         # Every refusal is behind us and nothing is written yet. A run killed from here on
         # leaves at most this tool's own branch placed, which a rerun takes as unchanged.
@@ -117,6 +121,7 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
         faults.checkpoint("pr.placed")
         if plan is not None:
             _push(checkout.path, plan, name, placed, args.timeout)
+    files.write_atomic(args.out.with_name(VALIDATION_FILE), record)
     files.write_atomic(args.out, text)
 
     _show("series", f"{console.rel(args.patches)}/series: {_count(len(names), 'patch')}, "
@@ -133,7 +138,7 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
         _show("signature", "not signed (--sign signs with git's GPG or SSH signing)")
     for e in found:
         _show("evidence", e.status())
-    _show("description", console.rel(args.out))
+    _show("description", f"{console.rel(args.out)}, the full record in {VALIDATION_FILE} beside it")
     if plan is not None:
         _show("push", plan.describe(name))
     else:
@@ -283,8 +288,24 @@ def _check_writable(path: Path) -> None:
         )
 
 
+def _base_name(checkout: Checkout) -> str:
+    """The base as a reader names it: the release tag for the tree made from its PyPI
+    wheel; else the ref asked for (git) or a tag at the commit (path), and the commit with
+    its date."""
+    if checkout.source == "pypi":
+        return (
+            f"`{checkout.release.tag}` (ai-dynamo {checkout.release.version}, from its PyPI wheel)"
+        )
+    tags, date = gitio.tags_and_date(checkout.path, checkout.base)
+    names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
+    label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
+    label = label or next(iter(names), None)
+    commit = f"commit `{checkout.base[:12]}` of {date}"
+    return f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit
+
+
 def _checks(
-    checkout: Checkout,
+    base: str,
     digest: str,
     names: list[str],
     result: Result,
@@ -292,12 +313,11 @@ def _checks(
     signer: gitio.Identity,
     title: str,
 ) -> list[str]:
-    """This run's own checks (all passed to get here), as Markdown lines for Validation."""
-    where = "materialised from the PyPI wheel" if checkout.source == "pypi" else checkout.source
+    """This run's own checks (all passed to get here), as Markdown lines for VALIDATION.md."""
     lines = [
         f"`git am` of `patches/series` ({_count(len(names), 'patch')}, sha256 "
-        f"`{digest[:12]}`) onto `{checkout.base[:12]}` (ai-dynamo {checkout.release.version}, "
-        f"{where}): applies; {_count(len(result.commits), 'commit')} on `{branch}`.",
+        f"`{digest[:12]}`) onto {base}: applies; {_count(len(result.commits), 'commit')} on "
+        f"`{branch}`.",
         f"DCO: every commit has a `Signed-off-by` matching its author ({signer}): pass.",
         f"Title `{title}` is a Conventional Commit: pass.",
     ]

@@ -4,7 +4,9 @@
 ``[series] author``), which is not a person. The PR branch is the person's: its commits
 are re-authored and signed off by the identity found here, first match wins:
 ``--identity``, ``$DYNPATCH_PR_IDENTITY``, ``$GIT_AUTHOR_NAME``/``$GIT_AUTHOR_EMAIL``,
-git config ``user.name``/``user.email``. Finding none is an error, never a default.
+git config ``user.name``/``user.email``. Finding none is an error, never a default, and
+so is an email on a domain reserved for examples and tests (RFC 2606, RFC 6761) unless
+the run allows a placeholder (a dry run, CI).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dynpatch.io.git import Identity, Signing
 IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 SIGNING_KEY_ENV = "DYNPATCH_SIGNING_KEY"
 FORMATS = ("openpgp", "ssh", "x509")
+RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
 _PROGRAMS = {"openpgp": ("gpg.program", "gpg"), "ssh": ("gpg.ssh.program", "ssh-keygen"),
              "x509": ("gpg.x509.program", "gpgsm")}  # fmt: skip
 
@@ -37,8 +40,9 @@ def resolve_identity(
     repo: Path,
     series: Identity | None = None,
     env: Mapping[str, str] | None = None,
+    allow_placeholder: bool = False,
 ) -> Signer:
-    """The person's identity for the PR commits (see the module docstring for the order)."""
+    """The person's identity for the PR commits (see the module docstring)."""
     env = os.environ if env is None else env
     signer = _find_identity(option, repo, env)
     if signer is None:
@@ -50,6 +54,12 @@ def resolve_identity(
         raise ToolkitError(
             f"{signer.identity} ({signer.source}) is the toolkit's series identity, not a "
             "person: the PR commits must be signed off by you (pass --identity 'Name <email>')"
+        )
+    tld = signer.identity.email.rsplit(".", 1)[-1].lower()
+    if tld in RESERVED and not allow_placeholder:
+        raise ToolkitError(
+            f"{signer.identity} ({signer.source}) is on the reserved domain .{tld}, not a "
+            "person's: sign off as yourself, or pass --allow-placeholder-identity for a dry run"
         )
     return signer
 

@@ -1,21 +1,12 @@
-"""What the saved stage results say about *this* patch series.
+"""What the saved records (:mod:`dynpatch.evidence`: test-upstream, verify, bench, and
+apply's pre-commit) say about *this* series on *this* base: each is current, stale (another
+series), not run for this base, invalid or missing; only current ones are reported.
 
-Each checking stage (test-upstream, verify, bench) saves ``out/evidence/<stage>.json``
-for the series digest it checked (see ``dynpatch.evidence``). Here every record is
-classified as current, stale (another series digest), invalid or missing, and only
-current records are ever reported as results.
-
-``apply`` saves one more record, ``pre-commit`` (:mod:`dynpatch.format.record`): upstream's
-pre-commit hooks on the series' files and commits, as a table (hook, pin, files, result).
-
-Policy: pushing requires current, passing test-upstream and verify records (they show
-the patch is correct); bench is reported when current and only warned about otherwise
-(it measures cost, not correctness). The pre-commit record is shown like the others and
-warned about when stale or unusable; a missing one only says "not run" in the
-description (``apply`` refuses a series that fails a hook, so no record means that
-``apply`` has not been run on it here, not that a hook failed). Generating the branch and
-the description locally requires none of them: the description says which results are
-not run or stale.
+Pushing requires current, passing test-upstream and verify records made as their sessions
+make them by default (the CPU and stand-in tiers; the full property budget): they show the
+patch is correct. bench only warns (it measures cost), and one holding only a quick timed
+run is indicative, neither pass nor fail. A missing pre-commit record is only "not run"
+(``apply`` refuses a series that fails a hook). The branch and the description need none.
 """
 
 from __future__ import annotations
@@ -30,18 +21,26 @@ from dynpatch import console, evidence
 from dynpatch.errors import ToolkitError
 from dynpatch.format import record
 from dynpatch.pin import ROOT
+from dynpatch.test_upstream import tiers
+from dynpatch.verify import DEFAULT_BUDGET
 
 REQUIRED_TO_PUSH = ("test-upstream", "verify")
-# The checking stages' records, then apply's record of upstream's hooks.
-STAGES = (*evidence.STAGES, record.STAGE)
+DEFAULT_TIERS = (tiers.CPU.name, tiers.STANDIN.name)  # what test-upstream runs on a CPU
 # The session that makes a stage's record, where it is not named after the stage.
 _SESSION = {record.STAGE: record.COMMAND}
-_KEYS = {"stage": str, "series_sha256": str, "command": str, "verdict": str, "summary_md": str}
+_KEYS = {"stage": str, "base": str, "series_sha256": str, "command": str, "verdict": str,
+         "summary_md": str}  # fmt: skip
+_BENCH_TITLES = {
+    "instructions": "instruction counts (valgrind callgrind: deterministic, gated)",
+    "full": "time-based A/B, full run (informative: the machine's load moves it)",
+    "quick": "time-based A/B, quick run (indicative only, no verdict)",
+}
 
 
 class State(enum.StrEnum):
     CURRENT = "current"
     STALE = "stale"
+    OTHER_BASE = "not run for this base"
     INVALID = "invalid"
     MISSING = "not run"
 
@@ -56,55 +55,71 @@ class StageEvidence:
 
     @property
     def verdict(self) -> str | None:
-        """The saved verdict, only for a current record."""
-        return str(self.record["verdict"]) if self.state is State.CURRENT and self.record else None
+        """What a current record says: pass, fail, or indicative (a bench that holds only
+        a quick time-based run); None for any other record."""
+        if self.state is not State.CURRENT or not self.record:
+            return None
+        if [r.get("kind") for r in self.runs()] == ["quick"]:
+            return "indicative"
+        return str(self.record["verdict"])
 
     @property
     def rerun(self) -> str:
         return _SESSION.get(self.stage, f"nox -s {self.stage}")
 
+    def runs(self) -> list[dict[str, Any]]:
+        """The runs to show: the bench's strongest first, a quick one only when it is alone;
+        any other record is its own one run."""
+        runs = evidence.bench_runs(dict(self.record or {})) if self.stage == "bench" else []
+        return [r for r in runs if r["kind"] != "quick" or len(runs) == 1] or [
+            dict(self.record or {})
+        ]
+
     def status(self) -> str:
         """One line for the console."""
         if self.state is State.CURRENT:
-            return f"{self.stage}: {self.verdict} (saved for this series)"
+            return f"{self.stage}: {self.verdict} (saved for this base and series)"
         return f"{self.stage}: {self.state} ({self.reason})"
 
 
-def gather(patches_dir: Path, evidence_dir: Path = evidence.EVIDENCE) -> tuple[StageEvidence, ...]:
-    """Every stage's saved record, classified against the series now in ``patches_dir``."""
+def gather(
+    patches_dir: Path, base: str, evidence_dir: Path = evidence.EVIDENCE
+) -> tuple[StageEvidence, ...]:
+    """Every stage's saved record, classified against ``base`` and the series now in
+    ``patches_dir``."""
     digest = evidence.series_digest(patches_dir)
-    return tuple(_classify(stage, patches_dir, evidence_dir, digest) for stage in STAGES)
+    return tuple(_classify(stage, evidence_dir, base, digest) for stage in evidence.STAGES)
 
 
-def _classify(stage: str, patches_dir: Path, evidence_dir: Path, digest: str) -> StageEvidence:
+def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEvidence:
     path = evidence_dir / f"{stage}.json"
     shown = console.rel(path, ROOT)
     try:
-        record = evidence.load(stage, evidence_dir)
+        saved = evidence.load(stage, evidence_dir)
     except ToolkitError as exc:
         return StageEvidence(stage, State.INVALID, path, None, str(exc))
-    if record is None:
+    if saved is None:
         return StageEvidence(stage, State.MISSING, path, None, f"no {shown}")
-    problem = _record_problem(record, stage)
+    problem = _record_problem(saved, stage)
     if problem:
         return StageEvidence(stage, State.INVALID, path, None, f"{shown} {problem}")
-    if not evidence.is_current(record, patches_dir):
-        return StageEvidence(
-            stage, State.STALE, path, record,
-            f"{shown} was saved for series sha256 {record['series_sha256'][:12]}, "
-            f"not this series ({digest[:12]})",
-        )  # fmt: skip
-    return StageEvidence(stage, State.CURRENT, path, record)
+    if saved["series_sha256"] != digest:
+        why = f"{shown} is of series {saved['series_sha256'][:12]}, not this series ({digest[:12]})"
+        return StageEvidence(stage, State.STALE, path, saved, why)
+    if saved["base"] != base:
+        why = f"{shown} was made on {saved['base'][:12]}, not on {base[:12]}"
+        return StageEvidence(stage, State.OTHER_BASE, path, saved, why)
+    return StageEvidence(stage, State.CURRENT, path, saved)
 
 
-def _record_problem(record: Mapping[str, Any], stage: str) -> str | None:
+def _record_problem(saved: Mapping[str, Any], stage: str) -> str | None:
     for key, kind in _KEYS.items():
-        if not isinstance(record.get(key), kind):
+        if not isinstance(saved.get(key), kind):
             return f"has no {kind.__name__} {key!r}"
-    if record["stage"] != stage:
-        return f"is a {record['stage']!r} record"
-    if record["verdict"] not in ("pass", "fail"):
-        return f"has verdict {record['verdict']!r} (neither pass nor fail)"
+    if saved["stage"] != stage:
+        return f"is a {saved['stage']!r} record"
+    if saved["verdict"] not in ("pass", "fail"):
+        return f"has verdict {saved['verdict']!r} (neither pass nor fail)"
     return None
 
 
@@ -118,7 +133,20 @@ def push_blockers(found: Sequence[StageEvidence]) -> list[str]:
             problems.append(f"{e.stage} is {e.state} ({e.reason}): run `{e.rerun}` first")
         elif e.verdict != "pass":
             problems.append(f"{e.stage} failed for this series (see {console.rel(e.path, ROOT)})")
+        elif short := _short_of_defaults(e):
+            problems.append(f"{e.stage} {short}: run `{e.rerun}` first")
     return problems
+
+
+def _short_of_defaults(e: StageEvidence) -> str | None:
+    """How a passing record falls short of what its session runs by default (None: not)."""
+    details = (e.record or {}).get("details") or {}
+    if e.stage == "verify" and not details.get("budget", 0) >= DEFAULT_BUDGET:
+        return f"ran {details.get('budget', 0)} property streams, not the default {DEFAULT_BUDGET}"
+    ran = details.get("tiers_run") or []
+    if e.stage == "test-upstream" and not set(DEFAULT_TIERS) <= set(ran):
+        return f"ran the tiers {', '.join(ran) or 'none'}, not {' and '.join(DEFAULT_TIERS)}"
+    return None
 
 
 def warnings(found: Sequence[StageEvidence]) -> list[str]:
@@ -129,36 +157,30 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
             continue  # said in the description; apply refuses a failing series anyway
         if e.state is not State.CURRENT:
             lines.append(f"{e.status()}: run `{e.rerun}`")
-        elif e.verdict != "pass":
+        elif e.verdict == "fail":
             lines.append(f"{e.stage}: the saved result for this series is a FAIL")
     return lines
 
 
 def markdown(found: Sequence[StageEvidence]) -> str:
-    """The stages' part of the Validation section: current results verbatim, the rest
-    named as not run, stale or invalid (their contents are never shown)."""
+    """Every stage's saved result in full: current runs verbatim (the bench's strongest
+    first), the rest named as not run, stale or invalid (their contents never shown)."""
     return "\n".join(_stage_markdown(e) for e in found)
 
 
 def _stage_markdown(e: StageEvidence) -> str:
-    if e.state is State.CURRENT and e.record is not None:
-        r = e.record
+    if e.state is not State.CURRENT:
+        return f"## {e.stage}: {e.state}\n\n{e.reason}.\n"
+    parts = [f"## {e.stage}: {e.verdict}\n"]
+    for r in e.runs():
         host = r.get("host") if isinstance(r.get("host"), Mapping) else {}
         where = ", ".join(str(host[k]) for k in ("python", "machine") if host.get(k))
-        saved = f"saved {r.get('created', '?')}" + (f" (Python {where})" if where else "")
-        verdict = "pass" if e.verdict == "pass" else "**FAIL**"
-        return (
-            f"#### {e.stage}: {verdict}\n\n"
-            f"```console\n$ {r['command']}\n```\n\n"
-            f"{saved}, for this patch series (sha256 `{r['series_sha256'][:12]}`).\n\n"
-            f"{r['summary_md'].strip()}\n"
+        kind = r.get("kind")
+        verdict = "" if kind in (None, "quick") else f": {r.get('verdict')}"
+        title = f"### {_BENCH_TITLES[kind]}{verdict}\n\n" if kind else ""
+        parts.append(
+            f"{title}```console\n$ {r.get('command')}\n```\n\n"
+            f"Saved {r.get('created', '?')}" + (f" (Python {where})" if where else "") + ".\n\n"
+            f"{str(r.get('summary_md') or '').strip()}\n"
         )
-    if e.state is State.STALE:
-        return (
-            f"#### {e.stage}: stale, not reported\n\n"
-            f"{e.reason[0].upper()}{e.reason[1:]}: its results belong to another version of "
-            f"the patch and are left out. Not run for this version (`{e.rerun}`).\n"
-        )
-    if e.state is State.INVALID:
-        return f"#### {e.stage}: not reported\n\nThe saved record is unusable: {e.reason}.\n"
-    return f"#### {e.stage}: not run\n\nNo saved result for this version of the patch.\n"
+    return "\n".join(parts)

@@ -141,6 +141,8 @@ def run(args: Options) -> int:
     saved = evidence.save(
         "test-upstream",
         args.patches,
+        base=trees.base,
+        series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if ok else "fail",
         summary_md=report.markdown(sections, lines),

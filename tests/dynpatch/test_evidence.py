@@ -49,12 +49,31 @@ def test_the_code_digest_needs_the_series_and_its_patches(tmp_path: Path) -> Non
         evidence.code_digest(folder)
 
 
-def _save(kind: str, patches: Path, out: Path, verdict: str = "pass") -> dict:
+BASE = "8b3803b5972337711d9155d74ce8914ed2d5b94e"
+
+
+def _save(kind: str, patches: Path, out: Path, verdict: str = "pass", base: str = BASE) -> dict:
     evidence.save_bench_run(
-        kind, patches, command=f"nox -s bench ({kind})", verdict=verdict,
-        summary_md=f"{kind} summary", details={"kind": kind}, out=out,
+        kind, patches, base=base, series_sha256=evidence.series_digest(patches),
+        command=f"nox -s bench ({kind})", verdict=verdict, summary_md=f"{kind} summary",
+        details={"kind": kind}, out=out,
     )  # fmt: skip
     return json.loads((out / "bench.json").read_text())
+
+
+def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
+    tmp_path: Path,
+) -> None:
+    patches, out = series(tmp_path, patch()), tmp_path / "evidence"
+    built = evidence.series_digest(patches)
+    kept = dict(command="nox -s verify", verdict="pass", summary_md="s", details={}, out=out)
+    evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+    saved = json.loads((out / "verify.json").read_text())
+    assert (saved["base"], saved["series_sha256"]) == (BASE, built)
+    (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))  # the code moved on
+    with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
+        evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+    assert json.loads((out / "verify.json").read_text()) == saved
 
 
 def test_the_bench_record_keeps_each_kind_s_latest_run_strongest_first(tmp_path: Path) -> None:
@@ -67,20 +86,10 @@ def test_the_bench_record_keeps_each_kind_s_latest_run_strongest_first(tmp_path:
     record = _save("full", patches, out)
     assert [r["kind"] for r in evidence.bench_runs(record)] == ["instructions", "full", "quick"]
     assert record["verdict"] == "pass" and record["stage"] == "bench"
+    record = _save("quick", patches, out, base="0" * 40)  # another base: the old runs go
+    assert [r["kind"] for r in evidence.bench_runs(record)] == ["quick"]
     other = series(tmp_path, patch(diff=DIFF.replace("f(", "h(")))
     record = _save("full", other, out)  # another series: the old runs go
     assert [r["kind"] for r in evidence.bench_runs(record)] == ["full"]
     with pytest.raises(ValueError, match="unknown bench kind"):
         _save("fast", patches, out)
-
-
-def test_a_bench_record_from_before_the_kinds_is_one_run_of_the_kind_it_says() -> None:
-    old = {"command": "nox -s bench -- --quick", "verdict": "fail", "summary_md": "s",
-           "created": "2026-11-30", "details": {"settings": {"quick": True}}}  # fmt: skip
-    (run,) = evidence.bench_runs(old)
-    assert (run["kind"], run["command"], run["verdict"]) == (
-        "quick",
-        "nox -s bench -- --quick",
-        "fail",
-    )
-    assert evidence.bench_runs({"details": {}})[0]["kind"] == "full"

@@ -1,7 +1,8 @@
 """``bench --instructions``: count both trees' instructions, judge the gates, report, save.
 
 Prepare the trees (and, with ``--mutant``, the patched tree with the history copy
-planted back), run the counted children two at a time plus one native child per tree
+planted back), run the reviewer's script (``docs/bench/per_chunk_cost.py``) on the patched
+tree for the PR, then the counted children two at a time plus one native child per tree
 for the allocation profile, then judge the gates and the two-run agreement. The run's
 folder (``out/bench/instructions/``: JSON, Markdown, PNG, its CSV, the children's logs
 and callgrind dumps) is replaced whole at the end. Exit status 0 when every gate is met
@@ -11,6 +12,7 @@ and callgrind dumps) is replaced whole at the end. Exit status 0 when every gate
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -30,7 +32,7 @@ from dynpatch.bench.settings import ALLOC_SAMPLES
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import pinned
-from dynpatch.io import files
+from dynpatch.io import files, proc
 from dynpatch.patch import variants
 from dynpatch.replay import callgrind, runner
 from dynpatch.replay.stats import slope
@@ -52,6 +54,22 @@ def alloc_slopes(trees: dict[str, runner.Tree], logs: Path, python: str) -> dict
                 samples[label][str(stream.choices)] = got
                 slopes[label][str(stream.choices)] = slope([h for h, _ in got], [p for _, p in got])
     return {"slope_bytes_per_token": slopes, "samples": samples}
+
+
+def rerun(python: str, tree: Path) -> dict[str, Any]:
+    """:data:`evidence.RERUN` run as a reviewer runs it, at the top of ``tree`` with only
+    its ``components/src`` on the path: its output, for the PR description."""
+    script = evidence.RERUN
+    env = {**os.environ, "PYTHONPATH": "components/src"}
+    done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree, env=env)
+    if done.returncode != 0:
+        raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
+    return {
+        "script": console.rel(script),
+        "sha256": hashlib.sha256(script.read_bytes()).hexdigest(),
+        "output": done.stdout,
+        "cpu": f"{host.cpu_model()} x{os.cpu_count()}",
+    }
 
 
 def _how(valgrind_version: str, hello: dict[str, Any]) -> dict[str, Any]:
@@ -105,6 +123,8 @@ def run(args: Options) -> int:
         "baseline": runner.Tree("baseline", trees.src(trees.baseline)),
         "patched": runner.Tree("patched", trees.src(trees.patched)),
     }
+    with err.status(f"running {evidence.RERUN.name} on the patched tree ..."):
+        script = rerun(args.python, trees.patched)
     with contextlib.ExitStack() as stack:
         stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
         scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
@@ -129,6 +149,8 @@ def run(args: Options) -> int:
     out.print(table(report.CHUNK_TITLE, *report.chunk_rows(counts)))
     for line in lines:
         out.print(line, markup=False)
+    out.print(f"{script['script']} on the patched tree (saved for the PR):", markup=False)
+    out.print(script["output"].rstrip(), markup=False)
     written = ", ".join(
         console.rel(out_dir / n)
         for n in ("instructions.json", "instructions.md", "instructions.png")
@@ -137,10 +159,12 @@ def run(args: Options) -> int:
     saved = evidence.save_bench_run(
         "instructions",
         args.patches,
+        base=trees.base,
+        series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if passed else "fail",
         summary_md=md,
-        details={k: v for k, v in data.items() if k != "counts"},
+        details={**{k: v for k, v in data.items() if k != "counts"}, "rerun": script},
         out=args.evidence,
     )
     out.print(f"evidence: {console.rel(saved)}", markup=False)

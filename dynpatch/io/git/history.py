@@ -1,5 +1,5 @@
 """History as the PR step reads and writes it: commits between two points, trailers,
-re-authoring, signing and its verification, range-diffs and diffstats."""
+re-authoring, signing and its verification, range-diffs, a base's tags and date."""
 
 from __future__ import annotations
 
@@ -149,8 +149,11 @@ def range_diff(repo_dir: Path, *ranges: str) -> str:
     return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_PR_READ_CONFIG)
 
 
-def diff_stat(repo_dir: Path, base: str, tip: str) -> str:
-    return git_cmd(repo_dir, "diff", "--stat=100", base, tip, extra_config=_PR_READ_CONFIG)
+def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
+    """The tags that point at ``rev``, and its commit date (YYYY-MM-DD)."""
+    tags = git_cmd(repo_dir, "tag", "--points-at", rev).split()
+    date = git_cmd(repo_dir, "log", "-1", "--format=%cs", rev, extra_config=_PR_READ_CONFIG)
+    return tags, date.strip()
 
 
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:

@@ -28,7 +28,7 @@ def series(tmp_path: Path) -> Path:
 
 def test_a_passing_run_is_saved_as_the_pre_commit_stage(series: Path, tmp_path: Path) -> None:
     out = tmp_path / "evidence"
-    path = record.save(PASSED, series, out, "nox -s apply -- --check")
+    path = record.save(PASSED, series, out, "b" * 40, "nox -s apply -- --check")
     saved = json.loads(path.read_text())
     assert path == out / "pre-commit.json"
     assert (saved["stage"], saved["verdict"], saved["command"]) == (
@@ -36,10 +36,12 @@ def test_a_passing_run_is_saved_as_the_pre_commit_stage(series: Path, tmp_path: 
     )  # fmt: skip
     assert "| ruff | 0.5.2 | 1 (whole files) | pass |" in saved["summary_md"]
     assert [h["hook"] for h in saved["details"]["hooks"]] == ["ruff", "codespell"]
-    found = {e.stage: e for e in validation.gather(series, out)}
+    found = {e.stage: e for e in validation.gather(series, "b" * 40, out)}
     assert found["pre-commit"].state is State.CURRENT and found["pre-commit"].verdict == "pass"
     (series / "0001-x.patch").write_text("the patch, version 2\n")
-    assert {e.stage: e for e in validation.gather(series, out)}["pre-commit"].state is State.STALE
+    assert {e.stage: e for e in validation.gather(series, "b" * 40, out)}[
+        "pre-commit"
+    ].state is State.STALE
 
 
 def test_a_failing_run_is_never_saved(series: Path, tmp_path: Path) -> None:
@@ -49,7 +51,7 @@ def test_a_failing_run_is_never_saved(series: Path, tmp_path: Path) -> None:
     ]
     for results in (failed, []):
         with pytest.raises(ValueError, match="only for a series that passed"):
-            record.save(results, series, tmp_path / "evidence")
+            record.save(results, series, tmp_path / "evidence", "b" * 40)
     assert not (tmp_path / "evidence").exists()
 
 

@@ -36,9 +36,11 @@ def world(tmp_path: Path) -> World:
 def pr(world: World, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
     """Run ``python -m dynpatch pr`` in-process on ``world``: (exit status, stdout, stderr)."""
 
-    def run(*extra: str, identity: str | None = JANE) -> tuple[int, str, str]:
+    def run(
+        *extra: str, identity: str | None = JANE, placeholder: bool = True
+    ) -> tuple[int, str, str]:
         try:
-            status = main(pr_argv(world, *extra, identity=identity))
+            status = main(pr_argv(world, *extra, identity=identity, placeholder=placeholder))
         except SystemExit as exc:  # argparse refusing the arguments, as the process would
             status = int(exc.code or 0)
         captured = capsys.readouterr()

@@ -126,6 +126,7 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     status = main([
         "pr", "--source", "path", "--path", str(clone), "--patches", str(patches),
         "--evidence", str(tmp_path / "ev"), "--out", str(out), "--identity", JANE,
+        "--allow-placeholder-identity",
     ])  # fmt: skip
     captured = capsys.readouterr()
     assert status == 0, captured.err

@@ -27,6 +27,16 @@ def test_the_series_identity_is_not_a_person(world: World, pr) -> None:
     nothing_written(world)
 
 
+def test_an_identity_on_a_reserved_domain_is_refused_unless_allowed(world: World, pr) -> None:
+    for email in ("jane@example.invalid", "jane@dynpatch.example", "ci@build.TEST"):
+        err = refused(world, pr, identity=f"Jane Doe <{email}>", placeholder=False)
+        one_error(err, "is on the reserved domain", "--allow-placeholder-identity")
+    nothing_written(world)
+    status, _out, err = pr(identity="Jane Doe <jane@example.invalid>")  # the flag given
+    assert status == 0, err
+    assert git(world.repo, "log", "-1", "--format=%an <%ae>", BRANCH).stdout.strip() == JANE
+
+
 def test_identity_from_environment_then_git_config(
     world: World, pr, isolated_git: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,7 +78,7 @@ def test_ssh_signed_commits_verify_with_git(world: World, pr) -> None:
     assert status == 0, err
     tip = world.tip()
     assert '[G] Good "git" signature for jane@example.invalid with ED25519 key' in out
-    assert "`git verify-commit" in world.out.read_text()
+    assert "`git verify-commit" in world.out.with_name("VALIDATION.md").read_text()
 
     # checked again here with git alone, against an allowed-signers file made in the test
     allowed = world.tmp / "allowed"

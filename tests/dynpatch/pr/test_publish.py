@@ -185,7 +185,7 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     status = main([
         "pr", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor), "--patches",
         str(patches), "--evidence", str(tmp_path / "ev"), "--out", str(tmp_path / "PR.md"),
-        "--identity", JANE, "--push", str(tmp_path / "fork.git"),
+        "--identity", JANE, "--allow-placeholder-identity", "--push", str(tmp_path / "fork.git"),
     ])  # fmt: skip
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")

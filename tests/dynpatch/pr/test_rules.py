@@ -1,5 +1,5 @@
 """The PR step's pure parts: title and DCO rules, re-signing, evidence classification,
-the push gate, the description's sections and the printed `gh` line."""
+the push gate and the printed `gh` line."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from dynpatch import evidence
 from dynpatch.io.git import CommitInfo, Identity
-from dynpatch.pr import description, publish, rules, validation
+from dynpatch.pr import publish, rules, validation
 from dynpatch.pr.validation import State
 
 JANE = Identity("Jane Doe", "jane@example.invalid")
@@ -107,12 +107,21 @@ def series(tmp_path: Path) -> Path:
     return patches
 
 
+BASE = "b" * 40
+DEFAULTS = {"verify": {"budget": 200}, "test-upstream": {"tiers_run": ["cpu", "standin"]}}
+
+
 def save(stage: str, patches: Path, out: Path, verdict: str = "pass", summary: str = "") -> None:
     evidence.save(
-        stage, patches, command=f"nox -s {stage}", verdict=verdict,
+        stage, patches, base=BASE, series_sha256=evidence.series_digest(patches),
+        command=f"nox -s {stage}", verdict=verdict,
         summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",
-        details={}, out=out,
+        details=DEFAULTS.get(stage, {}), out=out,
     )  # fmt: skip
+
+
+def gather(patches: Path, out: Path) -> tuple[validation.StageEvidence, ...]:
+    return validation.gather(patches, BASE, out)
 
 
 def test_gather_classifies_current_stale_missing_and_invalid(series: Path, tmp_path: Path) -> None:
@@ -121,35 +130,35 @@ def test_gather_classifies_current_stale_missing_and_invalid(series: Path, tmp_p
     (series / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
     save("verify", series, out)
     (out / "bench.json").write_text('{"stage": "bench", "verdict": "maybe"}')
-    found = {e.stage: e for e in validation.gather(series, out)}
+    found = {e.stage: e for e in gather(series, out)}
     assert found["test-upstream"].state is State.STALE
     assert "not this series" in found["test-upstream"].reason
     assert found["verify"].state is State.CURRENT and found["verify"].verdict == "pass"
     assert found["bench"].state is State.INVALID
     (out / "bench.json").unlink()
-    assert {e.stage: e for e in validation.gather(series, out)}["bench"].state is State.MISSING
+    assert {e.stage: e for e in gather(series, out)}["bench"].state is State.MISSING
     (out / "bench.json").write_text("{not json")
-    assert {e.stage: e for e in validation.gather(series, out)}["bench"].state is State.INVALID
+    assert {e.stage: e for e in gather(series, out)}["bench"].state is State.INVALID
 
 
 def test_a_record_filed_under_another_stage_is_invalid(series: Path, tmp_path: Path) -> None:
     out = tmp_path / "evidence"
     save("verify", series, out)
     (out / "verify.json").rename(out / "bench.json")
-    bench = {e.stage: e for e in validation.gather(series, out)}["bench"]
+    bench = {e.stage: e for e in gather(series, out)}["bench"]
     assert bench.state is State.INVALID and "'verify' record" in bench.reason
 
 
 def test_push_needs_current_passing_test_upstream_and_verify(series: Path, tmp_path: Path) -> None:
     out = tmp_path / "evidence"
-    blockers = validation.push_blockers(validation.gather(series, out))
+    blockers = validation.push_blockers(gather(series, out))
     assert len(blockers) == 2 and "test-upstream is not run" in blockers[0]
     save("test-upstream", series, out)
     save("verify", series, out, verdict="fail")
-    blockers = validation.push_blockers(validation.gather(series, out))
+    blockers = validation.push_blockers(gather(series, out))
     assert blockers == [f"verify failed for this series (see {out / 'verify.json'})"]
     save("verify", series, out)
-    found = validation.gather(series, out)
+    found = gather(series, out)
     assert validation.push_blockers(found) == []  # bench is not required ...
     assert [w.split(":")[0] for w in validation.warnings(found)] == ["bench"]  # ... only warned
 
@@ -161,28 +170,15 @@ def test_markdown_shows_current_results_verbatim_and_never_stale_ones(
     save("test-upstream", series, out, summary="OLD RESULT: 36 passed")
     (series / "0001-x.patch").write_text("the patch, version 2\n")
     save("verify", series, out, summary="| scenarios | 12 |\n|---|---|\n| identical | 12 |")
-    text = validation.markdown(validation.gather(series, out))
+    text = validation.markdown(gather(series, out))
     assert "OLD RESULT" not in text
-    assert "#### test-upstream: stale, not reported" in text
-    assert "#### verify: pass\n\n```console\n$ nox -s verify\n```" in text
+    assert "## test-upstream: stale" in text
+    assert "## verify: pass\n\n```console\n$ nox -s verify\n```" in text
     assert "| scenarios | 12 |\n|---|---|\n| identical | 12 |" in text
-    assert "#### bench: not run" in text
+    assert "## bench: not run" in text
 
 
 # --- description and publishing ---------------------------------------------------------
-
-
-def test_message_body_drops_subject_and_trailers() -> None:
-    msg = "perf(x): y\n\nFirst paragraph.\n\nSecond.\n\nSigned-off-by: A <a@b.c>\nCc: d@e.f\n"
-    assert description.message_body(msg) == "First paragraph.\n\nSecond."
-    assert description.message_body("perf(x): y\n\nOnly body.\n") == "Only body."
-
-
-def test_all_names_reads_a_modules_dunder_all() -> None:
-    src = '__all__ = ["Worker", "run"]\n__all__ += ("extra",)\nx = 1\n'
-    assert description._all_names(src) == {"Worker", "run", "extra"}
-    assert description._all_names("def f(): pass\n") == set()
-    assert description._all_names("def (:\n") == set()
 
 
 def test_gh_line_round_trips_through_a_shell() -> None:

@@ -1,22 +1,25 @@
-"""dynpatch.pr.validation through `pr`: saved evidence for this series (the checking stages'
-and apply's record of upstream's hooks), and the push gate."""
+"""dynpatch.pr.validation through `pr`: saved evidence for this base and series (the
+checking stages' and apply's record of upstream's hooks), and the push gate."""
 
 from __future__ import annotations
 
 from dynpatch.format import record
 from dynpatch.format.findings import HookResult
-from tests.fixtures.pr import HELPER, V2, World, nothing_written, one_error
+from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error
 
 
-def test_current_evidence_is_reported_verbatim(world: World, pr) -> None:
+def _record(world: World) -> str:
+    return world.out.with_name("VALIDATION.md").read_text()
+
+
+def test_current_evidence_is_in_the_full_record_verbatim(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
     status, _out, err = pr()
     assert status == 0, err
-    text = world.out.read_text()
+    text = _record(world)
     for stage in ("test-upstream", "verify", "bench"):
-        assert f"#### {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
+        assert f"## {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
         assert f"{stage} summary: 3 scenarios, 3 identical" in text
-    assert "replay-equivalence results in Validation below" in text
     assert "warning" not in err
 
 
@@ -26,10 +29,8 @@ def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, 
 
     status, _out, err = pr()
     assert status == 0, err
-    text = world.out.read_text()
-    assert "#### test-upstream: stale, not reported" in text
-    assert "#### verify: stale, not reported" in text
-    assert "summary: 3 scenarios" not in text
+    assert "## test-upstream: stale" in _record(world) and "## verify: stale" in _record(world)
+    assert "summary: 3 scenarios" not in _record(world)
     assert "warning: test-upstream: stale" in err
 
     tip = world.tip()
@@ -38,6 +39,37 @@ def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, 
     assert status == 2
     one_error(err, "refusing to push", "test-upstream is stale", "verify is stale")
     assert world.fork_refs() == "" and world.tip() == tip and not world.out.exists()
+
+
+def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr) -> None:
+    world.save("test-upstream", "verify")  # on v9.9.9
+    git(world.repo, "-c", "user.name=U", "-c", "user.email=u@example.invalid",
+        "commit", "-q", "--allow-empty", "-m", "main moves on")  # fmt: skip
+    head = git(world.repo, "rev-parse", "HEAD").stdout.strip()
+    status, out, err = pr()
+    assert status == 0, err
+    text = world.out.read_text()
+    assert "v9.9.9" not in text and f"- Made on commit `{head[:12]}` of 20" in text
+    assert "replay of the real handler on both trees: not run for this base" in text
+    assert f"## verify: not run for this base\n\nout/evidence/verify.json was made on {world.base[:12]}, not on {head[:12]}" in _record(world).replace(str(world.evidence), "out/evidence")  # fmt: skip
+    assert "verify: not run for this base" in out
+
+    world.out.unlink()
+    status, _out, err = pr("--push", str(world.fork))
+    assert status == 2
+    one_error(err, "refusing to push", "verify is not run for this base")
+
+
+def test_a_push_needs_the_results_of_the_sessions_defaults(world: World, pr) -> None:
+    world.save("test-upstream", tiers_run=["cpu"])
+    world.save("verify", budget=0)
+    status, _out, err = pr("--push", str(world.fork))
+    assert status == 2
+    one_error(
+        err, "test-upstream ran the tiers cpu, not cpu and standin",
+        "verify ran 0 property streams, not the default 200",
+    )  # fmt: skip
+    nothing_written(world)
 
 
 def test_failed_verify_blocks_a_push(world: World, pr) -> None:
@@ -61,34 +93,31 @@ HOOKS = [
 ]
 
 
-def test_validation_lists_every_hook_apply_ran_with_its_result(world: World, pr) -> None:
+def test_the_record_lists_every_hook_apply_ran_with_its_result(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
-    record.save(HOOKS, world.patches, world.evidence)
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     status, out, err = pr()
     assert status == 0, err
-    text = world.out.read_text()
-    assert "#### pre-commit: pass\n\n```console\n$ nox -s apply\n```" in text
+    text = _record(world)
+    assert "## pre-commit: pass\n\n```console\n$ nox -s apply\n```" in text
     assert "| hook | pin | files | result |" in text
     for hook in HOOKS:
         assert f"| {hook.hook} | {hook.pin} | 1 " in text and "| pass |" in text
-    assert f"- `{HELPER}`" in text
-    assert "evidence     pre-commit: pass (saved for this series)" in out
+    assert "upstream's pre-commit hooks at their pinned versions: pass" in world.out.read_text()
+    assert "evidence     pre-commit: pass (saved for this base and series)" in out
     assert "warning" not in err
 
 
 def test_no_hook_record_says_not_run_and_a_stale_one_warns(world: World, pr) -> None:
     status, _out, err = pr()
     assert status == 0, err
-    assert "#### pre-commit: not run" in world.out.read_text()
-    assert (
-        "pre-commit" not in err
-    )  # apply refuses a failing series: a missing record is said in the text
+    assert "## pre-commit: not run" in _record(world)
+    assert "pre-commit" not in err  # apply refuses a failing series: said in the text
 
-    record.save(HOOKS, world.patches, world.evidence)
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     world.series(V2)
     world.out.unlink()
     status, _out, err = pr("--force")
     assert status == 0, err
-    assert "#### pre-commit: stale, not reported" in world.out.read_text()
-    assert "| ruff |" not in world.out.read_text()
+    assert "## pre-commit: stale" in _record(world) and "| ruff |" not in _record(world)
     assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err

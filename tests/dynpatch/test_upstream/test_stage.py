@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from dynpatch import cli
+from dynpatch.evidence import series_digest
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.patch.apply import apply_series
+from dynpatch.test_upstream import stage as stage_module
 from dynpatch.test_upstream import tiers
 from tests.dynpatch.test_upstream.test_tiers import fake_site
 from tests.fixtures.synthetic import REAL_VENDOR
@@ -67,6 +69,7 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
 
     run.tmp = tmp_path  # type: ignore[attr-defined]
     run.patches = patches  # type: ignore[attr-defined]
+    run.base = checkout.base  # type: ignore[attr-defined]
     return run
 
 
@@ -104,6 +107,7 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     ]  # fmt: skip
     record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
     assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
+    assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
     assert record["details"]["tiers_run"] == ["cpu"]
     assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
     assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
@@ -165,6 +169,24 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     assert "verdict: FAIL" in printed
     record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
     assert record["verdict"] == "fail"
+
+
+def test_an_apply_while_it_runs_saves_nothing(stage, capsys, monkeypatch) -> None:
+    """The trees hold one series and patches/ another by the time the results are saved:
+    they are filed under neither."""
+    real = stage_module.series_new_tests
+
+    def apply_meanwhile(trees):  # type: ignore[no-untyped-def]
+        patch = next(stage.patches.glob("0001-*.patch"))
+        patch.write_text(patch.read_text() + "\n")
+        return real(trees)
+
+    monkeypatch.setattr(stage_module, "series_new_tests", apply_meanwhile)
+    assert stage("--tier", "cpu") == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "changed while test-upstream ran" in lines[0], lines
+    assert "nothing saved" in lines[0]
+    assert not (stage.tmp / "evidence" / "test-upstream.json").exists()
 
 
 def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None:

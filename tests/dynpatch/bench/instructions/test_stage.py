@@ -3,13 +3,16 @@ command a person reruns."""
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from pathlib import Path
 
 import pytest
 
-from dynpatch import bench
+from dynpatch import bench, evidence
 from dynpatch.bench.instructions import stage
 from dynpatch.cli import main
+from dynpatch.errors import ToolkitError
 
 
 def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
@@ -57,3 +60,20 @@ def test_the_how_line_says_what_was_counted_with_what() -> None:
         "how: valgrind-3.19.0 callgrind (--instr-atstart=no --collect-atstart=no; counting "
         "switched on around the replayed requests only), CPython 3.11.7 on "
     )
+
+
+def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(tmp_path: Path) -> None:
+    """At the top of a tree, with only its components/src on the path; refused (one line)
+    on a tree whose helper has no new_token_ids."""
+    from tests.fixtures.snippets import HELPER, HELPER_PATCHED
+
+    for name, text in (("patched", HELPER_PATCHED), ("baseline", HELPER)):
+        helper = tmp_path / name / "components/src/dynamo/common/backend/logprobs.py"
+        helper.parent.mkdir(parents=True)
+        helper.write_text(text)
+    saved = stage.rerun(sys.executable, tmp_path / "patched")
+    assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
+    rows = [ln.split()[0] for ln in saved["output"].splitlines()[2:]]
+    assert rows == ["256", "4096", "16384"] and saved["output"].endswith("x\n")
+    with pytest.raises(ToolkitError, match="no new_token_ids: run it on the patched tree"):
+        stage.rerun(sys.executable, tmp_path / "baseline")

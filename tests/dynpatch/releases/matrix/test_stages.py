@@ -55,8 +55,10 @@ def fake_child(
         calls.append(cmd)
         stage = cmd[3]
         if verdict is not None:
+            ran = patches or job.patches
             evidence.save(
-                stage, patches or job.patches, command="x", verdict=verdict, summary_md="",
+                stage, ran, base="b" * 40, series_sha256=evidence.series_digest(ran),
+                command="x", verdict=verdict, summary_md="",
                 details=details if details is not None else TEST_DETAILS,
                 out=job.record(stage).parent,
             )  # fmt: skip
