@@ -174,14 +174,14 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
 def test_an_apply_while_it_runs_saves_nothing(stage, capsys, monkeypatch) -> None:
     """The trees hold one series and patches/ another by the time the results are saved:
     they are filed under neither."""
-    real = stage_module.series_new_tests
+    real = stage_module.series_carried_tests
 
     def apply_meanwhile(trees):  # type: ignore[no-untyped-def]
         patch = next(stage.patches.glob("0001-*.patch"))
         patch.write_text(patch.read_text() + "\n")
         return real(trees)
 
-    monkeypatch.setattr(stage_module, "series_new_tests", apply_meanwhile)
+    monkeypatch.setattr(stage_module, "series_carried_tests", apply_meanwhile)
     assert stage("--tier", "cpu") == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "changed while test-upstream ran" in lines[0], lines
