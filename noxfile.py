@@ -96,10 +96,10 @@ def verify(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """A/B benchmark of the real handler, baseline vs patched: reference case, scaling sweep,
-    allocation profile; JSON, Markdown and PNG under out/bench/. `-- --quick` for CI.
-    `-- --instructions` counts instructions under valgrind instead (gated; `--mutant`
-    proves the gates catch a planted history copy, `--record` writes docs/bench/)."""
+    """Instruction counts of the real handler under valgrind, baseline vs patched, gated
+    (exit 1 when one is missed), then a time-based A/B of the same replay (informative);
+    out/bench/. `-- --mutant` proves the gates catch a planted history copy, `-- --record`
+    writes docs/bench/."""
     _toolkit(session)
     _toolkit(session, "replay", "bench")
     session.install("-c", CONSTRAINTS, _runtime(session))

@@ -145,30 +145,16 @@ def _add_verify(sub: Sub) -> None:
 
 
 def _add_bench(sub: Sub) -> None:
-    help_ = "A/B benchmark of the handler, baseline vs patched"
+    help_ = "instruction counts of the handler, baseline vs patched (gated), and a timed A/B"
     p = _verb(sub, "bench", help_, bench.run, bench.Options, fetch_args={}, patches=PATCHES,
               evidence=evidence.EVIDENCE)  # fmt: skip
-    p.add_argument("--quick", action="store_true",
-                   help="CI form: same code path, fewer samples (out/bench/quick/)")  # fmt: skip
-    p.add_argument("--pairs", type=int, help="reference A/B process pairs (default 10; quick 3)")
-    p.add_argument("--ops", type=int,
-                   help="interleaved op pairs per process pair (default 30; quick 8)")  # fmt: skip
-    p.add_argument("--warmup", type=int, help="warm-up ops per worker (default 5; quick 2)")
-    p.add_argument("--rounds", type=int,
-                   help="sweep rounds, each a new process pair (default 3; quick 1)")  # fmt: skip
-    p.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
     p.add_argument("--python", default=sys.executable,
                    help="interpreter of the replay children (default: this one)")  # fmt: skip
-    p.add_argument("--out", type=Path,
-                   help="output folder (default: out/bench[/quick], out/bench/instructions)")  # fmt: skip
-    g = p.add_argument_group("instruction counts (valgrind; deterministic, gated)")
-    g.add_argument("--instructions", action="store_true",
-                   help="count the handler's instructions under callgrind instead of timing "
-                   "it; exit 1 when a gate is missed")  # fmt: skip
-    g.add_argument("--mutant", action="store_true",
+    p.add_argument("--out", type=Path, help="output folder (default: out/bench)")
+    p.add_argument("--mutant", action="store_true",
                    help="also count the patched tree with the history copy planted back; "
                    "its gates must fail")  # fmt: skip
-    g.add_argument("--record", action="store_true",
+    p.add_argument("--record", action="store_true",
                    help="write the reference docs/bench/instructions.json and .png "
                    "(when the gates pass)")  # fmt: skip
 

@@ -11,11 +11,6 @@ Record contract (every stage): ``stage``, ``base``, ``series_sha256``, ``created
 ``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
 lines exactly as the stage printed them) and ``details`` (stage-specific data).
 
-The bench stage runs in three kinds (:data:`BENCH_KINDS`, strongest first: instruction
-counts, a full time-based run, a quick one) and keeps the latest run of each for one
-series in ``details["runs"]`` (:func:`save_bench_run`); the record's own command,
-verdict and summary are those of its strongest run.
-
 :func:`code_digest` covers only the code a series changes (its diffs), not its commit
 messages: a figure measured on the code can be quoted in a commit message without
 making itself stale.
@@ -37,10 +32,9 @@ from dynpatch.pin import ROOT
 OUT = ROOT / "out"
 EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench", "pre-commit")
-# The script a reviewer reruns in a plain dynamo checkout; the instruction-count bench runs
+# The script a reviewer reruns in a plain dynamo checkout; the bench runs
 # it on the patched tree and saves its output for the PR description.
 RERUN = ROOT / "docs" / "bench" / "per_chunk_cost.py"
-BENCH_KINDS = ("instructions", "full", "quick")
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
 
@@ -173,54 +167,6 @@ def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
 def is_current(record: dict[str, Any], patches_dir: Path) -> bool:
     """True when ``record`` was made for the series now in ``patches_dir``."""
     return record.get("series_sha256") == series_digest(patches_dir)
-
-
-def save_bench_run(
-    kind: str,
-    patches_dir: Path,
-    *,
-    base: str,
-    series_sha256: str,
-    command: str,
-    verdict: str,
-    summary_md: str,
-    details: dict[str, Any],
-    out: Path = EVIDENCE,
-) -> Path:
-    """Save one bench run of ``kind`` in ``out/bench.json`` (as :func:`save`), beside the
-    latest runs of the other kinds on the same base and series (others, and an unreadable
-    record, are dropped); return its path."""
-    if kind not in BENCH_KINDS:
-        raise ValueError(f"unknown bench kind {kind!r}")
-    run = {"kind": kind, **_entry(command, verdict, summary_md, details)}
-    with files.lock(out.parent / f".{out.name}-bench.lock", "the bench evidence record"):
-        try:
-            old = load("bench", out)
-        except ToolkitError:
-            old = None
-        kept = {}
-        if old is not None and (old.get("base"), old.get("series_sha256")) == (base, series_sha256):
-            kept = {r["kind"]: r for r in bench_runs(old)}
-        runs = {**kept, kind: run}
-        strongest = next(runs[k] for k in BENCH_KINDS if k in runs)
-        return save(
-            "bench",
-            patches_dir,
-            base=base,
-            series_sha256=series_sha256,
-            command=strongest["command"],
-            verdict=strongest["verdict"],
-            summary_md=strongest["summary_md"],
-            details={"runs": runs},
-            out=out,
-        )
-
-
-def bench_runs(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """A bench record's runs, strongest first."""
-    details = record.get("details") if isinstance(record.get("details"), dict) else {}
-    runs = details.get("runs") if isinstance(details.get("runs"), dict) else {}
-    return [runs[k] for k in BENCH_KINDS if isinstance(runs.get(k), dict)]
 
 
 def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:

@@ -116,8 +116,7 @@ CI_SESSIONS = {
     "apply-check": "nox -s apply -- --check",
     "test-upstream": "nox -s test-upstream",
     "verify": "nox -s verify",
-    "bench": "nox -s bench -- --quick",
-    "bench-instructions": "nox -s bench -- --instructions --mutant",
+    "bench": "nox -s bench -- --mutant",
 }
 
 
@@ -140,14 +139,14 @@ def test_ci_has_exactly_those_jobs() -> None:
     assert set(load("ci.yml")["jobs"]) == set(CI_SESSIONS)
 
 
-@pytest.mark.parametrize("job", ["test-upstream", "verify", "bench", "bench-instructions"])
+@pytest.mark.parametrize("job", ["test-upstream", "verify", "bench"])
 def test_torch_comes_from_the_cpu_index_where_the_replay_runs(job: str) -> None:
     env = load("ci.yml")["jobs"][job]["env"]
     assert env["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
 
 
-def test_the_instruction_gate_job_installs_valgrind_first() -> None:
-    steps = load("ci.yml")["jobs"]["bench-instructions"]["steps"]
+def test_the_bench_job_installs_valgrind_first() -> None:
+    steps = load("ci.yml")["jobs"]["bench"]["steps"]
     runs = [str(s.get("run", "")) for s in steps]
     valgrind = next(i for i, r in enumerate(runs) if "apt-get install -y valgrind" in r)
     assert valgrind < next(i for i, r in enumerate(runs) if "nox -s bench" in r)

@@ -2,12 +2,12 @@
 
 Run it in the bench session's environment (valgrind on PATH), from the repository root:
 
-    nox -s bench -- --instructions        # once: builds .nox/bench and out/trees
+    nox -s bench                          # once: builds .nox/bench and out/trees
     .nox/bench/bin/python tools/instruction_agreement.py --trees 20
 
 Each round clones the baseline and the patched tree afresh, at a path of its own length
 (so every round's child lays memory out differently), counts each tree twice exactly as
-``nox -s bench -- --instructions`` does (``plan.count`` with two runs, both forked from
+``nox -s bench`` does (``plan.count`` with two runs, both forked from
 one child once it has imported everything), and prints how far apart the two runs are:
 the reference case (what the bench's agreement gate compares) and, for information, the
 worst of all counted parts. Exit status 1 when the reference case of any pair is more
@@ -25,9 +25,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from dynpatch.bench.instructions import plan, valgrind
-from dynpatch.bench.instructions.gates import difference_pct
-from dynpatch.bench.instructions.records import TreeCounts
+from dynpatch.bench import plan, valgrind
+from dynpatch.bench.counts import TreeCounts
+from dynpatch.bench.gates import difference_pct
 from dynpatch.bench.options import Options
 from dynpatch.fetch import pinned
 from dynpatch.patch.trees import prepare_trees

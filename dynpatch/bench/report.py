@@ -1,75 +1,39 @@
-"""What a bench run shows: the reference and sweep tables (console and Markdown), the
-reference line, and the per-chunk plot."""
+"""What a bench run shows: the per-request and per-chunk tables (console and Markdown),
+the slope line, the plot and its companion data (CSV)."""
 
 from __future__ import annotations
 
+import csv
 import io
-import statistics
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
-from dynpatch import console
-from dynpatch.bench.records import LABELS, SweepRound, runs_of
-from dynpatch.bench.settings import CHOICES, SIZES
-from dynpatch.bench.targets import AllocSummary, SweepRow, pct
+from dynpatch.bench.counts import TreeCounts
+from dynpatch.bench.gates import ratio
+from dynpatch.bench.plan import REQUEST_CASES, STREAMS
 from dynpatch.io import files
-from dynpatch.replay.stats import PairedChange
 
-REFERENCE_TITLE = (
-    "256 tokens x 4 interleaved choices, logprobs on "
-    "(op = one request; handler CPU time; medians over pairs)"
+REQUEST_TITLE = (
+    "instructions per request (callgrind Ir; logprobs on, one token per result; "
+    "one request after one warm-up)"
 )
-REFERENCE_COLUMNS = ("tree", "ns/op", "ops/s")
-SWEEP_COLUMNS = (
-    "tokens x choices",
-    "chunks",
-    "baseline ns/chunk",
-    "patched ns/chunk",
-    "change",
-    "baseline ms/request",
-    "patched ms/request",
-    "change",
-    "baseline B/chunk",
-    "patched B/chunk",
+CHUNK_TITLE = (
+    f"instructions per chunk inside one {STREAMS[0].tokens}-token stream "
+    "(the chunks whose choice history lies in the window)"
 )
+COLORS = {
+    "baseline": "tab:red",
+    "patched": "tab:blue",
+    "alternative": "tab:green",
+    "mutant": "tab:orange",
+}
 
 
-def reference_line(ref: PairedChange) -> str:
-    return (
-        f"paired median change (candidate - baseline, {ref.pairs} pairs): "
-        f"{ref.change_pct:+.2f}% of the baseline median, "
-        f"{int(ref.level * 100)}% bootstrap CI {ref.ci_low_pct:+.2f}% .. {ref.ci_high_pct:+.2f}%"
-    )
-
-
-def _reference_cells(ref: PairedChange) -> list[list[str]]:
-    return [
-        ["baseline", f"{ref.baseline_median:,.0f}", f"{1e9 / ref.baseline_median:,.1f}"],
-        ["patched", f"{ref.candidate_median:,.0f}", f"{1e9 / ref.candidate_median:,.1f}"],
-    ]
-
-
-def _sweep_cells(sweep: list[SweepRow], alloc: AllocSummary) -> list[list[str]]:
-    return [
-        [
-            f"{r.tokens} x {r.choices}",
-            f"{r.chunks:,}",
-            f"{r.baseline_chunk_ns:,.0f}",
-            f"{r.patched_chunk_ns:,.0f}",
-            f"{pct(r.patched_chunk_ns, r.baseline_chunk_ns):+.1f}%",
-            f"{r.baseline_request_ns / 1e6:,.2f}",
-            f"{r.patched_request_ns / 1e6:,.2f}",
-            f"{pct(r.patched_request_ns, r.baseline_request_ns):+.1f}%",
-            *(_bytes(alloc.peak(label, r.tokens, r.choices)) for label in LABELS),
-        ]
-        for r in sweep
-    ]
-
-
-def _bytes(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f}"
+def _n(value: float) -> str:
+    return f"{value:,.0f}"
 
 
 def table(title: str, columns: Sequence[str], rows: list[list[str]]) -> Table:
@@ -82,18 +46,6 @@ def table(title: str, columns: Sequence[str], rows: list[list[str]]) -> Table:
     return t
 
 
-def reference_table(ref: PairedChange) -> Table:
-    return table(f"reference: {REFERENCE_TITLE}", REFERENCE_COLUMNS, _reference_cells(ref))
-
-
-def sweep_table(sweep: list[SweepRow], alloc: AllocSummary) -> Table:
-    title = (
-        "scaling sweep (logprobs on, one token per result; ns/chunk = median per-chunk "
-        "time; B/chunk = median tracemalloc peak per chunk)"
-    )
-    return table(title, SWEEP_COLUMNS, _sweep_cells(sweep, alloc))
-
-
 def md_table(columns: Sequence[str], rows: list[list[str]]) -> list[str]:
     """The same table in Markdown, numbers right-aligned."""
     head = "| " + " | ".join(columns) + " |"
@@ -101,71 +53,168 @@ def md_table(columns: Sequence[str], rows: list[list[str]]) -> list[str]:
     return [head, rule, *("| " + " | ".join(r) + " |" for r in rows)]
 
 
-def markdown(
-    ref: PairedChange,
-    sweep: list[SweepRow],
-    alloc: AllocSummary,
-    lines: list[str],
-    plot: Path,
-) -> str:
-    """``bench.md``: both tables, the reference line, then ``lines`` (targets and notes)
-    as printed."""
+def figures(trees: dict[str, TreeCounts]) -> dict[str, Any]:
+    """The derived figures of ``trees`` (the baseline first): per request, per chunk."""
+    base = trees["baseline"]
+    requests: dict[str, Any] = {}
+    for case in REQUEST_CASES:
+        row: dict[str, Any] = {}
+        for t, c in trees.items():
+            total, engine = c.request(case).per_request, c.engine(case).per_request
+            row[t] = {"instructions": total, "engine_double": engine, "handler_own": total - engine}
+            if t != "baseline":
+                row[f"{t}/baseline"] = total / base.request(case).per_request
+                own = row["baseline"]["handler_own"]
+                row[f"{t}/baseline handler_own"] = (total - engine) / own
+        requests[f"{case.tokens}x{case.choices}"] = {"chunks": base.request(case).chunks, **row}
+    per_chunk: dict[str, Any] = {}
+    for stream in STREAMS:
+        entry: dict[str, Any] = {}
+        for t, c in trees.items():
+            entry[t] = {
+                "windows": [
+                    {"history": list(w.history or ()), "chunks": w.chunks, "per_chunk": w.per_chunk}
+                    for w in c.windows(stream)
+                ],
+                "late_vs_early_pct": c.late_vs_early_pct(stream),
+                "slope_per_history_token": c.slope(stream),
+            }
+        per_chunk[f"{stream.tokens}x{stream.choices}"] = entry
+    return {"requests": requests, "per_chunk": per_chunk}
+
+
+def request_rows(trees: dict[str, TreeCounts]) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows of the per-request table: each tree, each tree against the
+    baseline, the engine double alone and the handler's own share (total - engine)."""
+    base = trees["baseline"]
+    others = [t for t in trees if t != "baseline"]
+    columns = ["tokens x choices", "chunks", "baseline"]
+    for t in others:
+        columns += [t, f"{t}/baseline"]
+    columns += ["engine double alone"]
+    columns += [f"handler's own, {t}" for t in trees] + ["handler's own, patched/baseline"]
+    rows = []
+    for case in REQUEST_CASES:
+        own = {
+            t: c.request(case).per_request - c.engine(case).per_request for t, c in trees.items()
+        }
+        row = [f"{case.tokens} x {case.choices}", f"{base.request(case).chunks:,}"]
+        row.append(_n(base.request(case).per_request))
+        for t in others:
+            row += [_n(trees[t].request(case).per_request), f"{ratio(base, trees[t], case):.3f}"]
+        row.append(_n(base.engine(case).per_request))
+        row += [_n(own[t]) for t in trees] + [f"{own['patched'] / own['baseline']:.3f}"]
+        rows.append(row)
+    return columns, rows
+
+
+def chunk_rows(trees: dict[str, TreeCounts]) -> tuple[list[str], list[list[str]]]:
+    columns = ["choices", "history", *trees]
+    rows = []
+    for stream in STREAMS:
+        windows = {t: c.windows(stream) for t, c in trees.items()}
+        for i, w in enumerate(windows["baseline"]):
+            assert w.history is not None
+            row = [str(stream.choices), f"{w.history[0]}-{w.history[1] - 1}"]
+            rows.append(row + [_n(windows[t][i].per_chunk) for t in trees])
+    return columns, rows
+
+
+def slope_line(trees: dict[str, TreeCounts]) -> str:
+    """Each tree's per-chunk slope over the windows, in instructions per history token."""
+    parts = []
+    for t, c in trees.items():
+        # round first, so that a slope of -0.001 reads 0.00 and not -0.00
+        values = ", ".join(f"{round(c.slope(s), 2) + 0.0:.2f} ({s.choices}ch)" for s in STREAMS)
+        parts.append(f"{t} {values}")
+    return "slope of instructions per chunk over history, per history token: " + "; ".join(parts)
+
+
+def markdown(trees: dict[str, TreeCounts], lines: list[str]) -> str:
+    """Both tables, then ``lines`` (slopes, gates, how measured) as printed."""
     parts = [
-        f"Reference: {REFERENCE_TITLE}",
+        f"Instruction counts: {REQUEST_TITLE}",
         "",
-        *md_table(REFERENCE_COLUMNS, _reference_cells(ref)),
+        *md_table(*request_rows(trees)),
         "",
-        reference_line(ref),
+        f"Per chunk: {CHUNK_TITLE}",
         "",
-        "Scaling sweep (ns/chunk = median per-chunk time; B/chunk = median tracemalloc peak "
-        "per chunk)",
-        "",
-        *md_table(SWEEP_COLUMNS, _sweep_cells(sweep, alloc)),
+        *md_table(*chunk_rows(trees)),
         "",
         *(f"    {line}" for line in lines),
-        "",
-        f"Plot: `{console.rel(plot)}` (per-chunk time against history length, {SIZES[-1]}-token streams)",
     ]
     return "\n".join(parts) + "\n"
 
 
-def write_plot(rounds: list[SweepRound], path: Path) -> None:
-    """Per-chunk time against history length from the longest streams, both trees."""
+def plot_points(trees: dict[str, TreeCounts]) -> list[dict[str, Any]]:
+    """What the plot shows, one row per tree, stream and window (the companion CSV)."""
+    points = []
+    for t, c in trees.items():
+        for stream in STREAMS:
+            for w in c.windows(stream):
+                assert w.history is not None
+                points.append(
+                    {
+                        "tree": t,
+                        "choices": stream.choices,
+                        "history_lo": w.history[0],
+                        "history_hi": w.history[1],
+                        "chunks": w.chunks,
+                        "instructions": w.instructions,
+                        "instructions_per_chunk": round(w.per_chunk, 1),
+                    }
+                )
+    return points
+
+
+def points_csv(points: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(points[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(points)
+    return out.getvalue()
+
+
+def plot_png(points: list[dict[str, Any]]) -> bytes:
+    """Instructions per chunk against history, per tree and number of choices."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8), dpi=120)
-    styles = {"baseline": "tab:red", "patched": "tab:blue"}
-    for label in LABELS:
-        for choices in CHOICES:
-            bins: dict[int, list[float]] = {}
-            for run in runs_of(rounds, label, SIZES[-1], choices):
-                for b in run.bins:
-                    bins.setdefault(b.lo, []).append(b.median_ns)
-            # Chunks at full length are the finished choices' last reports (usage).
-            xs = sorted(x for x in bins if x < SIZES[-1])
-            ax.plot(
-                [x * 1.414 for x in xs],  # geometric centre of [lo, 2 lo)
-                [statistics.median(bins[x]) / 1000 for x in xs],
-                color=styles[label],
-                linestyle="-" if choices == 1 else "--",
-                marker="o",
-                markersize=3,
-                label=f"{label}, {choices} choice{'s' * (choices > 1)}",
-            )
-    ax.set_xscale("log", base=2)
+    lines: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for p in points:
+        lines.setdefault((p["tree"], p["choices"]), []).append(p)
+    for (tree, choices), ps in lines.items():
+        ax.plot(
+            [(p["history_lo"] + p["history_hi"]) / 2 for p in ps],
+            [p["instructions_per_chunk"] / 1000 for p in ps],
+            color=COLORS.get(tree, "tab:gray"),
+            linestyle="-" if choices == 1 else "--",
+            marker="o",
+            markersize=4,
+            label=f"{tree}, {choices} choice{'s' * (choices > 1)}",
+        )
     ax.set_xlabel("history length of the choice (tokens already streamed)")
-    ax.set_ylabel("handler time per chunk (µs, median per bin)")
-    ax.set_title(f"dynamo TRT-LLM handler, {SIZES[-1]}-token streams, logprobs on", fontsize=10)
+    ax.set_ylabel("instructions per chunk (thousands, callgrind Ir)")
+    ax.set_title(
+        f"dynamo TRT-LLM handler, one {STREAMS[0].tokens}-token stream, logprobs on",
+        fontsize=10,
+    )
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     png = io.BytesIO()
     try:
-        fig.savefig(png, format="png")
+        # No timestamp in the file: the same counts give the same bytes.
+        fig.savefig(png, format="png", metadata={"Software": None})
     finally:
         plt.close(fig)
-    files.write_atomic(path, png.getvalue())
+    return png.getvalue()
+
+
+def write_plot(points: list[dict[str, Any]], png: Path, companion: Path) -> None:
+    files.write_atomic(png, plot_png(points))
+    files.write_atomic(companion, points_csv(points))

@@ -129,13 +129,12 @@ def _reviewer_start(changed: Sequence[str]) -> str:
 
 def _saved(found: Sequence[StageEvidence], stage: str) -> dict[str, Any] | None:
     """What ``stage`` saved for this base and series (None: nothing): its details, with its
-    verdict and date; the bench's are those of its instruction-count run."""
+    verdict and date."""
     e = next((e for e in found if e.stage == stage and e.state is State.CURRENT), None)
-    runs = [r for r in (e.runs() if e else []) if r.get("kind") in (None, "instructions")]
-    if not runs:
+    if e is None or not e.record:
         return None
-    run = runs[0]
-    return {**(run.get("details") or {}), "verdict": run.get("verdict"), "at": run.get("created")}
+    r = e.record
+    return {**(r.get("details") or {}), "verdict": r.get("verdict"), "at": r.get("created")}
 
 
 def _ratios(counted: Mapping[str, Any] | None, tree: str) -> list[float] | None:

@@ -4,9 +4,9 @@ series), not run for this base, invalid or missing; only current ones are report
 
 Pushing requires current, passing test-upstream and verify records made as their sessions
 make them by default (the CPU and stand-in tiers; the full property budget): they show the
-patch is correct. bench only warns (it measures cost), and one holding only a quick timed
-run is indicative, neither pass nor fail. A missing pre-commit record is only "not run"
-(``apply`` refuses a series that fails a hook). The branch and the description need none.
+patch is correct. bench only warns (it measures cost). A missing pre-commit record is
+only "not run" (``apply`` refuses a series that fails a hook). The branch and the
+description need none.
 """
 
 from __future__ import annotations
@@ -30,11 +30,6 @@ DEFAULT_TIERS = (tiers.CPU.name, tiers.STANDIN.name)  # what test-upstream runs 
 _SESSION = {record.STAGE: record.COMMAND}
 _KEYS = {"stage": str, "base": str, "series_sha256": str, "command": str, "verdict": str,
          "summary_md": str}  # fmt: skip
-_BENCH_TITLES = {
-    "instructions": "instruction counts (valgrind callgrind: deterministic, gated)",
-    "full": "time-based A/B, full run (informative: the machine's load moves it)",
-    "quick": "time-based A/B, quick run (indicative only, no verdict)",
-}
 
 
 class State(enum.StrEnum):
@@ -55,25 +50,14 @@ class StageEvidence:
 
     @property
     def verdict(self) -> str | None:
-        """What a current record says: pass, fail, or indicative (a bench that holds only
-        a quick time-based run); None for any other record."""
+        """What a current record says: pass or fail; None for any other record."""
         if self.state is not State.CURRENT or not self.record:
             return None
-        if [r.get("kind") for r in self.runs()] == ["quick"]:
-            return "indicative"
         return str(self.record["verdict"])
 
     @property
     def rerun(self) -> str:
         return _SESSION.get(self.stage, f"nox -s {self.stage}")
-
-    def runs(self) -> list[dict[str, Any]]:
-        """The runs to show: the bench's strongest first, a quick one only when it is alone;
-        any other record is its own one run."""
-        runs = evidence.bench_runs(dict(self.record or {})) if self.stage == "bench" else []
-        return [r for r in runs if r["kind"] != "quick" or len(runs) == 1] or [
-            dict(self.record or {})
-        ]
 
     def status(self) -> str:
         """One line for the console."""
@@ -163,24 +147,19 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
 
 
 def markdown(found: Sequence[StageEvidence]) -> str:
-    """Every stage's saved result in full: current runs verbatim (the bench's strongest
-    first), the rest named as not run, stale or invalid (their contents never shown)."""
+    """Every stage's saved result in full: current ones verbatim, the rest named as not
+    run, stale or invalid (their contents never shown)."""
     return "\n".join(_stage_markdown(e) for e in found)
 
 
 def _stage_markdown(e: StageEvidence) -> str:
     if e.state is not State.CURRENT:
         return f"## {e.stage}: {e.state}\n\n{e.reason}.\n"
-    parts = [f"## {e.stage}: {e.verdict}\n"]
-    for r in e.runs():
-        host = r.get("host") if isinstance(r.get("host"), Mapping) else {}
-        where = ", ".join(str(host[k]) for k in ("python", "machine") if host.get(k))
-        kind = r.get("kind")
-        verdict = "" if kind in (None, "quick") else f": {r.get('verdict')}"
-        title = f"### {_BENCH_TITLES[kind]}{verdict}\n\n" if kind else ""
-        parts.append(
-            f"{title}```console\n$ {r.get('command')}\n```\n\n"
-            f"Saved {r.get('created', '?')}" + (f" (Python {where})" if where else "") + ".\n\n"
-            f"{str(r.get('summary_md') or '').strip()}\n"
-        )
-    return "\n".join(parts)
+    r = e.record or {}
+    host = r.get("host") if isinstance(r.get("host"), Mapping) else {}
+    where = ", ".join(str(host[k]) for k in ("python", "machine") if host.get(k))
+    return (
+        f"## {e.stage}: {e.verdict}\n\n```console\n$ {r.get('command')}\n```\n\n"
+        f"Saved {r.get('created', '?')}" + (f" (Python {where})" if where else "") + ".\n\n"
+        f"{str(r.get('summary_md') or '').strip()}\n"
+    )

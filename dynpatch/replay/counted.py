@@ -23,7 +23,7 @@ more or less with the layout; see docs/bench.md.)
 
 The result file lists, per run, its process id and every part's label with the requests
 and chunks it covers; the counts are in callgrind's dump files, one set per process,
-which the parent reads (:mod:`dynpatch.bench.instructions.valgrind`). Standard library
+which the parent reads (:mod:`dynpatch.bench.valgrind`). Standard library
 plus the replay package.
 """
 

@@ -2,7 +2,7 @@
 
 ``python -m dynpatch.replay.child JOB.json --serve``: after its setup report (one line),
 the worker reads one command per line on stdin and writes one reply per line: ``time``
-(case, ops, stamps), ``alloc`` (case, samples), ``quit``. The parent keeps a baseline
+(case, ops), ``alloc`` (case, samples), ``quit``. The parent keeps a baseline
 and a patched worker alive and alternates their ops, so the two trees are measured side
 by side in time while each stays in its own process. Standard library plus the replay
 package only.
@@ -47,7 +47,7 @@ async def serve(replay: Replay, commands: Iterable[str], reply: TextIO) -> None:
             return
         script = cases.get(cmd["case"])
         if cmd["cmd"] == "time":
-            result = await time_case(replay, script, int(cmd["ops"]), bool(cmd.get("stamps")))
+            result = await time_case(replay, script, int(cmd["ops"]))
         elif cmd["cmd"] == "alloc":
             result = {"alloc": await alloc_op(replay, script, int(cmd["samples"]))}
         else:

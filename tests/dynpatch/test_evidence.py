@@ -1,4 +1,4 @@
-"""dynpatch.evidence: the digests a record is keyed by, and the bench's runs by kind."""
+"""dynpatch.evidence: the digests a record is keyed by, and what a record names."""
 
 from __future__ import annotations
 
@@ -52,15 +52,6 @@ def test_the_code_digest_needs_the_series_and_its_patches(tmp_path: Path) -> Non
 BASE = "8b3803b5972337711d9155d74ce8914ed2d5b94e"
 
 
-def _save(kind: str, patches: Path, out: Path, verdict: str = "pass", base: str = BASE) -> dict:
-    evidence.save_bench_run(
-        kind, patches, base=base, series_sha256=evidence.series_digest(patches),
-        command=f"nox -s bench ({kind})", verdict=verdict, summary_md=f"{kind} summary",
-        details={"kind": kind}, out=out,
-    )  # fmt: skip
-    return json.loads((out / "bench.json").read_text())
-
-
 def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
     tmp_path: Path,
 ) -> None:
@@ -74,22 +65,3 @@ def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
     with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
         evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
     assert json.loads((out / "verify.json").read_text()) == saved
-
-
-def test_the_bench_record_keeps_each_kind_s_latest_run_strongest_first(tmp_path: Path) -> None:
-    patches, out = series(tmp_path, patch()), tmp_path / "evidence"
-    record = _save("quick", patches, out, verdict="fail")
-    assert (record["command"], record["verdict"]) == ("nox -s bench (quick)", "fail")
-    record = _save("instructions", patches, out)
-    assert [r["kind"] for r in evidence.bench_runs(record)] == ["instructions", "quick"]
-    assert (record["command"], record["summary_md"]) == ("nox -s bench (instructions)", "instructions summary")  # fmt: skip
-    record = _save("full", patches, out)
-    assert [r["kind"] for r in evidence.bench_runs(record)] == ["instructions", "full", "quick"]
-    assert record["verdict"] == "pass" and record["stage"] == "bench"
-    record = _save("quick", patches, out, base="0" * 40)  # another base: the old runs go
-    assert [r["kind"] for r in evidence.bench_runs(record)] == ["quick"]
-    other = series(tmp_path, patch(diff=DIFF.replace("f(", "h(")))
-    record = _save("full", other, out)  # another series: the old runs go
-    assert [r["kind"] for r in evidence.bench_runs(record)] == ["full"]
-    with pytest.raises(ValueError, match="unknown bench kind"):
-        _save("fast", patches, out)

@@ -1,95 +1,56 @@
-"""The bench's tables, Markdown and plot, on synthetic measurements."""
+"""The instruction counts' tables, Markdown, plot data and plot, on synthetic counts."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
-from pathlib import Path
+import io
 
 import pytest
-from rich.console import Console
 
-from dynpatch.bench import report, targets
+from dynpatch.bench import report
 from tests.fixtures import bench as synthetic
 
 
-def rendered(table: object) -> str:
-    console = Console(width=200, record=True, color_system=None)
-    console.print(table)
-    return console.export_text()
+def test_the_request_table_has_each_tree_its_ratio_and_the_handler_s_own_share() -> None:
+    columns, rows = report.request_rows(synthetic.counted_trees())
+    assert columns[:5] == ["tokens x choices", "chunks", "baseline", "patched", "patched/baseline"]
+    assert rows[0][:5] == ["256 x 4", "4,096", "84,000,000", "77,000,000", "0.917"]
+    # engine double 10 M: the handler's own 74 M -> 67 M
+    assert rows[0][5:] == ["10,000,000", "74,000,000", "67,000,000", "0.905"]
+    assert rows[1][0] == "4096 x 1"
 
 
-def test_markdown_carries_tables_and_target_lines_as_printed(tmp_path: Path) -> None:
-    rounds = synthetic.rounds()
-    sweep, alloc = targets.sweep_rows(rounds), targets.alloc_summary(rounds)
-    ref = synthetic.reference(-7.5)
-    lines = [t.line() for t in targets.evaluate(ref, sweep, alloc, synthetic.within())]
-    md = report.markdown(ref, sweep, alloc, [*lines, "note"], tmp_path / "p.png")
-    assert "| tree | ns/op | ops/s |" in md
-    assert "| 16384 x 4 |" in md
-    for line in [*lines, "note"]:
-        assert f"    {line}" in md
-    assert report.reference_line(ref) in md
-    assert md.endswith("(per-chunk time against history length, 16384-token streams)\n")
+def test_the_chunk_table_and_the_slope_line_cover_every_window() -> None:
+    trees = synthetic.counted_trees()
+    columns, rows = report.chunk_rows(trees)
+    assert columns == ["choices", "history", "baseline", "patched"]
+    assert rows[0] == ["1", "256-511", "40,000", "30,000"]
+    assert rows[4] == ["1", "15872-16127", "243,000", "30,000"]
+    assert len(rows) == 10
+    assert report.slope_line(trees).endswith("baseline 13.00 (1ch), 13.00 (4ch); patched 0.00 (1ch), 0.00 (4ch)")  # fmt: skip
 
 
-def test_markdown_tables_align_numbers_right() -> None:
-    md = report.markdown(
-        synthetic.reference(-7.5),
-        synthetic.sweep(),
-        synthetic.alloc(0.0),
-        [],
-        Path("p.png"),
-    )
-    assert "|---|---:|---:|\n" in md
-    assert "|---|" + "---:|" * (len(report.SWEEP_COLUMNS) - 1) + "\n" in md
+def test_markdown_carries_both_tables_and_the_lines_as_printed() -> None:
+    md = report.markdown(synthetic.counted_trees(), ["gate 1: x -> met", "how: y"])
+    assert "| tokens x choices | chunks | baseline | patched |" in md
+    assert "| 4 | 15872-16127 | 226,000 | 15,000 |" in md
+    assert md.endswith("    gate 1: x -> met\n    how: y\n")
 
 
-def test_sweep_cells_show_changes_and_n_a_without_allocation_samples() -> None:
-    rows = report._sweep_cells([synthetic.row(4096, 1, 20e6, 10e6, 4000, 3000)], synthetic.alloc(0))
-    assert rows == [
-        ["4096 x 1", "4,096", "4,000", "3,000", "-25.0%", "20.00", "10.00", "-50.0%", "n/a", "n/a"]
-    ]
+def test_the_plot_data_is_one_row_per_tree_stream_and_window() -> None:
+    points = report.plot_points(synthetic.counted_trees())
+    assert len(points) == 2 * 2 * 5
+    rows = list(csv.DictReader(io.StringIO(report.points_csv(points))))
+    assert rows[0] == {
+        "tree": "baseline", "choices": "1", "history_lo": "256", "history_hi": "512",
+        "chunks": "256", "instructions": "10240000", "instructions_per_chunk": "40000.0",
+    }  # fmt: skip
 
 
-def test_sweep_cells_show_the_median_peaks_per_tree() -> None:
-    rounds = synthetic.rounds()
-    sweep, alloc = targets.sweep_rows(rounds), targets.alloc_summary(rounds)
-    first = report._sweep_cells(sweep, alloc)[0]
-    assert first[0] == "256 x 1" and first[-2:] == ["1,524", "500"]
-
-
-def test_reference_line_and_table() -> None:
-    ref = synthetic.reference(-7.5)
-    assert report.reference_line(ref) == (
-        "paired median change (candidate - baseline, 10 pairs): -10.00% of the baseline "
-        "median, 95% bootstrap CI -12.00% .. -7.50%"
-    )
-    table = report.reference_table(ref)
-    assert table.title == (
-        "reference: 256 tokens x 4 interleaved choices, logprobs on "
-        "(op = one request; handler CPU time; medians over pairs)"
-    )
-    text = rendered(table)
-    assert "│ baseline │ 1,000,000 │ 1,000.0 │" in text
-    assert "│ patched  │   900,000 │ 1,111.1 │" in text
-
-
-def test_sweep_table_has_the_columns_in_order() -> None:
-    table = report.sweep_table(synthetic.sweep(), synthetic.alloc(0.0))
-    assert str(table.title).startswith("scaling sweep (logprobs on, one token per result;")
-    assert [str(c.header) for c in table.columns] == list(report.SWEEP_COLUMNS)
-    text = rendered(table)
-    assert "│ 256 x 1          │" in text  # the first column is left-aligned
-    header = next(line for line in text.splitlines() if "chunks" in line)
-    assert header.index("tokens x choices") < header.index("chunks") < header.index("B/chunk")
-
-
-@pytest.mark.skipif(
-    importlib.util.find_spec("matplotlib") is None,
-    reason="matplotlib is installed by `nox -s bench`",
-)
-def test_plot_is_written(tmp_path: Path) -> None:
-    path = tmp_path / "per_chunk.png"
-    report.write_plot(synthetic.rounds(), path)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["per_chunk.png"]
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib is installed by `nox -s bench`")
+def test_the_plot_is_a_png_whose_bytes_follow_from_the_counts() -> None:
+    points = report.plot_points(synthetic.counted_trees())
+    png = report.plot_png(points)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert report.plot_png(points) == png  # no timestamp in the file

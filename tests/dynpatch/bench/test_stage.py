@@ -1,16 +1,68 @@
-"""The bench stage's surface: what the command line reaches, and the rerun command."""
+"""``bench`` from the command line: its refusals, each one line, the command a person
+reruns."""
 
 from __future__ import annotations
 
-from dynpatch import bench
+import hashlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from dynpatch import bench, evidence
 from dynpatch.bench import stage
+from dynpatch.cli import main
+from dynpatch.errors import ToolkitError
 
 
-def test_the_package_exports_the_stage() -> None:
-    assert bench.run is stage.run and bench.Options is stage.Options
+def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+    assert captured.out == ""
+    return lines[0]
 
 
-def test_the_rerun_command_names_only_what_was_given() -> None:
+def test_missing_valgrind_is_one_line_saying_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    got = one_error(capsys, ["bench", "--out", str(tmp_path / "o")])
+    assert got == "error: valgrind not found: apt-get install valgrind"
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_rerun_command_names_what_was_asked_for() -> None:
     assert stage._command(bench.Options()) == "nox -s bench"
-    got = stage._command(bench.Options(quick=True, pairs=4, warmup=0, strict=True))
-    assert got == "nox -s bench -- --quick --pairs 4 --warmup 0 --strict"
+    both = bench.Options(mutant=True, record=True)
+    assert stage._command(both) == "nox -s bench -- --mutant --record"
+
+
+def test_the_how_line_says_what_was_counted_with_what() -> None:
+    how = stage._how(
+        "valgrind-3.19.0", {"environment": {"python": "3.11.7", "implementation": "CPython"}}
+    )
+    assert how["environment"] == {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
+    assert how["tool"] == "callgrind"
+    assert stage.how_line(how).startswith(
+        "how: valgrind-3.19.0 callgrind (--instr-atstart=no --collect-atstart=no; counting "
+        "switched on around the replayed requests only), CPython 3.11.7 on "
+    )
+
+
+def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(tmp_path: Path) -> None:
+    """At the top of a tree, with only its components/src on the path; refused (one line)
+    on a tree whose helper has no new_token_ids."""
+    from tests.fixtures.snippets import HELPER, HELPER_PATCHED
+
+    for name, text in (("patched", HELPER_PATCHED), ("baseline", HELPER)):
+        helper = tmp_path / name / "components/src/dynamo/common/backend/logprobs.py"
+        helper.parent.mkdir(parents=True)
+        helper.write_text(text)
+    saved = stage.rerun(sys.executable, tmp_path / "patched")
+    assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
+    rows = [ln.split()[0] for ln in saved["output"].splitlines()[2:]]
+    assert rows == ["256", "4096", "16384"] and saved["output"].endswith("x\n")
+    with pytest.raises(ToolkitError, match="no new_token_ids: run it on the patched tree"):
+        stage.rerun(sys.executable, tmp_path / "baseline")

@@ -75,7 +75,7 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     alternative = {"line": "alternative (informative; ...): 0 divergences from the baseline"}
     world.save("verify", budget=200, alternative=alternative,
                scenarios=[{"divergence": None}] * 232)  # fmt: skip
-    world.bench("instructions", **COUNTED, rerun=RERUN)
+    world.bench(**COUNTED, rerun=RERUN)
     status, _out, err = pr()
     assert status == 0, err
     text = world.out.read_text()
@@ -94,35 +94,7 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
 
 
 def test_the_script_s_output_is_shown_only_for_the_script_as_it_is(world: World, pr) -> None:
-    world.bench("instructions", **COUNTED, rerun={**RERUN, "sha256": "0" * 64})
+    world.bench(**COUNTED, rerun={**RERUN, "sha256": "0" * 64})
     assert pr()[0] == 0
     text = world.out.read_text()
     assert "has no saved run of this script" in text and "23.6x" not in text
-
-
-def test_a_quick_bench_alone_is_indicative_in_the_text_and_on_the_console(world: World, pr) -> None:
-    world.bench("quick", verdict="fail")
-    status, out, err = pr()
-    assert status == 0, err
-    assert "evidence     bench: indicative (saved for this base and series)" in out
-    assert "FAIL" not in err and "warning: bench" not in err
-    record = world.out.with_name("VALIDATION.md").read_text()
-    assert "## bench: indicative\n" in record
-    assert "### time-based A/B, quick run (indicative only, no verdict)\n" in record
-    assert "quick" not in world.out.read_text()  # no noise figure in the body
-
-
-def test_the_full_record_shows_counts_first_then_the_full_run_never_the_quick(
-    world: World, pr
-) -> None:
-    world.bench("quick", verdict="fail")
-    world.bench("full")
-    world.bench("instructions", **COUNTED)
-    assert pr()[0] == 0
-    record = world.out.with_name("VALIDATION.md").read_text()
-    section = record[record.index("## bench") : record.index("## pre-commit")]
-    assert section.startswith("## bench: pass\n")
-    counts = section.index(
-        "### instruction counts (valgrind callgrind: deterministic, gated): pass"
-    )
-    assert counts < section.index("### time-based A/B, full run") and "quick" not in section

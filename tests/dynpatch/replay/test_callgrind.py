@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.bench.instructions import valgrind
+from dynpatch.bench import valgrind
 from dynpatch.pin import ROOT
 from dynpatch.replay import callgrind
 

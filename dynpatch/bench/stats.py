@@ -1,7 +1,7 @@
 """Statistics of the benchmark: medians, the paired change with a bootstrap interval, slopes.
 
 Standard library only, deterministic for a given seed, and small enough to check by hand
-(see tests/dynpatch/replay/test_stats.py).
+(see tests/dynpatch/bench/test_stats.py).
 """
 
 from __future__ import annotations

@@ -1,14 +1,25 @@
-"""What an instruction-count run measures, as typed records: the counted parts of one
-tree's child, and the derived figures (per request, per chunk, slopes)."""
+"""What an instruction-count run measures, as typed records: the cases, the counted parts
+of one tree's child, and the derived figures (per request, per chunk, slopes)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from dynpatch.bench.records import Case
+from dynpatch.bench.stats import slope
 from dynpatch.errors import ToolkitError
-from dynpatch.replay.stats import slope
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark stream: tokens x interleaved choices, top-k logprobs per token."""
+
+    tokens: int
+    choices: int
+    k: int = 1
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch import evidence
-from dynpatch.bench.instructions import recorded
+from dynpatch.bench import recorded
 from dynpatch.errors import ToolkitError
 from tests.fixtures.bench import DIFF, patch_text, write_series
 

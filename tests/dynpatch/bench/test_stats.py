@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynpatch.replay import stats
+from dynpatch.bench import stats
 
 
 def test_paired_change_of_a_constant_saving_has_a_degenerate_interval() -> None:

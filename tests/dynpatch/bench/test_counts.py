@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dynpatch.bench.instructions.plan import REFERENCE, STREAMS
-from dynpatch.bench.instructions.records import parts_of
+from dynpatch.bench.counts import parts_of
+from dynpatch.bench.plan import REFERENCE, STREAMS
 from dynpatch.errors import ToolkitError
 from tests.fixtures import bench as synthetic
 

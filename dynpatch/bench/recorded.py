@@ -1,6 +1,6 @@
 """The committed reference counts, ``docs/bench/instructions.json`` and its plot.
 
-``nox -s bench -- --instructions --record`` writes them (both or neither) after a run
+``nox -s bench -- --record`` writes them (both or neither) after a run
 whose gates pass. The record names the code it measured by :func:`dynpatch.evidence.
 code_digest` (the series' diffs only), so a commit message may quote its figures;
 :func:`reference` hands it out only while ``patches/`` still holds that code.

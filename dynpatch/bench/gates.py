@@ -12,17 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynpatch.bench.instructions.plan import EARLY, LATE, REFERENCE, REQUEST_CASES, STREAMS
-from dynpatch.bench.instructions.records import TreeCounts
-from dynpatch.bench.records import Case
-from dynpatch.bench.targets import TARGET_ALLOC_SLOPE
+from dynpatch.bench.counts import Case, TreeCounts
+from dynpatch.bench.plan import EARLY, LATE, REFERENCE, REQUEST_CASES, STREAMS, AllocSlopes
 
 MAX_RATIO = {REQUEST_CASES[0]: 0.95, REQUEST_CASES[1]: 0.60}
 FLAT_PCT = 3.0
+MAX_ALLOC_SLOPE = 1.0  # bytes per history token
 AGREE_PCT = 0.5
-
-# Per tree, per number of choices (a string): tracemalloc bytes per history token.
-AllocSlopes = dict[str, dict[str, float | None]]
 
 
 @dataclass(frozen=True)
@@ -75,8 +71,8 @@ def evaluate(
     gates.append(
         Gate(
             f"gate 4: {name} allocation per chunk flat in history "
-            f"(slope < {TARGET_ALLOC_SLOPE:.0f} B per history token)",
-            all(v is not None and abs(v) < TARGET_ALLOC_SLOPE for v in slopes),
+            f"(slope < {MAX_ALLOC_SLOPE:.0f} B per history token)",
+            all(v is not None and abs(v) < MAX_ALLOC_SLOPE for v in slopes),
             "; ".join(f"{tree} {_slopes(alloc.get(tree, {}))}" for tree in (name, "baseline")),
         )
     )

@@ -1,4 +1,5 @@
-"""What the instruction counts measure, and the counted children that measure it.
+"""What the instruction counts measure, the counted children that measure it, and the
+allocation profile of the same streams.
 
 Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts:
 
@@ -14,6 +15,9 @@ from the same memory image. Two children that each import dynamo lay memory out 
 differently, and that moves a count by up to 0.7 % (CPython's type attribute cache and
 its allocators; docs/bench.md). Given the image, counts are deterministic, so one request
 per case is enough; children run two at a time.
+
+Allocation is sampled natively (no valgrind), in one worker per tree
+(:mod:`dynpatch.replay.serve`): the tracemalloc peak of sampled chunks of each long stream.
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dynpatch.bench.instructions import valgrind
-from dynpatch.bench.instructions.records import TreeCounts, parts_of
-from dynpatch.bench.records import Case
+from dynpatch.bench import valgrind
+from dynpatch.bench.counts import Case, TreeCounts, parts_of
+from dynpatch.bench.stats import slope
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.replay import STANDIN_DIR, runner
@@ -46,6 +50,7 @@ ENV = {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
 WARMUP = 1
 OPS = 1
 JOBS = 2  # children at once (this machine has two cores)
+ALLOC_SAMPLES = 96  # sampled chunks per long stream for tracemalloc
 CHILD_MODULE = "dynpatch.replay.counted"
 COUNTED = (
     "instructions (callgrind Ir) of the replay child's main thread while it replays the "
@@ -145,3 +150,23 @@ def run_all(
     with ThreadPoolExecutor(max_workers=JOBS) as pool:
         futures = {name: pool.submit(timed, name, task) for name, task in tasks}
     return {name: f.result() for name, f in futures.items()}
+
+
+# Per tree, per number of choices (a string): tracemalloc bytes per history token.
+AllocSlopes = dict[str, dict[str, float | None]]
+
+
+def alloc_slopes(trees: dict[str, runner.Tree], logs: Path, python: str) -> dict[str, Any]:
+    """tracemalloc peak per sampled chunk of each long stream, per tree (a native worker
+    each): the samples and their slope in bytes per history token."""
+    slopes: AllocSlopes = {}
+    samples: dict[str, dict[str, list[list[int]]]] = {}
+    for label, tree in trees.items():
+        slopes[label], samples[label] = {}, {}
+        with runner.Worker(tree, logs / f"alloc-{label}.log", python=python) as worker:
+            for stream in STREAMS:
+                cmd = {"cmd": "alloc", "case": stream.to_json(), "samples": ALLOC_SAMPLES}
+                got = worker.ask(cmd)["alloc"]
+                samples[label][str(stream.choices)] = got
+                slopes[label][str(stream.choices)] = slope([h for h, _ in got], [p for _, p in got])
+    return {"slope_bytes_per_token": slopes, "samples": samples}

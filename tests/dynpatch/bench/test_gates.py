@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynpatch.bench.instructions import gates
+from dynpatch.bench import gates
 from tests.fixtures import bench as synthetic
 
 FLAT_ALLOC = {"baseline": {"1": 8.0, "4": 8.0}, "patched": {"1": 0.0, "4": -0.01}}

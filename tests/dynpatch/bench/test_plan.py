@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.bench.instructions import plan, valgrind
-from dynpatch.bench.records import Case
+from dynpatch.bench import plan, valgrind
+from dynpatch.bench.counts import Case
 from dynpatch.errors import ToolkitError
 from dynpatch.replay import callgrind, counted, runner, scenarios
 from dynpatch.replay.timing import chunk_history

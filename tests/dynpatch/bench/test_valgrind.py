@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.bench.instructions import valgrind
+from dynpatch.bench import valgrind
 from dynpatch.errors import ToolkitError
 
 DUMP = """# callgrind format
