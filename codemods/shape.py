@@ -258,9 +258,16 @@ def _from(module: str) -> m.ImportFrom:
 def imports_module(tree: cst.Module, name: str) -> bool:
     """True when ``tree`` has a plain ``import <name>`` at module level."""
     wanted = m.SimpleStatementLine(
-        body=[m.Import(names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None),
-                              m.ZeroOrMore()])]
-    )  # fmt: skip
+        body=[
+            m.Import(
+                names=[
+                    m.ZeroOrMore(),
+                    m.ImportAlias(name=m.Name(name), asname=None),
+                    m.ZeroOrMore(),
+                ]
+            )
+        ]
+    )
     return any(m.matches(stmt, wanted) for stmt in tree.body)
 
 

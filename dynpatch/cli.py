@@ -61,17 +61,28 @@ def _hidden(p: argparse.ArgumentParser, *names: str, **defaults: Path | None) ->
 def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool = True) -> None:
     g = p.add_argument_group("upstream checkout")
     add = g.add_argument
-    add("--source", choices=fetch.SOURCES, default="pypi",
-        help="where the pinned tree comes from (default: pypi)")  # fmt: skip
+    add(
+        "--source",
+        choices=fetch.SOURCES,
+        default="pypi",
+        help="where the pinned tree comes from (default: pypi)",
+    )
     add("--version", help="release to use (default: the pin)")
     add("--url", help="git source: repository URL (default: the pin's)")
     add("--ref", help="git source: tag or commit (default: the release tag)")
     add("--path", type=Path, help="path source: a clean local dynamo clone")
     if force:
-        add("--force", action="store_true",
-            help="rebuild a cached checkout that fails verification or has local edits")  # fmt: skip
-    add("--timeout", type=float, default=timeout,
-        help=f"seconds before an unreachable git remote fails (default: {timeout:.0f})")  # fmt: skip
+        add(
+            "--force",
+            action="store_true",
+            help="rebuild a cached checkout that fails verification or has local edits",
+        )
+    add(
+        "--timeout",
+        type=float,
+        default=timeout,
+        help=f"seconds before an unreachable git remote fails (default: {timeout:.0f})",
+    )
     _hidden(p, "pin", "vendor", pin=pin.PIN_FILE, vendor=fetch.VENDOR)
 
 
@@ -79,9 +90,15 @@ Sub = argparse._SubParsersAction  # type: ignore[type-arg]
 
 
 def _verb(
-    sub: Sub, name: str, help_: str, run: Callable[[Any], int], options: type,
-    *, fetch_args: dict[str, Any] | None = None, **hidden: Path | None,
-) -> argparse.ArgumentParser:  # fmt: skip
+    sub: Sub,
+    name: str,
+    help_: str,
+    run: Callable[[Any], int],
+    options: type,
+    *,
+    fetch_args: dict[str, Any] | None = None,
+    **hidden: Path | None,
+) -> argparse.ArgumentParser:
     """A verb's parser: the fetch options (unless ``fetch_args`` is None), the hidden test
     paths, and the handler that hands ``options`` to ``run``; the caller adds the rest."""
     p = sub.add_parser(name, help=help_)
@@ -99,12 +116,25 @@ def _add_fetch(sub: Sub) -> None:
 
 def _add_apply(sub: Sub) -> None:
     help_ = "codemods -> format -> commit -> patches/ (and check)"
-    p = _verb(sub, "apply", help_, apply_command.run, apply_command.Options, fetch_args={},
-              patches=PATCHES)  # fmt: skip
-    p.add_argument("--check", action="store_true",
-                   help="regenerate in a temporary place; fail if patches/ differs")  # fmt: skip
-    p.add_argument("--author", help="'Name <email>' of the series commit (default: "
-                   f"${apply_command.AUTHOR_ENV}, else the pin's)")  # fmt: skip
+    p = _verb(
+        sub,
+        "apply",
+        help_,
+        apply_command.run,
+        apply_command.Options,
+        fetch_args={},
+        patches=PATCHES,
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate in a temporary place; fail if patches/ differs",
+    )
+    p.add_argument(
+        "--author",
+        help="'Name <email>' of the series commit (default: "
+        f"${apply_command.AUTHOR_ENV}, else the pin's)",
+    )
 
 
 def _add_pin(sub: Sub) -> None:
@@ -116,151 +146,310 @@ def _add_pin(sub: Sub) -> None:
 
 def _add_test_upstream(sub: Sub) -> None:
     help_ = "dynamo's own tests on the baseline and the patched tree"
-    p = _verb(sub, "test-upstream", help_, test_upstream.run, test_upstream.Options,
-              fetch_args={}, patches=PATCHES, evidence=evidence.EVIDENCE, trees=TREES)  # fmt: skip
+    p = _verb(
+        sub,
+        "test-upstream",
+        help_,
+        test_upstream.run,
+        test_upstream.Options,
+        fetch_args={},
+        patches=PATCHES,
+        evidence=evidence.EVIDENCE,
+        trees=TREES,
+    )
     p.add_argument(
         "--tier", help="cpu, standin, gpu or all (default: every tier this machine can run)"
     )
-    p.add_argument("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"),
-                   help="Python of the GPU tier, e.g. the TRT-LLM container's "
-                   "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)")  # fmt: skip
+    p.add_argument(
+        "--gpu-python",
+        default=os.environ.get("DYNPATCH_GPU_PYTHON"),
+        help="Python of the GPU tier, e.g. the TRT-LLM container's "
+        "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)",
+    )
     p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
-    p.add_argument("--out", type=Path, default=test_upstream.OUT,
-                   help="folder for JUnit XML and logs")  # fmt: skip
+    p.add_argument(
+        "--out", type=Path, default=test_upstream.OUT, help="folder for JUnit XML and logs"
+    )
 
 
 def _add_verify(sub: Sub) -> None:
     help_ = "replay the real TRT-LLM handler on both trees and diff the chunks"
-    p = _verb(sub, "verify", help_, verify.run, verify.Options, fetch_args={},
-              patches=PATCHES, evidence=evidence.EVIDENCE)  # fmt: skip
-    p.add_argument("--budget", type=int, default=verify.DEFAULT_BUDGET,
-                   help=f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; "
-                   "0: none)")  # fmt: skip
+    p = _verb(
+        sub,
+        "verify",
+        help_,
+        verify.run,
+        verify.Options,
+        fetch_args={},
+        patches=PATCHES,
+        evidence=evidence.EVIDENCE,
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=verify.DEFAULT_BUDGET,
+        help=f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; 0: none)",
+    )
     p.add_argument("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
-    p.add_argument("--scenario", action="append", metavar="NAME",
-                   help="replay only this named scenario (repeatable)")  # fmt: skip
-    p.add_argument("--python", default=sys.executable,
-                   help="interpreter of the replay children (default: this one)")  # fmt: skip
+    p.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME",
+        help="replay only this named scenario (repeatable)",
+    )
+    p.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter of the replay children (default: this one)",
+    )
     p.add_argument("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
 
 
 def _add_bench(sub: Sub) -> None:
     help_ = "instruction counts of the handler, baseline vs patched (gated), and a timed A/B"
-    p = _verb(sub, "bench", help_, bench.run, bench.Options, fetch_args={}, patches=PATCHES,
-              evidence=evidence.EVIDENCE)  # fmt: skip
-    p.add_argument("--python", default=sys.executable,
-                   help="interpreter of the replay children (default: this one)")  # fmt: skip
+    p = _verb(
+        sub,
+        "bench",
+        help_,
+        bench.run,
+        bench.Options,
+        fetch_args={},
+        patches=PATCHES,
+        evidence=evidence.EVIDENCE,
+    )
+    p.add_argument(
+        "--python",
+        default=sys.executable,
+        help="interpreter of the replay children (default: this one)",
+    )
     p.add_argument("--out", type=Path, help="output folder (default: out/bench)")
-    p.add_argument("--mutant", action="store_true",
-                   help="also count the patched tree with the history copy planted back; "
-                   "its gates must fail")  # fmt: skip
-    p.add_argument("--record", action="store_true",
-                   help="write the reference docs/bench/instructions.json and .png "
-                   "(when the gates pass)")  # fmt: skip
+    p.add_argument(
+        "--mutant",
+        action="store_true",
+        help="also count the patched tree with the history copy planted back; its gates must fail",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="write the reference docs/bench/instructions.json and .png (when the gates pass)",
+    )
 
 
 def _add_pr(sub: Sub) -> None:
-    help_ = ("the PR branch (git am of patches/, DCO, optional signing) and its description; "
-             "pushes only with --push")  # fmt: skip
-    p = _verb(sub, "pr", help_, pr_command.run, pr_command.Options,
-              fetch_args={"timeout": 120.0, "force": False}, patches=PATCHES,
-              evidence=evidence.EVIDENCE)  # fmt: skip
+    help_ = (
+        "the PR branch (git am of patches/, DCO, optional signing) and its description; "
+        "pushes only with --push"
+    )
+    p = _verb(
+        sub,
+        "pr",
+        help_,
+        pr_command.run,
+        pr_command.Options,
+        fetch_args={"timeout": 120.0, "force": False},
+        patches=PATCHES,
+        evidence=evidence.EVIDENCE,
+    )
     add = p.add_argument
-    add("--branch", help=f"branch name (default: ${pr_command.BRANCH_ENV}, else "
-        f"{pr_command.DEFAULT_BRANCH})")  # fmt: skip
-    add("--identity", metavar="'NAME <EMAIL>'",
+    add(
+        "--branch",
+        help=f"branch name (default: ${pr_command.BRANCH_ENV}, else {pr_command.DEFAULT_BRANCH})",
+    )
+    add(
+        "--identity",
+        metavar="'NAME <EMAIL>'",
         help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
-        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)")  # fmt: skip
+        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)",
+    )
     add(
         "--allow-placeholder-identity",
         dest="allow_placeholder",
         action="store_true",
         help="accept an identity on a reserved domain (.example, .invalid, .test): a dry run",
     )
-    add("--sign", action="store_true",
-        help="sign the commits with git (GPG or SSH) and verify them")  # fmt: skip
+    add(
+        "--sign", action="store_true", help="sign the commits with git (GPG or SSH) and verify them"
+    )
     add("--signing-key", help="user.signingkey for --sign (default: git config)")
-    add("--signing-format", choices=identity.FORMATS,
-        help="gpg.format for --sign (default: git config, else from the key)")  # fmt: skip
-    add("--force", dest="replace", action="store_true",
-        help="replace an existing branch whose commits differ (range-diff shown)")  # fmt: skip
-    add("--push", metavar="REMOTE",
-        help="push the branch to REMOTE (your fork: remote name or URL); "
-        "default: push nothing")  # fmt: skip
-    add("--out", type=Path, default=pr_command.DESCRIPTION_FILE,
-        help="description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)")  # fmt: skip
+    add(
+        "--signing-format",
+        choices=identity.FORMATS,
+        help="gpg.format for --sign (default: git config, else from the key)",
+    )
+    add(
+        "--force",
+        dest="replace",
+        action="store_true",
+        help="replace an existing branch whose commits differ (range-diff shown)",
+    )
+    add(
+        "--push",
+        metavar="REMOTE",
+        help="push the branch to REMOTE (your fork: remote name or URL); default: push nothing",
+    )
+    add(
+        "--out",
+        type=Path,
+        default=pr_command.DESCRIPTION_FILE,
+        help="description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)",
+    )
 
 
 def _add_matrix(sub: Sub) -> None:
     help_ = "run the series against several dynamo releases; one row per release"
-    p = _verb(sub, "matrix", help_, matrix_command.main, matrix_command.Options, python=None,
-              pin=pin.PIN_FILE, vendor=fetch.VENDOR, patches=PATCHES, runtimes=None)  # fmt: skip
+    p = _verb(
+        sub,
+        "matrix",
+        help_,
+        matrix_command.main,
+        matrix_command.Options,
+        python=None,
+        pin=pin.PIN_FILE,
+        vendor=fetch.VENDOR,
+        patches=PATCHES,
+        runtimes=None,
+    )
     add = p.add_argument
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
-    add("--all", action="store_true",
+    add(
+        "--all",
+        action="store_true",
         help="every release the pin lists, and every wheel on PyPI from the pin's [matrix] "
-        "all_from on (dev builds included)")  # fmt: skip
-    add("--newest", action=argparse.BooleanOptionalAction, default=None,
-        help="add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)")  # fmt: skip
-    add("--budget", type=int, default=matrix_command.QUICK_BUDGET,
+        "all_from on (dev builds included)",
+    )
+    add(
+        "--newest",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)",
+    )
+    add(
+        "--budget",
+        type=int,
+        default=matrix_command.QUICK_BUDGET,
         help=f"quick verify: hypothesis streams per release (default "
-        f"{matrix_command.QUICK_BUDGET})")  # fmt: skip
-    add("--seed", type=int, default=matrix_command.DEFAULT_SEED,
-        help=f"hypothesis seed of quick verify (default {matrix_command.DEFAULT_SEED})")  # fmt: skip
-    add("--jobs", type=int, default=matrix_command.default_jobs(),
-        help="releases whose tests and replay run at once (default: cores, max 2)")  # fmt: skip
-    add("--fetch-jobs", type=int, default=3,
-        help="releases fetched and patched at once (default 3)")  # fmt: skip
-    add("--skip", action="append", choices=matrix_stages.STAGES, default=[],
-        help="do not run this check (shown as skipped, never as passed)")  # fmt: skip
+        f"{matrix_command.QUICK_BUDGET})",
+    )
+    add(
+        "--seed",
+        type=int,
+        default=matrix_command.DEFAULT_SEED,
+        help=f"hypothesis seed of quick verify (default {matrix_command.DEFAULT_SEED})",
+    )
+    add(
+        "--jobs",
+        type=int,
+        default=matrix_command.default_jobs(),
+        help="releases whose tests and replay run at once (default: cores, max 2)",
+    )
+    add(
+        "--fetch-jobs", type=int, default=3, help="releases fetched and patched at once (default 3)"
+    )
+    add(
+        "--skip",
+        action="append",
+        choices=matrix_stages.STAGES,
+        default=[],
+        help="do not run this check (shown as skipped, never as passed)",
+    )
     add("--fresh", action="store_true", help="ignore cached test and verify results")
-    add("--out", type=Path, default=matrix_command.OUT,
-        help="folder for matrix.md, matrix.json")  # fmt: skip
-    add("--list-json", action="store_true",
-        help="print the releases it would check as a JSON array (last line); run nothing")  # fmt: skip
+    add("--out", type=Path, default=matrix_command.OUT, help="folder for matrix.md, matrix.json")
+    add(
+        "--list-json",
+        action="store_true",
+        help="print the releases it would check as a JSON array (last line); run nothing",
+    )
 
 
 def _add_matrix_join(sub: Sub) -> None:
     help_ = "join one-release matrix runs (DIR/*/matrix.json) into one matrix"
     p = _verb(sub, "matrix-join", help_, matrix_join.run, matrix_join.Options)
     p.add_argument("dir", type=Path, help="folder holding DIR/<version>/matrix.json")
-    p.add_argument("--out", type=Path,
-                   help="folder for the joined matrix.md, matrix.json (default: DIR)")  # fmt: skip
+    p.add_argument(
+        "--out", type=Path, help="folder for the joined matrix.md, matrix.json (default: DIR)"
+    )
 
 
 def _add_bump(sub: Sub) -> None:
     help_ = "move the pin to another release: regenerate, test, verify, or refuse"
-    p = _verb(sub, "bump", help_, bump.main, bump.Options, python=None, pin=pin.PIN_FILE,
-              patches=PATCHES, vendor=fetch.VENDOR, evidence=evidence.EVIDENCE, runtimes=None)  # fmt: skip
+    p = _verb(
+        sub,
+        "bump",
+        help_,
+        bump.main,
+        bump.Options,
+        python=None,
+        pin=pin.PIN_FILE,
+        patches=PATCHES,
+        vendor=fetch.VENDOR,
+        evidence=evidence.EVIDENCE,
+        runtimes=None,
+    )
     p.add_argument("version", help="the ai-dynamo release to pin")
-    p.add_argument("--budget", type=int, default=bump.DEFAULT_BUDGET,
-                   help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})")  # fmt: skip
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=bump.DEFAULT_BUDGET,
+        help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})",
+    )
     p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
-    p.add_argument("--skip", action="append", choices=matrix_stages.STAGES, default=[],
-                   help="do not run this check; the output says the pin moved without it")  # fmt: skip
-    p.add_argument("--out", type=Path, default=bump.OUT,
-                   help="staging folder (logs stay there)")  # fmt: skip
+    p.add_argument(
+        "--skip",
+        action="append",
+        choices=matrix_stages.STAGES,
+        default=[],
+        help="do not run this check; the output says the pin moved without it",
+    )
+    p.add_argument("--out", type=Path, default=bump.OUT, help="staging folder (logs stay there)")
 
 
 def _add_wheel(sub: Sub) -> None:
     help_ = "the pinned release with patches/ applied, as a reproducible wheel in dist/"
-    p = _verb(sub, "wheel", help_, wheel_command.run, wheel_command.Options, pin=pin.PIN_FILE,
-              vendor=fetch.VENDOR, patches=PATCHES, dist=wheel_command.DIST)  # fmt: skip
-    p.add_argument("--reproduce", action=argparse.BooleanOptionalAction, default=True,
-                   help="build a second time in a scratch folder and compare the bytes "
-                   "(default: yes)")  # fmt: skip
-    p.add_argument("--prove", action=argparse.BooleanOptionalAction, default=False,
-                   help="install the wheel in a fresh venv and run dynamo's logprob tests "
-                   "from site-packages")  # fmt: skip
-    p.add_argument("--replay", action=argparse.BooleanOptionalAction, default=False,
-                   help="replay the named scenarios through the installed stock and patched "
-                   "wheels; 0 divergences required (needs the replay dependency group)")  # fmt: skip
+    p = _verb(
+        sub,
+        "wheel",
+        help_,
+        wheel_command.run,
+        wheel_command.Options,
+        pin=pin.PIN_FILE,
+        vendor=fetch.VENDOR,
+        patches=PATCHES,
+        dist=wheel_command.DIST,
+    )
+    p.add_argument(
+        "--reproduce",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="build a second time in a scratch folder and compare the bytes (default: yes)",
+    )
+    p.add_argument(
+        "--prove",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="install the wheel in a fresh venv and run dynamo's logprob tests from site-packages",
+    )
+    p.add_argument(
+        "--replay",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="replay the named scenarios through the installed stock and patched "
+        "wheels; 0 divergences required (needs the replay dependency group)",
+    )
 
 
 VERBS = (
-    _add_fetch, _add_apply, _add_pin, _add_test_upstream, _add_verify, _add_bench, _add_pr,
-    _add_matrix, _add_matrix_join, _add_bump, _add_wheel,
-)  # fmt: skip
+    _add_fetch,
+    _add_apply,
+    _add_pin,
+    _add_test_upstream,
+    _add_verify,
+    _add_bench,
+    _add_pr,
+    _add_matrix,
+    _add_matrix_join,
+    _add_bump,
+    _add_wheel,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -89,9 +89,15 @@ def fetch(
 ) -> Checkout:
     """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
     request = FetchOptions(
-        source=source, version=version, url=url, ref=ref, path=path, force=force,
-        vendor=vendor, timeout=timeout,
-    )  # fmt: skip
+        source=source,
+        version=version,
+        url=url,
+        ref=ref,
+        path=path,
+        force=force,
+        vendor=vendor,
+        timeout=timeout,
+    )
     with locked(pin, request) as checkout:
         return checkout
 

@@ -121,11 +121,14 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
         )
     releases = {
         v: Release(
-            version=v, tag=r["tag"], wheel=r["wheel"], sha256=r["sha256"].lower(),
+            version=v,
+            tag=r["tag"],
+            wheel=r["wheel"],
+            sha256=r["sha256"].lower(),
             tree=r.get("tree", ""),
         )
         for v, r in data.get("releases", {}).items()
-    }  # fmt: skip
+    }
     return Pin(
         url=up["url"],
         version=up["version"],

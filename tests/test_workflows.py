@@ -39,8 +39,11 @@ def actionlint():
     def run(*files: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [binary, "-oneline", "-config-file", str(CONFIG), *map(str, files)],
-            capture_output=True, text=True, cwd=ROOT, timeout=120,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
 
     return run
 

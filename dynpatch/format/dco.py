@@ -35,9 +35,13 @@ def check(commit: CommitInfo, label: str) -> list[Finding]:
     signed = [(n, line) for n, line in enumerate(lines, 1) if SIGNED_OFF_BY.match(line)]
     if not signed:
         return [
-            Finding(HOOK, label, len(lines),
-                    f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)")
-        ]  # fmt: skip
+            Finding(
+                HOOK,
+                label,
+                len(lines),
+                f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)",
+            )
+        ]
     author = commit.author
     for _n, line in signed:
         if any(

@@ -35,8 +35,7 @@ target-version = "py310"
 # So every report counts (fixable ones are marked) and nothing is fixed here. Without
 # --force-exclude: ruff's default excludes (.venv, build, ...) never match dynamo's
 # component paths, and a file excluded by a temporary folder's name would pass unseen.
-RUFF_ARGS = ("check", "--config", "ruff.toml", "--no-cache", "--no-fix", "--output-format",
-             "json")  # fmt: skip
+RUFF_ARGS = ("check", "--config", "ruff.toml", "--no-cache", "--no-fix", "--output-format", "json")
 
 # dynamo's [tool.codespell]: ignore-words-list = "afterall,ser,ende", builtin = "clear",
 # quiet-level = 3. Assumed: their `dictionary = "./codespell.txt"` (a repository file the
@@ -44,8 +43,15 @@ RUFF_ARGS = ("check", "--config", "ruff.toml", "--no-cache", "--no-fix", "--outp
 # as their comment there intends ("in addition to the built-in one"). Note that codespell
 # 2.2.4 itself, given only `dictionary`, would not load the builtin one. Their `skip` list
 # names no file of the series.
-CODESPELL_ARGS = ("--builtin", "clear", "--ignore-words-list", "afterall,ser,ende",
-                  "--quiet-level", "3", "--disable-colors")  # fmt: skip
+CODESPELL_ARGS = (
+    "--builtin",
+    "clear",
+    "--ignore-words-list",
+    "afterall,ser,ende",
+    "--quiet-level",
+    "3",
+    "--disable-colors",
+)
 _CODESPELL_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<message>.+)$")
 _CODESPELL_FOUND = 65  # codespell's EX_DATAERR: misspellings found
 
@@ -64,8 +70,9 @@ def write_tree(root: Path, files: dict[str, str]) -> list[Path]:
 def ruff(root: Path, paths: Sequence[str], python: Path) -> list[Finding]:
     """ruff's reports on ``paths`` (relative to ``root``) with dynamo's settings."""
     (root / "ruff.toml").write_text(RUFF_TOML)
-    result = proc.run([str(python), "-m", "ruff", *RUFF_ARGS, "--", *paths],
-                      doing="ruff", timeout=600, cwd=root)  # fmt: skip
+    result = proc.run(
+        [str(python), "-m", "ruff", *RUFF_ARGS, "--", *paths], doing="ruff", timeout=600, cwd=root
+    )
     if result.returncode not in (0, 1):
         raise ToolkitError(f"ruff failed to run: {result.last_line()}")
     try:
@@ -89,8 +96,12 @@ def parse_ruff(report: str, root: Path) -> list[Finding]:
 
 def codespell(root: Path, paths: Sequence[str], python: Path) -> list[Finding]:
     """codespell's reports on ``paths`` (relative to ``root``) with dynamo's settings."""
-    result = proc.run([str(python), "-m", "codespell_lib", *CODESPELL_ARGS, "--", *paths],
-                      doing="codespell", timeout=600, cwd=root)  # fmt: skip
+    result = proc.run(
+        [str(python), "-m", "codespell_lib", *CODESPELL_ARGS, "--", *paths],
+        doing="codespell",
+        timeout=600,
+        cwd=root,
+    )
     if result.returncode not in (0, _CODESPELL_FOUND):
         raise ToolkitError(f"codespell failed to run: {result.last_line()}")
     return parse_codespell(result.stdout)

@@ -24,16 +24,46 @@ HOOK = "SPDX header"
 PIN = "dynamo's copyright-check.ps1 rule"
 
 _HASH = (
-    ".containerfile", ".dockerignore", ".pbtxt", ".ps1", ".py", ".sh", ".toml", ".tpl",
-    ".txt", ".yaml", ".yml", "Dockerfile",
-)  # fmt: skip
+    ".containerfile",
+    ".dockerignore",
+    ".pbtxt",
+    ".ps1",
+    ".py",
+    ".sh",
+    ".toml",
+    ".tpl",
+    ".txt",
+    ".yaml",
+    ".yml",
+    "Dockerfile",
+)
 _SLASHES = (".proto", ".rs")
 _IGNORED = (
-    ".bat", ".gif", ".ico", ".ipynb", ".jpg", ".jpeg", ".patch", ".png", ".pyc", ".pyi",
-    ".rst", ".zip", ".md", ".json", ".clang-format", ".gitattributes", ".gitignore",
-    ".gitkeep", "Cargo.lock", "LICENSE", "uv.lock", "rust-toolchain.toml", "codespell.txt",
+    ".bat",
+    ".gif",
+    ".ico",
+    ".ipynb",
+    ".jpg",
+    ".jpeg",
+    ".patch",
+    ".png",
+    ".pyc",
+    ".pyi",
+    ".rst",
+    ".zip",
+    ".md",
+    ".json",
+    ".clang-format",
+    ".gitattributes",
+    ".gitignore",
+    ".gitkeep",
+    "Cargo.lock",
+    "LICENSE",
+    "uv.lock",
+    "rust-toolchain.toml",
+    "codespell.txt",
     "exclusions.txt",
-)  # fmt: skip
+)
 _LINES = (
     "SPDX-FileCopyrightText: Copyright (c) %%DATE%% NVIDIA CORPORATION & AFFILIATES. "
     "All rights reserved.",
@@ -72,14 +102,24 @@ def check(path: str, text: str, year: int) -> list[Finding]:
     match = _PATTERNS[comment].search(text)
     if match is None:
         return [
-            Finding(HOOK, path, 1, f"no SPDX header ('{comment} SPDX-FileCopyrightText: "
-                    "Copyright (c) <year> NVIDIA CORPORATION & AFFILIATES. All rights "
-                    f"reserved.' then '{comment} SPDX-License-Identifier: Apache-2.0')")
-        ]  # fmt: skip
+            Finding(
+                HOOK,
+                path,
+                1,
+                f"no SPDX header ('{comment} SPDX-FileCopyrightText: "
+                "Copyright (c) <year> NVIDIA CORPORATION & AFFILIATES. All rights "
+                f"reserved.' then '{comment} SPDX-License-Identifier: Apache-2.0')",
+            )
+        ]
     if int(match["year"]) < year:
         line = text.count("\n", 0, match.start()) + 1
         return [
-            Finding(HOOK, path, line, f"copyright year {match['year']} is older than the "
-                    f"commit ({year}): the header's last year must be at least {year}")
-        ]  # fmt: skip
+            Finding(
+                HOOK,
+                path,
+                line,
+                f"copyright year {match['year']} is older than the "
+                f"commit ({year}): the header's last year must be at least {year}",
+            )
+        ]
     return []

@@ -71,8 +71,12 @@ json.dump(out, sys.stdout)
 
 def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
     """Return ``files`` (repo path -> source) after isort and black, upstream style."""
-    result = proc.run([str(python), "-c", _FORMAT_SCRIPT], doing="isort and black",
-                      timeout=600, stdin=json.dumps(dict(files)))  # fmt: skip
+    result = proc.run(
+        [str(python), "-c", _FORMAT_SCRIPT],
+        doing="isort and black",
+        timeout=600,
+        stdin=json.dumps(dict(files)),
+    )
     if result.returncode != 0:
         raise ToolkitError(f"isort/black failed on the patched files: {result.last_line()}")
     formatted: dict[str, str] = json.loads(result.stdout)
@@ -87,8 +91,10 @@ def flake8_on_changed_lines(
         paths = linters.write_tree(Path(tmp), dict(new))
         result = proc.run(
             [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
-            doing="flake8", timeout=600, cwd=tmp,
-        )  # fmt: skip
+            doing="flake8",
+            timeout=600,
+            cwd=tmp,
+        )
         if result.returncode not in (0, 1):
             raise ToolkitError(f"flake8 failed to run: {result.last_line()}")
         reports = []

@@ -66,10 +66,15 @@ def run(
     err = STDOUT if merge_stderr else PIPE
     try:
         proc = subprocess.Popen(
-            argv, cwd=cwd, env=dict(env) if env is not None else None,
-            stdin=PIPE if stdin is not None else DEVNULL, stdout=out, stderr=err, text=True,
+            argv,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=PIPE if stdin is not None else DEVNULL,
+            stdout=out,
+            stderr=err,
+            text=True,
             start_new_session=True,
-        )  # fmt: skip
+        )
     except OSError as exc:
         raise ToolkitError(
             redact(f"cannot run {doing} ({argv[0]}): {exc.strerror or exc}")
@@ -111,9 +116,15 @@ def spawn(
     :func:`stop`."""
     try:
         return subprocess.Popen(
-            [os.fspath(c) for c in cmd], cwd=cwd, env=dict(env) if env is not None else None,
-            stdin=PIPE, stdout=PIPE, stderr=stderr, text=True, start_new_session=True,
-        )  # fmt: skip
+            [os.fspath(c) for c in cmd],
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=PIPE,
+            stdout=PIPE,
+            stderr=stderr,
+            text=True,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise ToolkitError(redact(f"cannot start {doing}: {exc.strerror or exc}")) from None
 

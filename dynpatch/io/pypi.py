@@ -33,11 +33,24 @@ def download_wheel(
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
         cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{package}=={version}",
-        ]  # fmt: skip
-        _pip(cmd, f"pip download {package}=={version}",
-             f"pip could not download {package}=={version}", timeout)  # fmt: skip
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-d",
+            str(tmp),
+            f"{package}=={version}",
+        ]
+        _pip(
+            cmd,
+            f"pip download {package}=={version}",
+            f"pip could not download {package}=={version}",
+            timeout,
+        )
         faults.checkpoint("download.partial")
         got = tmp / wheel
         if not got.is_file():
@@ -96,11 +109,20 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
     """
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--pre", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", "-d", str(dest), package,
-    ]  # fmt: skip
-    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI",
-         timeout)  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--pre",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        "-d",
+        str(dest),
+        package,
+    ]
+    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI", timeout)
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
@@ -111,10 +133,23 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
 def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
     _pip(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
-         "--disable-pip-version-check", "--quiet", "--target", str(target), requirement],
-        f"pip install {requirement}", f"pip could not install {requirement}", timeout,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--target",
+            str(target),
+            requirement,
+        ],
+        f"pip install {requirement}",
+        f"pip could not install {requirement}",
+        timeout,
+    )
 
 
 def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
@@ -122,9 +157,10 @@ def pip_install_into(python: Path, requirements: Iterable[str], timeout: float =
     wanted = list(requirements)
     _pip(
         [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
-        f"pip install {', '.join(wanted)}", f"pip could not install {', '.join(wanted)}",
+        f"pip install {', '.join(wanted)}",
+        f"pip could not install {', '.join(wanted)}",
         timeout,
-    )  # fmt: skip
+    )
 
 
 def _pip(cmd: list[str], doing: str, failed: str, timeout: float) -> None:

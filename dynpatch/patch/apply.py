@@ -178,9 +178,13 @@ def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path)
     ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
-        checkout, author=author, date=pin.date, branch=None, vendor=vendor,
+        checkout,
+        author=author,
+        date=pin.date,
+        branch=None,
+        vendor=vendor,
         patches_dir=patches_dir,
-    )  # fmt: skip
+    )
 
 
 def patches_lock(vendor: Path, patches_dir: Path) -> Path:
@@ -327,9 +331,10 @@ def install_series(exported: Path, patches_dir: Path) -> list[str]:
     if not changed:
         return []
     keep = frozenset(
-        p.name for p in (patches_dir.iterdir() if patches_dir.is_dir() else ())
+        p.name
+        for p in (patches_dir.iterdir() if patches_dir.is_dir() else ())
         if p.name not in have
-    )  # fmt: skip
+    )
     with files.staged_dir(patches_dir, keep=keep) as tmp:
         for name, data in want.items():
             (tmp / name).write_bytes(data)

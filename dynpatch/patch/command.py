@@ -82,8 +82,10 @@ def run(args: Options) -> int:
         )
     passed = ", ".join(r.hook for r in report.hooks)
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
-    out.print(f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
-              f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}")  # fmt: skip
+    out.print(
+        f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
+        f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}"
+    )
     t = report.timings
     out.print(
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "

@@ -94,12 +94,19 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
     patches = [args.patches / n for n in names]
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
-        result = _make_branch(checkout, name, patches, signer.identity, series_identity,
-                              signing, args.replace, scratch)  # fmt: skip
+        result = _make_branch(
+            checkout,
+            name,
+            patches,
+            signer.identity,
+            series_identity,
+            signing,
+            args.replace,
+            scratch,
+        )
         plan = owner = None
         if remote is not None:
-            plan = publish.inspect(checkout.path, scratch, remote, name, result.tip,
-                                   args.timeout)  # fmt: skip
+            plan = publish.inspect(checkout.path, scratch, remote, name, result.tip, args.timeout)
             owner = publish.fork_owner(gitio.remote_url(checkout.path, remote))
         title = result.commits[0].subject
         base = _base_name(checkout)
@@ -124,10 +131,15 @@ def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
     files.write_atomic(args.out.with_name(VALIDATION_FILE), record)
     files.write_atomic(args.out, text)
 
-    _show("series", f"{console.rel(args.patches)}/series: {_count(len(names), 'patch')}, "
-                    f"sha256 {digest[:12]}")  # fmt: skip
-    _show("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, "
-                  f"{checkout.source}) in {console.rel(checkout.path)}")  # fmt: skip
+    _show(
+        "series",
+        f"{console.rel(args.patches)}/series: {_count(len(names), 'patch')}, sha256 {digest[:12]}",
+    )
+    _show(
+        "base",
+        f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, "
+        f"{checkout.source}) in {console.rel(checkout.path)}",
+    )
     _show("identity", f"{signer.identity} (from {signer.source})")
     made = _count(len(result.commits), "commit")
     _show("branch", f"{name} {result.state} at {result.tip[:12]}: {made} (git am of the series)")

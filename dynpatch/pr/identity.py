@@ -25,8 +25,11 @@ IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 SIGNING_KEY_ENV = "DYNPATCH_SIGNING_KEY"
 FORMATS = ("openpgp", "ssh", "x509")
 RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
-_PROGRAMS = {"openpgp": ("gpg.program", "gpg"), "ssh": ("gpg.ssh.program", "ssh-keygen"),
-             "x509": ("gpg.x509.program", "gpgsm")}  # fmt: skip
+_PROGRAMS = {
+    "openpgp": ("gpg.program", "gpg"),
+    "ssh": ("gpg.ssh.program", "ssh-keygen"),
+    "x509": ("gpg.x509.program", "gpgsm"),
+}
 
 
 @dataclass(frozen=True)

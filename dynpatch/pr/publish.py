@@ -114,6 +114,19 @@ def gh_command(upstream_url: str, owner: str | None, branch: str, title: str, bo
     repo = f"{m['owner']}/{m['repo']}" if m else upstream_url
     head = f"{owner or 'YOUR_FORK_OWNER'}:{branch}"
     return shlex.join(
-        ["gh", "pr", "create", "--repo", repo, "--base", UPSTREAM_BASE_BRANCH, "--head", head,
-         "--title", title, "--body-file", body]
-    )  # fmt: skip
+        [
+            "gh",
+            "pr",
+            "create",
+            "--repo",
+            repo,
+            "--base",
+            UPSTREAM_BASE_BRANCH,
+            "--head",
+            head,
+            "--title",
+            title,
+            "--body-file",
+            body,
+        ]
+    )

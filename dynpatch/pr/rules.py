@@ -15,8 +15,18 @@ from dynpatch.io.git import CommitInfo, Identity
 __all__ = ["SIGNED_OFF_BY", "dco_problems", "drop_sign_off", "sign_offs", "title_problem"]
 
 TITLE_TYPES = (
-    "feat", "fix", "docs", "test", "ci", "refactor", "perf", "chore", "build", "style", "revert",
-)  # fmt: skip
+    "feat",
+    "fix",
+    "docs",
+    "test",
+    "ci",
+    "refactor",
+    "perf",
+    "chore",
+    "build",
+    "style",
+    "revert",
+)
 TITLE = re.compile(rf"^(?:{'|'.join(TITLE_TYPES)})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
 
 

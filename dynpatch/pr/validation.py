@@ -28,8 +28,14 @@ REQUIRED_TO_PUSH = ("test-upstream", "verify")
 DEFAULT_TIERS = (tiers.CPU.name, tiers.STANDIN.name)  # what test-upstream runs on a CPU
 # The session that makes a stage's record, where it is not named after the stage.
 _SESSION = {record.STAGE: record.COMMAND}
-_KEYS = {"stage": str, "base": str, "series_sha256": str, "command": str, "verdict": str,
-         "summary_md": str}  # fmt: skip
+_KEYS = {
+    "stage": str,
+    "base": str,
+    "series_sha256": str,
+    "command": str,
+    "verdict": str,
+    "summary_md": str,
+}
 
 
 class State(enum.StrEnum):

@@ -87,9 +87,13 @@ def main(args: Options) -> int:
 
 
 def _bump(
-    args: Options, pin: Pin, old_text: str, snapshot: dict[str, bytes], stage: Path,
+    args: Options,
+    pin: Pin,
+    old_text: str,
+    snapshot: dict[str, bytes],
+    stage: Path,
     start: float,
-) -> int:  # fmt: skip
+) -> int:
     """Stage, regenerate, check; then install or refuse (see the module docstring)."""
     old, new = pin.version, args.version
     out.print(f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})", markup=False)
@@ -189,9 +193,13 @@ def _show_outcomes(report: ApplyReport, new: str) -> None:
 
 
 def _range_diff(
-    pin: Pin, old: str, old_patches: Path, new_checkout: Checkout, new_patches: Path,
+    pin: Pin,
+    old: str,
+    old_patches: Path,
+    new_checkout: Checkout,
+    new_patches: Path,
     vendor: Path,
-) -> str:  # fmt: skip
+) -> str:
     """``git range-diff`` of the committed series (on the old base) and the regenerated one
     (on the new base), both applied with ``git am`` in one scratch repository."""
     old_checkout = fetch(pin, version=old, vendor=vendor)
@@ -252,9 +260,13 @@ def _restore(args: Options, old_text: str, snapshot: dict[str, bytes]) -> bool:
 
 
 def _refuse(
-    problems: list[str], args: Options, old: str, old_text: str,
-    snapshot: dict[str, bytes], stage: Path,
-) -> int:  # fmt: skip
+    problems: list[str],
+    args: Options,
+    old: str,
+    old_text: str,
+    snapshot: dict[str, bytes],
+    stage: Path,
+) -> int:
     # Nothing outside the staging folder is written before the checks pass; this makes
     # sure of it rather than assuming it.
     if _restore(args, old_text, snapshot):

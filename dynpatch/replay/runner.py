@@ -68,8 +68,15 @@ def run_child(
         job_file.write_text(json.dumps(job))
         cmd = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
         with log.open("w") as fh:
-            child = proc.run(cmd, doing=f"the {tree.label} replay (log: {log})", timeout=timeout,
-                             cwd=tmp, env=child_env(tree.src), stdout=fh, merge_stderr=True)  # fmt: skip
+            child = proc.run(
+                cmd,
+                doing=f"the {tree.label} replay (log: {log})",
+                timeout=timeout,
+                cwd=tmp,
+                env=child_env(tree.src),
+                stdout=fh,
+                merge_stderr=True,
+            )
         return child_result(tree, "replay", child.returncode, result_file, log)
 
 
@@ -146,9 +153,11 @@ class Worker:
         self._log = log.open("w")
         self._proc = proc.spawn(
             [python, "-m", CHILD_MODULE, str(job_file), "--serve"],
-            doing=f"the {tree.label} replay worker", cwd=self._tmp.name,
-            env=child_env(tree.src), stderr=self._log,
-        )  # fmt: skip
+            doing=f"the {tree.label} replay worker",
+            cwd=self._tmp.name,
+            env=child_env(tree.src),
+            stderr=self._log,
+        )
         self.hello: dict[str, Any] = {}
 
     def ready(self) -> Worker:

@@ -56,9 +56,10 @@ def print_section(console: Console, section: Section) -> None:
     for row in section.rows:
         table.add_row(short(row.path), *_cells(row.baseline), *_cells(row.patched))
     table.add_row(
-        "[bold]total[/]", *_cells(_total(section.rows, "baseline")),
+        "[bold]total[/]",
+        *_cells(_total(section.rows, "baseline")),
         *_cells(_total(section.rows, "patched")),
-    )  # fmt: skip
+    )
     console.print(table)
     for line in section.lines:
         console.print(line, markup=False)
@@ -69,9 +70,12 @@ def markdown(sections: list[Section], lines: list[str]) -> str:
     for section in sections:
         out.append(f"**{section.title}**\n")
         out.append(
-            "| test file | " + " | ".join(f"baseline {h}" for h in HEAD) + " | "
-            + " | ".join(f"patched {h}" for h in HEAD) + " |"
-        )  # fmt: skip
+            "| test file | "
+            + " | ".join(f"baseline {h}" for h in HEAD)
+            + " | "
+            + " | ".join(f"patched {h}" for h in HEAD)
+            + " |"
+        )
         out.append("|---|" + "---:|" * (2 * len(HEAD)))
         for row in section.rows:
             cells = [*_cells(row.baseline), *_cells(row.patched)]

@@ -129,15 +129,31 @@ def run_pytest(
     junit = junit_dir / f"{label}.xml"
     junit.unlink(missing_ok=True)
     cmd = [
-        python, "-m", "pytest", *(str(tree / t) for t in targets),
-        "-c", str(ini), "--rootdir", str(work), "--import-mode=importlib",
-        "-p", "no:cacheprovider", "-p", "dynpatch_probe",
+        python,
+        "-m",
+        "pytest",
+        *(str(tree / t) for t in targets),
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(work),
+        "--import-mode=importlib",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "dynpatch_probe",
         *(arg for plugin in plugins for arg in ("-p", plugin)),
         # xunit1: each testcase names its file, so a failure is matched to its test.
-        "--junitxml", str(junit), "-o", f"junit_suite_name=dynamo-{label}",
-        "-o", "junit_family=xunit1",
-        "--continue-on-collection-errors", "-q", "-rfE",
-    ]  # fmt: skip
+        "--junitxml",
+        str(junit),
+        "-o",
+        f"junit_suite_name=dynamo-{label}",
+        "-o",
+        "junit_family=xunit1",
+        "--continue-on-collection-errors",
+        "-q",
+        "-rfE",
+    ]
     if marker:
         cmd += ["-m", marker]
     inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via ``path``
@@ -151,8 +167,9 @@ def run_pytest(
         "DYNPATCH_PROBE_OUT": str(probe_out),
     }
     start = time.perf_counter()
-    result = proc.run(cmd, doing=f"pytest on {label}", timeout=timeout, cwd=work, env=env,
-                      allow_timeout=True)  # fmt: skip
+    result = proc.run(
+        cmd, doing=f"pytest on {label}", timeout=timeout, cwd=work, env=env, allow_timeout=True
+    )
     exit_code, output = result.returncode, result.stdout + result.stderr
     if result.timed_out:
         exit_code, output = -1, f"{result.stdout}\ntimed out after {timeout:.0f}s"

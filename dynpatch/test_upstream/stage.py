@@ -219,9 +219,14 @@ def run_tier(
 
 
 def _pytest(
-    console: Console, tier: tiers.Tier, side: str, tree: Path, python: str, out_dir: Path,
+    console: Console,
+    tier: tiers.Tier,
+    side: str,
+    tree: Path,
+    python: str,
+    out_dir: Path,
     targets: list[str] | None,
-) -> Run:  # fmt: skip
+) -> Run:
     what = {
         "mutant": "the carried tests on the baseline code",
         "ignored": "the carried tests on a helper that ignores new_token_ids",
@@ -286,9 +291,13 @@ def _section(result: TierResult, version: str) -> report.Section:
 
 
 def _details(
-    results: list[TierResult], plan: tiers.Plan, trees: Trees, junit_dir: Path, version: str,
+    results: list[TierResult],
+    plan: tiers.Plan,
+    trees: Trees,
+    junit_dir: Path,
+    version: str,
     problems: list[str],
-) -> dict[str, object]:  # fmt: skip
+) -> dict[str, object]:
     def run_record(run: Run | None) -> dict[str, object] | None:
         if run is None:
             return None

@@ -72,8 +72,10 @@ def _env(**extra: str) -> dict[str, str]:
 def _unpack(wheel: Path, scratch: Path) -> Path:
     proc.check(
         [sys.executable, "-m", "wheel", "unpack", "-d", str(scratch), str(wheel)],
-        doing=f"wheel unpack {wheel.name}", timeout=TIMEOUT, env=_env(),
-    )  # fmt: skip
+        doing=f"wheel unpack {wheel.name}",
+        timeout=TIMEOUT,
+        env=_env(),
+    )
     found = [p for p in scratch.iterdir() if p.is_dir()]
     if len(found) != 1:
         raise ToolkitError(f"wheel unpack {wheel.name} gave {len(found)} folders, not one")
@@ -157,9 +159,11 @@ def _pack(tree: Path, dest: Path, date: str) -> Path:
     before = set(dest.iterdir())
     proc.check(
         [sys.executable, "-m", "wheel", "pack", "-d", str(dest), str(tree)],
-        doing="wheel pack", timeout=TIMEOUT, cwd=tree.parent,
+        doing="wheel pack",
+        timeout=TIMEOUT,
+        cwd=tree.parent,
         env=_env(SOURCE_DATE_EPOCH=source_date_epoch(date)),
-    )  # fmt: skip
+    )
     made = sorted(p for p in set(dest.iterdir()) - before if p.suffix == ".whl")
     if len(made) != 1:
         raise ToolkitError(f"wheel pack made {len(made)} wheels in {dest}, not one")

@@ -63,10 +63,14 @@ def recipe_of(the_pin: Pin, vendor: Path, patches: Path) -> build.Recipe:
     if not names:
         raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
     return build.Recipe(
-        upstream=upstream_wheel(the_pin, vendor), patches_dir=patches, patches=names,
-        series_sha256=evidence.series_digest(patches), wheel_prefix=the_pin.wheel_prefix,
-        repo_prefix=the_pin.repo_prefix, date=the_pin.date,
-    )  # fmt: skip
+        upstream=upstream_wheel(the_pin, vendor),
+        patches_dir=patches,
+        patches=names,
+        series_sha256=evidence.series_digest(patches),
+        wheel_prefix=the_pin.wheel_prefix,
+        repo_prefix=the_pin.repo_prefix,
+        date=the_pin.date,
+    )
 
 
 def provenance(the_pin: Pin, recipe: build.Recipe, built: Built) -> str:
@@ -100,8 +104,9 @@ def build_into_dist(the_pin: Pin, recipe: build.Recipe, dist: Path, vendor: Path
         with files.staged_dir(dist, keep=keep) as staging:
             with files.owned_dir(vendor / "scratch", ".wheel-build-") as scratch:
                 wheel = build.build(recipe, staging, scratch)
-            built = Built(wheel, pypi.sha256_of(wheel), build.local_version(
-                the_pin.pinned.version, recipe))  # fmt: skip
+            built = Built(
+                wheel, pypi.sha256_of(wheel), build.local_version(the_pin.pinned.version, recipe)
+            )
             files.write_atomic(staging / f"{wheel.name}.sha256", f"{built.sha256}  {wheel.name}\n")
             stem = wheel.name.removesuffix(".whl")
             files.write_atomic(

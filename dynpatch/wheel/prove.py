@@ -19,9 +19,13 @@ from dynpatch.pin import Pin
 TEST = "dynamo/common/backend/tests/test_logprobs.py"
 MARKER = "pre_merge and gpu_0"
 REQUIREMENTS = (
-    "typing-extensions", "pytest", "pytest-asyncio", "pydantic<=2.13.5",
-    "prometheus-client>=0.23.1,<1.0", "numpy",
-)  # fmt: skip
+    "typing-extensions",
+    "pytest",
+    "pytest-asyncio",
+    "pydantic<=2.13.5",
+    "prometheus-client>=0.23.1,<1.0",
+    "numpy",
+)
 INI = (
     "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
     "markers =\n    unit\n    gpu_0\n    core\n    pre_merge\n"
@@ -40,8 +44,9 @@ def _env() -> dict[str, str]:
 
 def install_venv(the_pin: Pin, wheel: Path, where: Path) -> Path:
     """A fresh venv at ``where`` with the runtime, the test requirements and ``wheel``."""
-    proc.check([sys.executable, "-m", "venv", str(where)], doing="python -m venv",
-               timeout=300, env=_env())  # fmt: skip
+    proc.check(
+        [sys.executable, "-m", "venv", str(where)], doing="python -m venv", timeout=300, env=_env()
+    )
     python = where / "bin" / "python"
     pypi.pip_install_into(python, [f"ai-dynamo-runtime=={the_pin.pinned.version}", *REQUIREMENTS])
     pypi.pip_install_into(python, ["--no-deps", str(wheel)])
@@ -50,8 +55,13 @@ def install_venv(the_pin: Pin, wheel: Path, where: Path) -> Path:
 
 def installed_helper(python: Path) -> tuple[Path, Path]:
     """site-packages of ``python`` and the file ``dynamo.common.backend.logprobs`` is."""
-    result = proc.check([str(python), "-c", _PROBE], doing="import the installed dynamo",
-                        timeout=120, cwd=python.parent, env=_env())  # fmt: skip
+    result = proc.check(
+        [str(python), "-c", _PROBE],
+        doing="import the installed dynamo",
+        timeout=120,
+        cwd=python.parent,
+        env=_env(),
+    )
     purelib, module = result.stdout.strip().splitlines()[-2:]
     return Path(purelib), Path(module)
 
@@ -62,12 +72,29 @@ def run_tests(python: Path, purelib: Path, work: Path) -> str:
     ini = work / "pytest.ini"
     files.write_atomic(ini, INI)
     cmd = [
-        str(python), "-m", "pytest", "-q", str(purelib / TEST), "-c", str(ini),
-        "--rootdir", str(work), "--import-mode=importlib", "-p", "no:cacheprovider",
-        "-m", MARKER,
-    ]  # fmt: skip
-    result = proc.run(cmd, doing="pytest of the installed wheel", timeout=900, cwd=work,
-                      env=_env(), merge_stderr=True)  # fmt: skip
+        str(python),
+        "-m",
+        "pytest",
+        "-q",
+        str(purelib / TEST),
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(work),
+        "--import-mode=importlib",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        MARKER,
+    ]
+    result = proc.run(
+        cmd,
+        doing="pytest of the installed wheel",
+        timeout=900,
+        cwd=work,
+        env=_env(),
+        merge_stderr=True,
+    )
     lines = [ln.strip() for ln in result.stdout.splitlines() if _SUMMARY.match(ln.strip())]
     summary = lines[-1].strip("= ") if lines else f"exit status {result.returncode}"
     if result.returncode != 0:
@@ -78,17 +105,25 @@ def run_tests(python: Path, purelib: Path, work: Path) -> str:
 def run_proof(the_pin: Pin, wheel: Path, vendor: Path) -> str:
     """Install ``wheel`` in a fresh venv and run the tests; print what was seen."""
     with files.owned_dir(vendor / "scratch", ".wheel-proof-") as scratch:
-        out.print(f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "
-                  f"pip install --no-deps {wheel.name}", markup=False)  # fmt: skip
+        out.print(
+            f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "
+            f"pip install --no-deps {wheel.name}",
+            markup=False,
+        )
         python = install_venv(the_pin, wheel, scratch / "venv")
         purelib, module = installed_helper(python)
         if not module.is_relative_to(purelib):
-            raise ToolkitError(f"dynamo.common.backend.logprobs comes from {module}, "
-                               f"not the venv's site-packages {purelib}")  # fmt: skip
+            raise ToolkitError(
+                f"dynamo.common.backend.logprobs comes from {module}, "
+                f"not the venv's site-packages {purelib}"
+            )
         if "new_token_ids" not in module.read_text():
             raise ToolkitError(f"the installed {module} lacks new_token_ids: not the patch")
-        out.print(f"proof: dynamo.common.backend.logprobs.__file__ = {module} "
-                  "(in site-packages; has new_token_ids)", markup=False)  # fmt: skip
+        out.print(
+            f"proof: dynamo.common.backend.logprobs.__file__ = {module} "
+            "(in site-packages; has new_token_ids)",
+            markup=False,
+        )
         work = scratch / "work"
         work.mkdir()
         summary = run_tests(python, purelib, work)

@@ -74,24 +74,29 @@ class TestHandlerResponseLoopTests(support.TargetedCodemodTest):
         self.assertEqual(
             _class_methods(new, "TestGenerateLocally"),
             [
-                "_make_handler", BUILDER, "_make_context",
-                "test_regular_request_gets_default_priority", TEST,
+                "_make_handler",
+                BUILDER,
+                "_make_context",
+                "test_regular_request_gets_default_priority",
+                TEST,
             ],
-        )  # fmt: skip
+        )
         names = [n.name for n in ast.parse(new).body if isinstance(n, ast.ClassDef)]
         self.assertEqual(names.index(STANDIN) + 1, names.index("TestGenerateLocally"))
         self.assertEqual(_class_methods(new, "TestDefaultMaxTokens"), ["test_floors_at_one"])
 
     def test_the_comparison_gets_one_case_after_its_own(self) -> None:
         new = self.patched()
-        self.assertTrue(new.endswith(
-            "    assert wrapper == extract_from_completion_output(output, 0, fallback_to_first_on_missing=True)\n"
-            "\n"
-            "    direct = extract_from_completion_output(\n"
-            "        output, 1, fallback_to_first_on_missing=True, new_token_ids=[12]\n"
-            "    )\n"
-            "    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct\n"
-        ))  # fmt: skip
+        self.assertTrue(
+            new.endswith(
+                "    assert wrapper == extract_from_completion_output(output, 0, fallback_to_first_on_missing=True)\n"
+                "\n"
+                "    direct = extract_from_completion_output(\n"
+                "        output, 1, fallback_to_first_on_missing=True, new_token_ids=[12]\n"
+                "    )\n"
+                "    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct\n"
+            )
+        )
 
     def test_nothing_else_moves(self) -> None:
         new = self.patched()

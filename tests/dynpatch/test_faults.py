@@ -56,8 +56,14 @@ class World:
     def run(
         self, *args: str, fault: str | None = None, **env: str
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.argv(*args), env=self.env(fault, **env), cwd=self.tmp,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            self.argv(*args),
+            env=self.env(fault, **env),
+            cwd=self.tmp,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     def argv(self, verb: str, *args: str) -> list[str]:
         common = ["--pin", str(self.pin)] + (
@@ -89,8 +95,9 @@ class World:
 def _tree_bytes(folder: Path) -> dict[str, bytes] | None:
     if not folder.is_dir():
         return None
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _repo_state(repo: Path) -> dict[str, object]:
@@ -103,8 +110,12 @@ def _repo_state(repo: Path) -> dict[str, object]:
 
 
 def _has_symbolic_head(repo: Path) -> bool:
-    return subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=repo,
-                          capture_output=True).returncode == 0  # fmt: skip
+    return (
+        subprocess.run(
+            ["git", "symbolic-ref", "-q", "HEAD"], cwd=repo, capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
@@ -169,8 +180,9 @@ def test_an_identity_git_would_refuse_is_refused_first(applied: World, author: s
 
 def test_killed_after_the_commit_objects_the_checkout_is_as_before(applied: World) -> None:
     before = applied.snapshot()  # another author: a new commit and a new patch to write
-    proc = applied.run("apply", "--author", "Other Person <other@example.invalid>",
-                       fault="apply.objects")  # fmt: skip
+    proc = applied.run(
+        "apply", "--author", "Other Person <other@example.invalid>", fault="apply.objects"
+    )
     assert proc.returncode == -signal.SIGKILL
     assert applied.snapshot() == before
     ok(applied.run("apply"))  # no --force needed: nothing of the dead run is in the way
@@ -184,9 +196,14 @@ def test_sigkill_of_the_process_group_at_any_moment(world: World, delay: float) 
     good = _tree_bytes(world.patches)
     world.patches.joinpath("series").write_text("stale\n")  # the run will rewrite patches/
     stale = _tree_bytes(world.patches)
-    proc = subprocess.Popen(world.argv("apply"), env=world.env(), cwd=world.tmp,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        world.argv("apply"),
+        env=world.env(),
+        cwd=world.tmp,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     time.sleep(delay)
     with contextlib.suppress(ProcessLookupError):  # it may have finished
         os.killpg(proc.pid, signal.SIGKILL)
@@ -271,8 +288,10 @@ def test_the_git_cache_is_per_url_and_records_it(world: World) -> None:
 def test_a_repository_that_is_not_dynamo_is_not_cached(world: World) -> None:
     other = _upstream_repo(world.tmp / "other", {"README.md": "not dynamo\n"})
     for _ in range(2):  # the second run must say the same, not reuse a bad cache
-        one_error(world.run("apply", "--source", "git", "--url", f"file://{other}"),
-                  "has no components/src/dynamo/: not a dynamo tree")  # fmt: skip
+        one_error(
+            world.run("apply", "--source", "git", "--url", f"file://{other}"),
+            "has no components/src/dynamo/: not a dynamo tree",
+        )
     assert not list(world.vendor.glob("checkouts/git-*"))
     assert not list(world.vendor.glob("checkouts/.*"))
     assert not world.patches.exists()
@@ -282,8 +301,9 @@ def test_drift_names_every_problem_and_prints_the_table_it_points_to(world: Worl
     drifted = dict(SYNTHETIC_FILES)
     drifted["dynamo/common/backend/logprobs.py"] = "def unrelated():\n    pass\n"
     drifted["dynamo/trtllm/request_handlers/handler_base.py"] = "class HandlerBase:\n    pass\n"
-    world.pin.write_text(world.pin.read_text().replace(
-        write_pin_sha(world), build_wheel(world.wheel, drifted)))  # fmt: skip
+    world.pin.write_text(
+        world.pin.read_text().replace(write_pin_sha(world), build_wheel(world.wheel, drifted))
+    )
     proc = world.run("apply")
     line = one_error(proc, "more in the table above")
     assert "drifted" in proc.stdout and "target" in proc.stdout, proc.stdout  # the table
@@ -332,8 +352,11 @@ def test_a_token_in_the_url_is_never_printed_or_written(world: World) -> None:
 
 
 def test_a_token_in_the_pinned_url_stays_out_of_the_patch(world: World) -> None:
-    world.pin.write_text(world.pin.read_text().replace(
-        "https://example.invalid/dynamo", "https://someone:SECRET-TOKEN@example.invalid/dynamo"))  # fmt: skip
+    world.pin.write_text(
+        world.pin.read_text().replace(
+            "https://example.invalid/dynamo", "https://someone:SECRET-TOKEN@example.invalid/dynamo"
+        )
+    )
     proc = ok(world.run("apply"))
     assert "SECRET" not in proc.stdout + proc.stderr
     patch = "".join(p.read_text() for p in world.patches.glob("*.patch"))
@@ -430,9 +453,17 @@ def test_a_pin_path_that_is_a_folder_is_one_line(world: World) -> None:
 
 def test_two_concurrent_force_runs_both_finish(world: World) -> None:
     ok(world.run("apply"))
-    procs = [subprocess.Popen(world.argv("apply", "--force"), env=world.env(), cwd=world.tmp,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            world.argv("apply", "--force"),
+            env=world.env(),
+            cwd=world.tmp,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     results = [(p.wait(timeout=300), p.stderr.read() if p.stderr else "") for p in procs]
     assert [code for code, _ in results] == [0, 0], results
     ok(world.run("apply", "--check"))
@@ -503,17 +534,26 @@ def test_a_stale_index_lock_in_the_checkout_does_not_stop_apply(applied: World) 
 def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: World) -> None:
     before = applied.snapshot()
     with files.lock(patches_lock(applied.vendor, applied.patches), "the test"):
-        proc = applied.run("apply", "--author", "Other Person <other@example.invalid>",
-                           DYNPATCH_LOCK_TIMEOUT="1")  # fmt: skip
+        proc = applied.run(
+            "apply", "--author", "Other Person <other@example.invalid>", DYNPATCH_LOCK_TIMEOUT="1"
+        )
     one_error(proc, "another run holds", "waited 1 s")
     assert applied.snapshot() == before
 
 
 def test_two_concurrent_applies_both_succeed(applied: World) -> None:
     (applied.patches / "series").write_text("stale\n")
-    procs = [subprocess.Popen(applied.argv("apply"), env=applied.env(), cwd=applied.tmp,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            applied.argv("apply"),
+            env=applied.env(),
+            cwd=applied.tmp,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     assert [p.wait(timeout=300) for p in procs] == [0, 0]
     ok(applied.run("apply", "--check"))
 
@@ -541,8 +581,11 @@ def test_path_source_never_changes_the_users_checked_out_branch(world: World) ->
 
 def test_apply_for_another_version_is_refused(applied: World) -> None:
     before = applied.snapshot()
-    one_error(applied.run("apply", "--version", "9.9.8"), "is made against the pin (9.9.9)",
-              "nox -s bump -- 9.9.8")  # fmt: skip
+    one_error(
+        applied.run("apply", "--version", "9.9.8"),
+        "is made against the pin (9.9.9)",
+        "nox -s bump -- 9.9.8",
+    )
     assert applied.snapshot() == before
 
 
@@ -614,8 +657,12 @@ def test_unknown_version_is_one_line(world: World) -> None:
 
 def test_an_unreachable_git_url_fails_within_the_timeout(world: World) -> None:
     start = time.monotonic()
-    one_error(world.run("fetch", "--source", "git", "--url", "file:///nonexistent/x.git",
-                        "--timeout", "10"), "cannot fetch v9.9.9 from file:///nonexistent/x.git")  # fmt: skip
+    one_error(
+        world.run(
+            "fetch", "--source", "git", "--url", "file:///nonexistent/x.git", "--timeout", "10"
+        ),
+        "cannot fetch v9.9.9 from file:///nonexistent/x.git",
+    )
     assert time.monotonic() - start < 30
     assert not list(world.vendor.glob("checkouts/*")) and not list(
         world.vendor.glob("checkouts/.*")
@@ -668,14 +715,31 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     pin = copy / "vendor" / "dynamo.toml"
     pin.write_text(pin.read_text().replace("[upstream]", "[upstream", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DYNPATCH_", "NOX"))}
-    listed = subprocess.run([sys.executable, "-m", "nox", "-l"], cwd=copy, env=env,
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    listed = subprocess.run(
+        [sys.executable, "-m", "nox", "-l"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert listed.returncode == 0 and "test-upstream" in listed.stdout, listed.stderr
-    direct = subprocess.run([sys.executable, "-m", "dynpatch", "pin", "runtime", "--pin", str(pin)],
-                            cwd=copy, env=env, capture_output=True, text=True)  # fmt: skip
+    direct = subprocess.run(
+        [sys.executable, "-m", "dynpatch", "pin", "runtime", "--pin", str(pin)],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     expected = one_error(direct, "is malformed")
-    proc = subprocess.run([sys.executable, "-m", "nox", "-s", "test-upstream"], cwd=copy, env=env,
-                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "nox", "-s", "test-upstream"],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1, proc.stderr[-3000:]  # nox's own status for a failed session
     output = proc.stdout + proc.stderr
     assert "Traceback" not in output, output[-3000:]

@@ -51,16 +51,22 @@ def test_the_repo_pin_reads_and_parse_pin_is_load_pin_on_text() -> None:
     [
         ("[upstream\n", "is malformed: "),
         (SMALL.replace('branch = "dynpatch/work"\n', ""), "is malformed: missing key 'branch'"),
-        (SMALL.replace('"2026-01-01T00:00:00+00:00"', '"not a date"'),
-         "[series] date 'not a date' is not an ISO 8601 date with a time zone"),
+        (
+            SMALL.replace('"2026-01-01T00:00:00+00:00"', '"not a date"'),
+            "[series] date 'not a date' is not an ISO 8601 date with a time zone",
+        ),
         (SMALL.replace('"2026-01-01T00:00:00+00:00"', '"2026-01-01"'), "is not an ISO 8601"),
         (SMALL.replace('version = "1.0"', 'version = "2.0"'), "unknown version 2.0"),
-        (SMALL.replace('repo_prefix = "components/src/dynamo/"', "exclude = 1\nrepo_prefix = 2"),
-         "is malformed: a value has the wrong type"),
-        (SMALL + '[matrix]\nverify_from = "1.6.0"\n',
-         "is malformed: [matrix] verify_from is no longer read"),
+        (
+            SMALL.replace('repo_prefix = "components/src/dynamo/"', "exclude = 1\nrepo_prefix = 2"),
+            "is malformed: a value has the wrong type",
+        ),
+        (
+            SMALL + '[matrix]\nverify_from = "1.6.0"\n',
+            "is malformed: [matrix] verify_from is no longer read",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_pin_is_one_error_naming_the_file(text: str, needle: str) -> None:
     with pytest.raises(ToolkitError) as caught:
         parse_pin(text, Path("/pins/dynamo.toml"))
@@ -124,8 +130,9 @@ def test_a_new_release_goes_between_the_last_one_and_the_next_tables_comment() -
         'sha256 = "bb"\ntree = ""\n\n',
     )
     # a table without a tree line gets one after its last key, not after its comments
-    treed = with_release(SMALL, Release("1.0", "v1.0", "ai_dynamo-1.0-py3-none-any.whl", "aa",
-                                        "ee"))  # fmt: skip
+    treed = with_release(
+        SMALL, Release("1.0", "v1.0", "ai_dynamo-1.0-py3-none-any.whl", "aa", "ee")
+    )
     assert 'sha256 = "AA"\ntree = "ee"\n# about 1.0, kept with it\n' in treed
 
 

@@ -105,4 +105,4 @@ __all__ = [
     "valid_branch_name",
     "verify_commit",
     "worktrees_on",
-]  # fmt: skip
+]

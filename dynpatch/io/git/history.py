@@ -68,9 +68,18 @@ def add_trailer(message: str, trailer: str) -> str:
         path = Path(tmp) / "message"
         path.write_text(message, encoding="utf-8")
         return git_cmd(
-            Path(tmp), "interpret-trailers", "--where", "end", "--if-exists", "addIfDifferent",
-            "--if-missing", "add", "--trailer", trailer, str(path),
-        )  # fmt: skip
+            Path(tmp),
+            "interpret-trailers",
+            "--where",
+            "end",
+            "--if-exists",
+            "addIfDifferent",
+            "--if-missing",
+            "add",
+            "--trailer",
+            trailer,
+            str(path),
+        )
 
 
 def amend_head(
@@ -85,19 +94,32 @@ def amend_head(
         path = Path(tmp) / "message"
         path.write_text(message, encoding="utf-8")
         git_cmd(
-            repo_dir, "commit", "--amend", "-q", "--no-verify", "--reset-author",
-            "--cleanup=whitespace", "-F", str(path), "-S" if signing else "--no-gpg-sign",
-            author=author, extra_config=signing.config() if signing else (),
-        )  # fmt: skip
+            repo_dir,
+            "commit",
+            "--amend",
+            "-q",
+            "--no-verify",
+            "--reset-author",
+            "--cleanup=whitespace",
+            "-F",
+            str(path),
+            "-S" if signing else "--no-gpg-sign",
+            author=author,
+            extra_config=signing.config() if signing else (),
+        )
     return rev_parse(repo_dir, "HEAD") or ""
 
 
 def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
     """The commits in ``base..tip``, oldest first."""
     out = git_cmd(
-        repo_dir, "log", "--reverse", "--format=%H%x00%T%x00%an%x00%ae%x00%cn%x00%ce%x00%B%x1e",
-        f"{base}..{tip}", extra_config=_PR_READ_CONFIG,
-    )  # fmt: skip
+        repo_dir,
+        "log",
+        "--reverse",
+        "--format=%H%x00%T%x00%an%x00%ae%x00%cn%x00%ce%x00%B%x1e",
+        f"{base}..{tip}",
+        extra_config=_PR_READ_CONFIG,
+    )
     commits = []
     for record in out.split("\x1e"):
         record = record.lstrip("\n")
@@ -136,8 +158,9 @@ def ssh_public_key(key: str) -> str:
         return pub.read_text().strip()
     if not path.is_file():
         raise ToolkitError(f"SSH signing key {key} not found")
-    result = proc.run(["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen",
-                      timeout=30)  # fmt: skip
+    result = proc.run(
+        ["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen", timeout=30
+    )
     if result.returncode != 0:
         raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
     return result.stdout.strip()

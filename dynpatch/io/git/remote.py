@@ -52,10 +52,17 @@ def push_branch(
     check_remote(remote)
     try:
         git_cmd(
-            repo_dir, "push", "-q", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
-            "--end-of-options", remote, f"{ref}:{ref}", timeout=timeout,
+            repo_dir,
+            "push",
+            "-q",
+            "--no-verify",
+            f"--force-with-lease={ref}:{expect or ''}",
+            "--end-of-options",
+            remote,
+            f"{ref}:{ref}",
+            timeout=timeout,
             extra_config=_PUSH_CONFIG,
-        )  # fmt: skip
+        )
     except ToolkitError as exc:
         reason = str(exc).split(": ", 1)[-1]
         raise ToolkitError(redact(f"push of {branch} to {remote} failed: {reason}")) from None

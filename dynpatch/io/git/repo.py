@@ -55,11 +55,18 @@ def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
     git_cmd(dest, "init", "-q")
     try:
         git_cmd(
-            dest, "fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head",
-            "--end-of-options", url, f"+{ref}:refs/dynpatch/fetched",
+            dest,
+            "fetch",
+            "-q",
+            "--depth=1",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--end-of-options",
+            url,
+            f"+{ref}:refs/dynpatch/fetched",
             timeout=timeout,
             extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
-        )  # fmt: skip
+        )
     except ToolkitError as exc:
         reason = str(exc).split(": ", 1)[-1]
         raise ToolkitError(redact(f"cannot fetch {ref} from {url}: {reason}")) from None
@@ -135,8 +142,10 @@ def commit_objects(
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if objects is not None:
             real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
-            env |= {"GIT_OBJECT_DIRECTORY": str(objects),
-                    "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
+            env |= {
+                "GIT_OBJECT_DIRECTORY": str(objects),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip(),
+            }
         git_cmd(repo_dir, "read-tree", base, env=env)
         for rel, text in files_.items():
             blob = git_cmd(repo_dir, "hash-object", "-w", "--stdin", env=env, stdin=text).strip()
@@ -148,9 +157,18 @@ def commit_objects(
         tree = git_cmd(repo_dir, "write-tree", env=env).strip()
         signed = f"{message.rstrip()}\n\nSigned-off-by: {author}\n"
         return git_cmd(
-            repo_dir, "commit-tree", tree, "-p", base, "-F", "-",
-            author=author, date=date, env=env, stdin=signed,
-        ).strip()  # fmt: skip
+            repo_dir,
+            "commit-tree",
+            tree,
+            "-p",
+            base,
+            "-F",
+            "-",
+            author=author,
+            date=date,
+            env=env,
+            stdin=signed,
+        ).strip()
 
 
 def update_refs(
@@ -207,9 +225,14 @@ def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> 
     """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
     ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
     git_cmd(
-        repo_dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", str(source_repo),
+        repo_dir,
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--no-write-fetch-head",
+        str(source_repo),
         f"+{src_ref}:{dst_ref}",
-    )  # fmt: skip
+    )
 
 
 def format_patch(
@@ -219,12 +242,22 @@ def format_patch(
     env = {}
     if objects is not None:
         real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
-        env = {"GIT_OBJECT_DIRECTORY": str(objects),
-               "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip()}  # fmt: skip
+        env = {
+            "GIT_OBJECT_DIRECTORY": str(objects),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip(),
+        }
     out = git_cmd(
-        repo_dir, "format-patch", "--full-index", "--no-signature", "--no-renames",
-        f"--base={base}", "-o", str(out_dir), f"{base}..{head}", env=env,
-    )  # fmt: skip
+        repo_dir,
+        "format-patch",
+        "--full-index",
+        "--no-signature",
+        "--no-renames",
+        f"--base={base}",
+        "-o",
+        str(out_dir),
+        f"{base}..{head}",
+        env=env,
+    )
     return [Path(line) for line in out.splitlines() if line.strip()]
 
 
@@ -238,9 +271,12 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
     """``git am`` the patches (strict: no three-way fallback)."""
     try:
         git_cmd(
-            repo_dir, "am", "-q", *map(str, patches),
+            repo_dir,
+            "am",
+            "-q",
+            *map(str, patches),
             author=parse_identity(UPSTREAM_IDENTITY),  # committer of the applied commits
-        )  # fmt: skip
+        )
     except ToolkitError as exc:
         git_cmd(repo_dir, "am", "--abort")
         raise ToolkitError(f"patch series does not apply with git am: {exc}") from None
@@ -254,8 +290,9 @@ def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
 
 def paths_in_patch(patch: Path) -> list[str]:
     """The paths ``patch`` touches, as ``git apply --numstat`` reads them."""
-    out = git_cmd(patch.parent, "apply", "--numstat", "-z", "-p1", str(patch),
-                  env=_plain_files(patch.parent))  # fmt: skip
+    out = git_cmd(
+        patch.parent, "apply", "--numstat", "-z", "-p1", str(patch), env=_plain_files(patch.parent)
+    )
     return [rec.split("\t", 2)[2] for rec in out.split("\0") if rec.count("\t") >= 2]
 
 

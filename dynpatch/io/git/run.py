@@ -74,9 +74,13 @@ def git_cmd(
         config += ["-c", item]
     doing = f"git {args[0]}"
     result = proc.run(
-        ["git", *config, *args], doing=f"{doing} in {repo_dir}", timeout=timeout, cwd=repo_dir,
-        env=_git_env(author, date, env), stdin=stdin if stdin is not None else "",
-    )  # fmt: skip
+        ["git", *config, *args],
+        doing=f"{doing} in {repo_dir}",
+        timeout=timeout,
+        cwd=repo_dir,
+        env=_git_env(author, date, env),
+        stdin=stdin if stdin is not None else "",
+    )
     if result.returncode != 0:
         reason = git_reason(result.stderr) or f"exit status {result.returncode}"
         raise ToolkitError(redact(f"{doing} failed in {repo_dir}: {reason}"))

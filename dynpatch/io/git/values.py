@@ -77,8 +77,9 @@ def check_ref(ref: str, what: str = "--ref") -> str:
     if not bad:
         checked = proc.run(
             ["git", "check-ref-format", "--allow-onelevel", f"refs/dynpatch-check/{ref}"],
-            doing="git check-ref-format", timeout=30,
-        )  # fmt: skip
+            doing="git check-ref-format",
+            timeout=30,
+        )
         bad = checked.returncode != 0
     if bad:
         raise ToolkitError(f"{what} {ref!r} is not a valid git tag, branch or commit id")

@@ -78,8 +78,12 @@ def main(args: Options) -> int:
     asked = "newest" in [v.strip() for v in (args.versions or "").split(",")]
     want_newest = asked or (pin.matrix_newest if args.newest is None else args.newest)
     if args.list_json:  # for a CI fan-out: one job per entry ("newest": found at run time)
-        out.print(json.dumps([*versions, *(["newest"] if want_newest else [])]), markup=False,
-                  soft_wrap=True, highlight=False)  # fmt: skip
+        out.print(
+            json.dumps([*versions, *(["newest"] if want_newest else [])]),
+            markup=False,
+            soft_wrap=True,
+            highlight=False,
+        )
         return 0
     if not (args.patches / "series").is_file():
         raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
@@ -101,11 +105,18 @@ def main(args: Options) -> int:
     # Built once here: the pools would otherwise race to create the same formatter env.
     formatting.tools_python(args.vendor)
     ctx = run.Context(
-        pin=derived, vendor=args.vendor, out=args.out, committed=args.patches,
-        budget=args.budget, seed=args.seed, skip=frozenset(args.skip),
-        toolkit=run.toolkit_digest(), fresh=args.fresh, python=args.python,
+        pin=derived,
+        vendor=args.vendor,
+        out=args.out,
+        committed=args.patches,
+        budget=args.budget,
+        seed=args.seed,
+        skip=frozenset(args.skip),
+        toolkit=run.toolkit_digest(),
+        fresh=args.fresh,
+        python=args.python,
         runtimes=args.runtimes or envs.RUNTIMES,
-    )  # fmt: skip
+    )
     rows = _run_all(candidates, ctx, args, err)
     total = time.perf_counter() - start
 
@@ -178,9 +189,12 @@ class Board:
         self.console = screen
         self.live = screen.is_terminal
         self.progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-            console=screen, disable=not self.live,
-        )  # fmt: skip
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=screen,
+            disable=not self.live,
+        )
         self.tasks: dict[str, TaskID] = {}
         self.width = max(len(v) for v in versions)
         self._lock = threading.Lock()
@@ -208,9 +222,11 @@ class Board:
 
 
 def _run_all(
-    candidates: list[releases.Candidate], ctx: run.Context, args: Options,
+    candidates: list[releases.Candidate],
+    ctx: run.Context,
+    args: Options,
     screen: Console,
-) -> list[run.Row]:  # fmt: skip
+) -> list[run.Row]:
     versions = [c.release.version for c in candidates]
     light = threading.BoundedSemaphore(args.fetch_jobs)
     heavy = threading.BoundedSemaphore(args.jobs)
@@ -252,10 +268,13 @@ def _run_all(
 def _done_text(row: run.Row) -> str:
     checks = ", ".join(
         f"{name} {c.status}" + (" (cached)" if c.cached else "")
-        for name, c in (("own am", row.own_am), ("tests", row.test_upstream),
-                        ("verify", row.verify))
+        for name, c in (
+            ("own am", row.own_am),
+            ("tests", row.test_upstream),
+            ("verify", row.verify),
+        )
         if c.status not in (stages.NA, stages.NOT_RUN)
-    )  # fmt: skip
+    )
     return (
         f"done: {row.series}"
         + (f"; {checks}" if checks else "")

@@ -89,8 +89,11 @@ def _venv_site(venv: Path) -> Path:
 
 def _make_venv(dest: Path) -> None:
     """A pip-less venv (a few files and symlinks: fast) at ``dest``."""
-    proc.check([sys.executable, "-m", "venv", "--without-pip", "--clear", str(dest)],
-               doing=f"creating a venv at {dest}", timeout=300)  # fmt: skip
+    proc.check(
+        [sys.executable, "-m", "venv", "--without-pip", "--clear", str(dest)],
+        doing=f"creating a venv at {dest}",
+        timeout=300,
+    )
 
 
 def _runtime_seen_by(python: Path) -> str | None:

@@ -54,8 +54,9 @@ def run(args: Options) -> int:
 
     bad = [r.version for r in rows if not r.ok]
     seconds = sum(float(meta.get("seconds", 0)) for _, meta in loaded)
-    skipped = [s for s in STAGES if any(getattr(r, s.replace("-", "_")).status == SKIPPED
-                                         for r in rows)]  # fmt: skip
+    skipped = [
+        s for s in STAGES if any(getattr(r, s.replace("-", "_")).status == SKIPPED for r in rows)
+    ]
     summary = (
         f"{report.tally(rows)}; {report.verdict(rows, skipped)}; joined from {len(parts)} runs"
     )

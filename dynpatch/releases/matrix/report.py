@@ -76,9 +76,18 @@ def column_notes(pinned: str) -> list[str]:
 
 # The terminal table's headers (the Markdown ones are spelled out; notes explain both).
 SHORT_HEADERS = (
-    "release", "guard", "helper", "extract", "loop", "helper tests", "handler test",
-    "own am", "patches/ am", "tests CPU", "verify",
-)  # fmt: skip
+    "release",
+    "guard",
+    "helper",
+    "extract",
+    "loop",
+    "helper tests",
+    "handler test",
+    "own am",
+    "patches/ am",
+    "tests CPU",
+    "verify",
+)
 
 
 def headers(pinned: str) -> list[str]:
@@ -228,10 +237,15 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         texts = cells(row)
         texts[1] = f"`{texts[1]}`" if texts[1] not in ("-", "") else texts[1]
         out.append("| " + " | ".join(texts) + " |")
-    out += ["", "Targets, in series order: " + "; ".join(
-        f"{h} = `{Path(t.split('::')[0]).name}::{t.split('::', 1)[1]}`"
-        for h, t in zip(TARGET_HEADERS, _steps(), strict=True)
-    ) + "."]  # fmt: skip
+    out += [
+        "",
+        "Targets, in series order: "
+        + "; ".join(
+            f"{h} = `{Path(t.split('::')[0]).name}::{t.split('::', 1)[1]}`"
+            for h, t in zip(TARGET_HEADERS, _steps(), strict=True)
+        )
+        + ".",
+    ]
     out += ["", *(f"- {n}" for n in column_notes(pinned))]
     found = notes(rows)
     if found:

@@ -231,10 +231,13 @@ def _error(row: Row, why: str) -> None:
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
     """The report's outcomes as the row records them (one per series step)."""
     return [
-        {"target": f"{o.target.path}::{o.target.qualname}", "status": str(o.status),
-         "detail": o.detail}
+        {
+            "target": f"{o.target.path}::{o.target.qualname}",
+            "status": str(o.status),
+            "detail": o.detail,
+        }
         for o in report.outcomes
-    ]  # fmt: skip
+    ]
 
 
 def am_check(checkout: Checkout, patches_dir: Path, vendor: Path) -> Check:
@@ -307,9 +310,15 @@ def check(row: Row, ctx: Context, python: Path | None, step: Step) -> None:
 def _job(row: Row, ctx: Context, python: Path) -> StageJob:
     folder = ctx.folder(row.version)
     return StageJob(
-        ctx.pin.path, ctx.vendor, row.version, folder / "patches", folder, python, ctx.budget,
+        ctx.pin.path,
+        ctx.vendor,
+        row.version,
+        folder / "patches",
+        folder,
+        python,
+        ctx.budget,
         ctx.seed,
-    )  # fmt: skip
+    )
 
 
 def toolkit_digest(roots: tuple[Path, ...] = (ROOT / "codemods", ROOT / "dynpatch")) -> str:

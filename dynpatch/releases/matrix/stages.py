@@ -58,11 +58,25 @@ class StageJob:
 
     def argv(self, stage: str) -> list[str]:
         cmd = [
-            sys.executable, "-m", "dynpatch", stage,
-            "--pin", str(self.pin), "--vendor", str(self.vendor), "--version", self.version,
-            "--patches", str(self.patches), "--python", str(self.python),
-            "--out", str(self.folder / stage), "--evidence", str(self.record(stage).parent),
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "dynpatch",
+            stage,
+            "--pin",
+            str(self.pin),
+            "--vendor",
+            str(self.vendor),
+            "--version",
+            self.version,
+            "--patches",
+            str(self.patches),
+            "--python",
+            str(self.python),
+            "--out",
+            str(self.folder / stage),
+            "--evidence",
+            str(self.record(stage).parent),
+        ]
         if stage == "test-upstream":
             return [*cmd, "--tier", "cpu"]
         return [*cmd, "--budget", str(self.budget), "--seed", str(self.seed)]

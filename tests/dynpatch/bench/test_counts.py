@@ -11,12 +11,23 @@ from tests.fixtures import bench as synthetic
 
 RESULT = {
     "parts": [
-        {"label": "request-256x4-top1", "what": "request", "case": REFERENCE.to_json(),
-         "requests": 2, "chunks": 8192},
-        {"label": "windows-16384x1-top1-256-512", "what": "windows",
-         "case": STREAMS[0].to_json(), "requests": 0, "chunks": 256, "history": [256, 512]},
+        {
+            "label": "request-256x4-top1",
+            "what": "request",
+            "case": REFERENCE.to_json(),
+            "requests": 2,
+            "chunks": 8192,
+        },
+        {
+            "label": "windows-16384x1-top1-256-512",
+            "what": "windows",
+            "case": STREAMS[0].to_json(),
+            "requests": 0,
+            "chunks": 256,
+            "history": [256, 512],
+        },
     ]
-}  # fmt: skip
+}
 
 
 def test_parts_take_their_counts_from_the_dumps_by_label() -> None:

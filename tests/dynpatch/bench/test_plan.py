@@ -22,9 +22,13 @@ def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() ->
     job = plan.main_job()
     whats = [(m["what"], m["case"]["tokens"], m["case"]["choices"]) for m in job["measure"]]
     assert whats == [
-        ("request", 256, 4), ("engine", 256, 4), ("request", 4096, 1), ("engine", 4096, 1),
-        ("windows", 16384, 1), ("windows", 16384, 4),
-    ]  # fmt: skip
+        ("request", 256, 4),
+        ("engine", 256, 4),
+        ("request", 4096, 1),
+        ("engine", 4096, 1),
+        ("windows", 16384, 1),
+        ("windows", 16384, 4),
+    ]
     assert (plan.EARLY, plan.LATE) == ((256, 512), (15872, 16128))
 
 
@@ -64,7 +68,13 @@ def test_tasks_run_two_at_a_time_and_the_first_failure_is_raised_after_the_rest(
 
 def test_a_tree_without_dynamo_is_refused_before_valgrind_starts(tmp_path: Path) -> None:
     with pytest.raises(ToolkitError, match="no dynamo package"):
-        plan.count(runner.Tree("patched", tmp_path), {}, tmp_path / "c", valgrind_path="/bin/false", python=sys.executable)  # fmt: skip
+        plan.count(
+            runner.Tree("patched", tmp_path),
+            {},
+            tmp_path / "c",
+            valgrind_path="/bin/false",
+            python=sys.executable,
+        )
 
 
 @pytest.mark.skipif(
@@ -74,18 +84,28 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_its_job(tmp_path:
     # The fake handler copies the whole history into every chunk: late chunks cost more.
     src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
     stream = Case(2048, 1)
-    job = {"warmup": 1, "measure": [
-        {"what": "request", "case": Case(32, 2).to_json()},
-        {"what": "engine", "case": Case(32, 2).to_json()},
-        {"what": "windows", "case": stream.to_json(), "windows": [[16, 48], [1536, 1568]]},
-    ]}  # fmt: skip
-    got = plan.count(runner.Tree("patched", src), job, tmp_path / "child",
-                     valgrind_path=valgrind.find(), python=sys.executable)  # fmt: skip
+    job = {
+        "warmup": 1,
+        "measure": [
+            {"what": "request", "case": Case(32, 2).to_json()},
+            {"what": "engine", "case": Case(32, 2).to_json()},
+            {"what": "windows", "case": stream.to_json(), "windows": [[16, 48], [1536, 1568]]},
+        ],
+    }
+    got = plan.count(
+        runner.Tree("patched", src),
+        job,
+        tmp_path / "child",
+        valgrind_path=valgrind.find(),
+        python=sys.executable,
+    )
     counts = got.counts
     assert [p.label for p in counts.parts] == [
-        "request-32x2-top1", "engine-32x2-top1",
-        "windows-2048x1-top1-16-48", "windows-2048x1-top1-1536-1568",
-    ]  # fmt: skip
+        "request-32x2-top1",
+        "engine-32x2-top1",
+        "windows-2048x1-top1-16-48",
+        "windows-2048x1-top1-1536-1568",
+    ]
     request, engine = counts.request(Case(32, 2)), counts.engine(Case(32, 2))
     assert 0 < engine.instructions < request.instructions and request.chunks == 32 * 2 * 2
     early, late = counts.windows(stream)
@@ -101,7 +121,13 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_its_job(tmp_path:
 def test_two_runs_forked_from_one_child_count_the_same(tmp_path: Path) -> None:
     src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
     job = {"warmup": 1, "measure": [{"what": "request", "case": Case(64, 2).to_json()}]}
-    got = plan.count(runner.Tree("patched", src), job, tmp_path / "child", runs=2,
-                     valgrind_path=valgrind.find(), python=sys.executable)  # fmt: skip
+    got = plan.count(
+        runner.Tree("patched", src),
+        job,
+        tmp_path / "child",
+        runs=2,
+        valgrind_path=valgrind.find(),
+        python=sys.executable,
+    )
     first, again = (r.request(Case(64, 2)).instructions for r in got.runs)
     assert first == again > 0

@@ -28,7 +28,9 @@ def test_the_chunk_table_and_the_slope_line_cover_every_window() -> None:
     assert rows[0] == ["1", "256-511", "40,000", "30,000"]
     assert rows[4] == ["1", "15872-16127", "243,000", "30,000"]
     assert len(rows) == 10
-    assert report.slope_line(trees).endswith("baseline 13.00 (1ch), 13.00 (4ch); patched 0.00 (1ch), 0.00 (4ch)")  # fmt: skip
+    assert report.slope_line(trees).endswith(
+        "baseline 13.00 (1ch), 13.00 (4ch); patched 0.00 (1ch), 0.00 (4ch)"
+    )
 
 
 def test_markdown_carries_both_tables_and_the_lines_as_printed() -> None:
@@ -43,12 +45,20 @@ def test_the_plot_data_is_one_row_per_tree_stream_and_window() -> None:
     assert len(points) == 2 * 2 * 5
     rows = list(csv.DictReader(io.StringIO(report.points_csv(points))))
     assert rows[0] == {
-        "tree": "baseline", "choices": "1", "history_lo": "256", "history_hi": "512",
-        "chunks": "256", "instructions": "10240000", "instructions_per_chunk": "40000.0",
-    }  # fmt: skip
+        "tree": "baseline",
+        "choices": "1",
+        "history_lo": "256",
+        "history_hi": "512",
+        "chunks": "256",
+        "instructions": "10240000",
+        "instructions_per_chunk": "40000.0",
+    }
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib is installed by `nox -s bench`")
+@pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="matplotlib is installed by `nox -s bench`",
+)
 def test_the_plot_is_a_png_whose_bytes_follow_from_the_counts() -> None:
     points = report.plot_points(synthetic.counted_trees())
     png = report.plot_png(points)

@@ -40,9 +40,15 @@ def test_a_missing_valgrind_is_one_line_that_says_how_to_install_it(
 def test_the_child_runs_under_callgrind_with_counting_off_at_start(tmp_path: Path) -> None:
     argv = valgrind.command("/usr/bin/valgrind", tmp_path, ["python", "-m", "x"])
     assert argv == [
-        "/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
-        f"--callgrind-out-file={tmp_path / 'callgrind.out'}.%p", "python", "-m", "x",
-    ]  # fmt: skip
+        "/usr/bin/valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=no",
+        f"--callgrind-out-file={tmp_path / 'callgrind.out'}.%p",
+        "python",
+        "-m",
+        "x",
+    ]
 
 
 def test_a_client_request_dump_gives_its_process_label_and_total() -> None:

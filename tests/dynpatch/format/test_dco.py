@@ -21,7 +21,12 @@ def test_a_sign_off_by_the_author_passes() -> None:
         == []
     )
     # dynamo's rule is on any line, and e-mail case does not matter
-    assert dco.check(commit("perf: x\n\nSigned-off-by: Jane Doe <JANE@example.invalid>\nMore.\n"), LABEL) == []  # fmt: skip
+    assert (
+        dco.check(
+            commit("perf: x\n\nSigned-off-by: Jane Doe <JANE@example.invalid>\nMore.\n"), LABEL
+        )
+        == []
+    )
 
 
 def test_a_message_without_sign_off_is_found_at_its_end() -> None:

@@ -28,10 +28,12 @@ def test_a_result_passes_only_without_findings() -> None:
 
 
 def test_markdown_lists_every_hook_with_pin_files_and_result() -> None:
-    text = findings.markdown([
-        HookResult("ruff", "0.5.2", (PY, "b.py")),
-        HookResult("flake8", "7.3.0", (PY,), (TEH,), scope="changed lines"),
-    ])  # fmt: skip
+    text = findings.markdown(
+        [
+            HookResult("ruff", "0.5.2", (PY, "b.py")),
+            HookResult("flake8", "7.3.0", (PY,), (TEH,), scope="changed lines"),
+        ]
+    )
     assert "| hook | pin | files | result |" in text
     assert "| ruff | 0.5.2 | 2 (whole files) | pass |" in text
     assert "| flake8 | 7.3.0 | 1 (changed lines) | FAIL (1 finding) |" in text

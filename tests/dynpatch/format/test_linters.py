@@ -31,19 +31,37 @@ def tree(root: Path, files: dict[str, str]) -> tuple[str, ...]:
 # --- the parsers (pure) ------------------------------------------------------------------
 
 RUFF_0_5_2 = [  # the shape `ruff check --output-format json` 0.5.2 writes
-    {"code": "F401", "message": "`os` imported but unused", "filename": "/r/" + PY,
-     "location": {"row": 3, "column": 8}, "fix": {"applicability": "safe", "edits": []}},
-    {"code": "E731", "message": "Do not assign a `lambda` expression, use a `def`",
-     "filename": "/r/" + PY, "location": {"row": 5, "column": 1}, "fix": None},
-    {"code": None, "message": "SyntaxError: Expected an expression", "filename": "/r/" + PY,
-     "location": {"row": 9, "column": 4}, "fix": None},
-]  # fmt: skip
+    {
+        "code": "F401",
+        "message": "`os` imported but unused",
+        "filename": "/r/" + PY,
+        "location": {"row": 3, "column": 8},
+        "fix": {"applicability": "safe", "edits": []},
+    },
+    {
+        "code": "E731",
+        "message": "Do not assign a `lambda` expression, use a `def`",
+        "filename": "/r/" + PY,
+        "location": {"row": 5, "column": 1},
+        "fix": None,
+    },
+    {
+        "code": None,
+        "message": "SyntaxError: Expected an expression",
+        "filename": "/r/" + PY,
+        "location": {"row": 9, "column": 4},
+        "fix": None,
+    },
+]
 
 
 def test_ruff_reports_become_findings_with_repository_paths() -> None:
     found = linters.parse_ruff(json.dumps(RUFF_0_5_2), Path("/r"))
-    assert [(f.hook, f.path, f.line) for f in found] == [("ruff", PY, 3), ("ruff", PY, 5),
-                                                         ("ruff", PY, 9)]  # fmt: skip
+    assert [(f.hook, f.path, f.line) for f in found] == [
+        ("ruff", PY, 3),
+        ("ruff", PY, 5),
+        ("ruff", PY, 9),
+    ]
     assert found[0].message.startswith("F401 `os` imported but unused [fixable")
     assert "fixable" not in found[1].message
     assert found[2].message.startswith("syntax-error SyntaxError")
@@ -54,8 +72,9 @@ def test_codespell_lines_become_findings() -> None:
     report = f"{PY}:12: teh ==> the\n{PY}:40: recieve ==> receive\nsomething else\n"
     found = linters.parse_codespell(report)
     assert [(f.path, f.line, f.message) for f in found] == [
-        (PY, 12, "teh ==> the"), (PY, 40, "recieve ==> receive"),
-    ]  # fmt: skip
+        (PY, 12, "teh ==> the"),
+        (PY, 40, "recieve ==> receive"),
+    ]
 
 
 # --- the tools, in the formatter env -----------------------------------------------------
@@ -86,6 +105,9 @@ def test_codespell_finds_a_misspelling_and_keeps_dynamos_ignore_words(
     paths = tree(tmp_path, {PY: text})
     [finding] = linters.codespell(tmp_path, paths, python)
     assert (finding.hook, finding.path, finding.line, finding.message) == (
-        "codespell", PY, 3, "teh ==> the",
-    )  # fmt: skip
+        "codespell",
+        PY,
+        3,
+        "teh ==> the",
+    )
     assert linters.codespell(tmp_path, tree(tmp_path, {PY: "# the delta\n"}), python) == []

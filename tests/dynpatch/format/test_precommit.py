@@ -27,8 +27,12 @@ def python() -> Path:
 
 def test_the_pins_are_the_formatter_envs() -> None:
     assert [precommit.pin(t) for t in ("isort", "black", "flake8", "ruff", "codespell")] == [
-        "5.12.0", "23.1.0", "7.3.0", "0.5.2", "2.2.4",
-    ]  # fmt: skip
+        "5.12.0",
+        "23.1.0",
+        "7.3.0",
+        "0.5.2",
+        "2.2.4",
+    ]
 
 
 def test_clean_files_pass_every_hook(python: Path) -> None:

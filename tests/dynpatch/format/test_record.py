@@ -32,8 +32,10 @@ def test_a_passing_run_is_saved_as_the_pre_commit_stage(series: Path, tmp_path: 
     saved = json.loads(path.read_text())
     assert path == out / "pre-commit.json"
     assert (saved["stage"], saved["verdict"], saved["command"]) == (
-        "pre-commit", "pass", "nox -s apply -- --check",
-    )  # fmt: skip
+        "pre-commit",
+        "pass",
+        "nox -s apply -- --check",
+    )
     assert "| ruff | 0.5.2 | 1 (whole files) | pass |" in saved["summary_md"]
     assert [h["hook"] for h in saved["details"]["hooks"]] == ["ruff", "codespell"]
     found = {e.stage: e for e in validation.gather(series, "b" * 40, out)}

@@ -47,10 +47,18 @@ def test_case_spacing_and_comment_spacer_lines_are_allowed_as_upstream_allows_th
 
 @pytest.mark.parametrize(
     ("path", "comment"),
-    [("a/b.py", "#"), ("a/run.sh", "#"), ("a/c.yaml", "#"), ("a/lib.rs", "//"),
-     ("a/README.md", None), ("a/d.json", None), ("a/e.pyi", None), (".github/x.py", None),
-     ("a/blob.bin", None)],
-)  # fmt: skip
+    [
+        ("a/b.py", "#"),
+        ("a/run.sh", "#"),
+        ("a/c.yaml", "#"),
+        ("a/lib.rs", "//"),
+        ("a/README.md", None),
+        ("a/d.json", None),
+        ("a/e.pyi", None),
+        (".github/x.py", None),
+        ("a/blob.bin", None),
+    ],
+)
 def test_which_files_the_rule_covers(path: str, comment: str | None) -> None:
     assert spdx.comment_of(path) == comment
 

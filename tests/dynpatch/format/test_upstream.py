@@ -10,8 +10,12 @@ from tests.fixtures.synthetic import REAL_VENDOR
 
 def test_the_env_holds_dynamos_pre_commit_pins() -> None:
     assert upstream.TOOLS == (
-        "black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4",
-    )  # fmt: skip
+        "black==23.1.0",
+        "isort==5.12.0",
+        "flake8==7.3.0",
+        "ruff==0.5.2",
+        "codespell==2.2.4",
+    )
 
 
 def test_a_relative_vendor_gives_an_absolute_python(monkeypatch: pytest.MonkeyPatch) -> None:

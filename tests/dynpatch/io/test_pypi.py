@@ -20,12 +20,18 @@ LISTING = {
     "files": [
         {"filename": "ai_dynamo-1.6.1-py3-none-any.whl", "hashes": {"sha256": "AB" * 32}},
         {"filename": "ai_dynamo-1.6.1.tar.gz", "hashes": {"sha256": "cd" * 32}},
-        {"filename": "ai_dynamo-1.6.0.dev1-py3-none-any.whl", "hashes": {"sha256": "ef" * 32},
-         "yanked": "broken build"},
-        {"filename": "ai_dynamo-1.6.0-py3-none-any.whl", "hashes": {"sha256": "01" * 32},
-         "yanked": False},
+        {
+            "filename": "ai_dynamo-1.6.0.dev1-py3-none-any.whl",
+            "hashes": {"sha256": "ef" * 32},
+            "yanked": "broken build",
+        },
+        {
+            "filename": "ai_dynamo-1.6.0-py3-none-any.whl",
+            "hashes": {"sha256": "01" * 32},
+            "yanked": False,
+        },
     ],
-}  # fmt: skip
+}
 
 
 class Index:

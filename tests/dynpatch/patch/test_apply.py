@@ -257,11 +257,26 @@ def test_dynamo_logprob_tests_pass_on_the_patched_tree(real_checkout, tmp_path) 
     which = tmp_path / "which.txt"
     test_file = src / "dynamo/common/backend/tests/test_logprobs.py"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", str(test_file), "-c", str(ini), f"--rootdir={tmp_path}",
-         "--import-mode=importlib", "-p", "no:cacheprovider", "-p", "which_logprobs", "-q"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(test_file),
+            "-c",
+            str(ini),
+            f"--rootdir={tmp_path}",
+            "--import-mode=importlib",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "which_logprobs",
+            "-q",
+        ],
         env={**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{probe}", "WHICH_LOGPROBS": str(which)},
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     summary = proc.stdout.strip().splitlines()[-1]
     assert proc.returncode == 0, proc.stdout[-3000:]
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|skipped)", summary)}

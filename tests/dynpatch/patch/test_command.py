@@ -28,8 +28,16 @@ def apply(synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str])
         rel = synthetic_release(files)
         if not (rel.vendor / "tools").exists():
             (rel.vendor / "tools").symlink_to(REAL_VENDOR / "tools")
-        argv = ["apply", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor),
-                "--patches", str(tmp_path / "patches"), *extra]  # fmt: skip
+        argv = [
+            "apply",
+            "--pin",
+            str(rel.pin.path),
+            "--vendor",
+            str(rel.vendor),
+            "--patches",
+            str(tmp_path / "patches"),
+            *extra,
+        ]
         status = main(argv)
         captured = capsys.readouterr()
         return status, captured.out, captured.err

@@ -19,10 +19,19 @@ def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for var in (
-        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-        "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "EMAIL", "GIT_DIR", "GIT_WORK_TREE",
-        "DYNPATCH_PR_IDENTITY", "DYNPATCH_SIGNING_KEY", "DYNPATCH_PR_BRANCH",
-    ):  # fmt: skip
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_DATE",
+        "EMAIL",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "DYNPATCH_PR_IDENTITY",
+        "DYNPATCH_SIGNING_KEY",
+        "DYNPATCH_PR_BRANCH",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
 

@@ -123,11 +123,24 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     patches = tmp_path / "patches"
     shutil.copytree(PATCHES, patches)  # a snapshot: others may regenerate patches/ meanwhile
     out = tmp_path / "PR.md"
-    status = main([
-        "pr", "--source", "path", "--path", str(clone), "--patches", str(patches),
-        "--evidence", str(tmp_path / "ev"), "--out", str(out), "--identity", JANE,
-        "--allow-placeholder-identity",
-    ])  # fmt: skip
+    status = main(
+        [
+            "pr",
+            "--source",
+            "path",
+            "--path",
+            str(clone),
+            "--patches",
+            str(patches),
+            "--evidence",
+            str(tmp_path / "ev"),
+            "--out",
+            str(out),
+            "--identity",
+            JANE,
+            "--allow-placeholder-identity",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 0, captured.err
     tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")
@@ -135,8 +148,16 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     plain = tmp_path / "plain"
     gitio.clone_at(checkout.path, checkout.base, plain)
     names = (patches / "series").read_text().split()
-    git(plain, "-c", "user.name=T", "-c", "user.email=t@example.invalid", "am", "-q",
-        *[str(patches / n) for n in names])  # fmt: skip
+    git(
+        plain,
+        "-c",
+        "user.name=T",
+        "-c",
+        "user.email=t@example.invalid",
+        "am",
+        "-q",
+        *[str(patches / n) for n in names],
+    )
     assert gitio.tree_of(clone, tip) == gitio.tree_of(plain, "HEAD")
     subject = git(clone, "log", "-1", "--format=%s", tip).stdout.strip()
     assert subject.startswith("perf(trtllm): ")

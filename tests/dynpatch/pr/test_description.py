@@ -37,9 +37,12 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
     text = world.out.read_text()
     headings = [ln for ln in text.splitlines() if ln.startswith("## ")]
     assert headings == [
-        "## Overview:", "## Details:", "## Where should the reviewer start?",
-        "## Related Issues", "## Public API",
-    ]  # fmt: skip
+        "## Overview:",
+        "## Details:",
+        "## Where should the reviewer start?",
+        "## Related Issues",
+        "## Public API",
+    ]
     assert text.split("## Public API\n\n")[1].startswith("- [ ] If this PR removes or incompat")
     assert len(text.split("## Public API\n\n")[1].strip().splitlines()) == 1
     outside = _outside_details(text)
@@ -69,12 +72,20 @@ def test_the_related_pr_s_state_is_dated_not_asserted(world: World, pr) -> None:
 
 
 def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr) -> None:
-    world.save("test-upstream", tiers_run=["cpu"], tiers={"cpu": {
-        "mutation": "new regression tests: 14 fail on baseline, 14 pass on patched (of 14)",
-        "regressions": []}})  # fmt: skip
+    world.save(
+        "test-upstream",
+        tiers_run=["cpu"],
+        tiers={
+            "cpu": {
+                "mutation": "new regression tests: 14 fail on baseline, 14 pass on patched (of 14)",
+                "regressions": [],
+            }
+        },
+    )
     alternative = {"line": "alternative (informative; ...): 0 divergences from the baseline"}
-    world.save("verify", budget=200, alternative=alternative,
-               scenarios=[{"divergence": None}] * 232)  # fmt: skip
+    world.save(
+        "verify", budget=200, alternative=alternative, scenarios=[{"divergence": None}] * 232
+    )
     world.bench(**COUNTED, rerun=RERUN)
     status, _out, err = pr()
     assert status == 0, err

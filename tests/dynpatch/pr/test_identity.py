@@ -52,8 +52,9 @@ def test_identity_from_environment_then_git_config(
     assert "Env Person <env@example.invalid> (from $DYNPATCH_PR_IDENTITY)" in out
     assert "replaced" in out and "author Cfg Person" in out
     assert git(world.repo, "log", "-1", "--format=%ae %ce", BRANCH).stdout.split() == [
-        "env@example.invalid", "env@example.invalid",
-    ]  # fmt: skip
+        "env@example.invalid",
+        "env@example.invalid",
+    ]
 
 
 def test_malformed_identity_is_an_error(world: World, pr) -> None:
@@ -114,10 +115,23 @@ def test_gpg_signed_commits_verify_with_git(
     monkeypatch.setenv("GNUPGHOME", str(home))
     try:
         subprocess.run(
-            ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
-             "--quick-gen-key", JANE, "ed25519", "sign", "1d"],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
+            [
+                "gpg",
+                "--batch",
+                "--pinentry-mode",
+                "loopback",
+                "--passphrase",
+                "",
+                "--quick-gen-key",
+                JANE,
+                "ed25519",
+                "sign",
+                "1d",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         status, out, err = pr("--sign", "--signing-format", "openpgp")
         assert status == 0, err
         assert '[G] Good signature from "Jane Doe <jane@example.invalid>"' in out

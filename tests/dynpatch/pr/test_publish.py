@@ -54,8 +54,17 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     git(world.tmp, "clone", "-q", str(world.repo), str(other))
     (other / "NOTES").write_text("their work\n")
     git(other, "add", "NOTES")
-    git(other, "-c", "user.name=Other", "-c", "user.email=o@example.invalid",
-        "commit", "-q", "-m", "their commit")  # fmt: skip
+    git(
+        other,
+        "-c",
+        "user.name=Other",
+        "-c",
+        "user.email=o@example.invalid",
+        "commit",
+        "-q",
+        "-m",
+        "their commit",
+    )
     git(other, "push", "-q", str(world.fork), f"HEAD:refs/heads/{BRANCH}")
     theirs = world.fork_refs()
 
@@ -182,11 +191,26 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     patches = tmp_path / "patches"
     patches.mkdir()
     (patches / "series").write_text("")
-    status = main([
-        "pr", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor), "--patches",
-        str(patches), "--evidence", str(tmp_path / "ev"), "--out", str(tmp_path / "PR.md"),
-        "--identity", JANE, "--allow-placeholder-identity", "--push", str(tmp_path / "fork.git"),
-    ])  # fmt: skip
+    status = main(
+        [
+            "pr",
+            "--pin",
+            str(rel.pin.path),
+            "--vendor",
+            str(rel.vendor),
+            "--patches",
+            str(patches),
+            "--evidence",
+            str(tmp_path / "ev"),
+            "--out",
+            str(tmp_path / "PR.md"),
+            "--identity",
+            JANE,
+            "--allow-placeholder-identity",
+            "--push",
+            str(tmp_path / "fork.git"),
+        ]
+    )
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")
     assert gitio.rev_parse(checkout.path, f"refs/heads/{BRANCH}") is None

@@ -43,15 +43,28 @@ def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, 
 
 def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr) -> None:
     world.save("test-upstream", "verify")  # on v9.9.9
-    git(world.repo, "-c", "user.name=U", "-c", "user.email=u@example.invalid",
-        "commit", "-q", "--allow-empty", "-m", "main moves on")  # fmt: skip
+    git(
+        world.repo,
+        "-c",
+        "user.name=U",
+        "-c",
+        "user.email=u@example.invalid",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "main moves on",
+    )
     head = git(world.repo, "rev-parse", "HEAD").stdout.strip()
     status, out, err = pr()
     assert status == 0, err
     text = world.out.read_text()
     assert "v9.9.9" not in text and f"- Made on commit `{head[:12]}` of 20" in text
     assert "replay of the real handler on both trees: not run for this base" in text
-    assert f"## verify: not run for this base\n\nout/evidence/verify.json was made on {world.base[:12]}, not on {head[:12]}" in _record(world).replace(str(world.evidence), "out/evidence")  # fmt: skip
+    assert (
+        f"## verify: not run for this base\n\nout/evidence/verify.json was made on {world.base[:12]}, not on {head[:12]}"
+        in _record(world).replace(str(world.evidence), "out/evidence")
+    )
     assert "verify: not run for this base" in out
 
     world.out.unlink()
@@ -66,9 +79,10 @@ def test_a_push_needs_the_results_of_the_sessions_defaults(world: World, pr) -> 
     status, _out, err = pr("--push", str(world.fork))
     assert status == 2
     one_error(
-        err, "test-upstream ran the tiers cpu, not cpu and standin",
+        err,
+        "test-upstream ran the tiers cpu, not cpu and standin",
         "verify ran 0 property streams, not the default 200",
-    )  # fmt: skip
+    )
     nothing_written(world)
 
 

@@ -60,11 +60,21 @@ def snapshot(v) -> tuple[bytes, dict[str, bytes]]:
 def run_bump(v, tmp_path: Path, version: str, *extra: str) -> int:
     return cli.main(
         [
-            "bump", version, "--pin", str(v.pin.path), "--vendor", str(v.vendor),
-            "--patches", str(v.patches), "--out", str(tmp_path / "bump"),
-            "--evidence", str(tmp_path / "evidence"), *extra,
+            "bump",
+            version,
+            "--pin",
+            str(v.pin.path),
+            "--vendor",
+            str(v.vendor),
+            "--patches",
+            str(v.patches),
+            "--out",
+            str(tmp_path / "bump"),
+            "--evidence",
+            str(tmp_path / "evidence"),
+            *extra,
         ]
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -74,10 +84,16 @@ def synthetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     metadata-only runtime 9.9.9."""
     v = make_vendor(
         tmp_path,
-        {"9.9.6": DRIFTED, "9.9.7": REGRESSING, "9.9.8": OLD, "9.9.9": FILES,
-         "10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED},
+        {
+            "9.9.6": DRIFTED,
+            "9.9.7": REGRESSING,
+            "9.9.8": OLD,
+            "9.9.9": FILES,
+            "10.0.0": FIXED_UPSTREAM,
+            "10.0.1": LOOKS_FIXED,
+        },
         pinned="9.9.8",
-    )  # fmt: skip
+    )
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     return v
 
@@ -220,12 +236,30 @@ def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     synthetic, tmp_path: Path
 ) -> None:
     before = snapshot(synthetic)
-    argv = ["bump", "9.9.9", "--pin", str(synthetic.pin.path), "--vendor", str(synthetic.vendor),
-            "--patches", str(synthetic.patches), "--out", str(tmp_path / "bump"),
-            "--skip", "test-upstream", "--skip", "verify"]  # fmt: skip
+    argv = [
+        "bump",
+        "9.9.9",
+        "--pin",
+        str(synthetic.pin.path),
+        "--vendor",
+        str(synthetic.vendor),
+        "--patches",
+        str(synthetic.patches),
+        "--out",
+        str(tmp_path / "bump"),
+        "--skip",
+        "test-upstream",
+        "--skip",
+        "verify",
+    ]
     env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches"}
-    proc = subprocess.run([sys.executable, "-m", "dynpatch", *argv], env=env,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "dynpatch", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     pin, patches = snapshot(synthetic)
     assert pin == before[0] and patches != before[1]  # the two disagree, until ...
@@ -260,10 +294,23 @@ def test_real_bump_1_6_0_to_1_6_1_gives_the_committed_series(tmp_path: Path, cap
         patches_dir=patches,
     )
     code = cli.main(
-        ["bump", "1.6.1", "--pin", str(pin_path), "--patches", str(patches),
-         "--out", str(tmp_path / "bump"), "--evidence", str(tmp_path / "evidence"),
-         "--skip", "test-upstream", "--skip", "verify"]
-    )  # fmt: skip
+        [
+            "bump",
+            "1.6.1",
+            "--pin",
+            str(pin_path),
+            "--patches",
+            str(patches),
+            "--out",
+            str(tmp_path / "bump"),
+            "--evidence",
+            str(tmp_path / "evidence"),
+            "--skip",
+            "test-upstream",
+            "--skip",
+            "verify",
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert pin_path.read_bytes() == PIN_FILE.read_bytes()

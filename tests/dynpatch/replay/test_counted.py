@@ -27,8 +27,13 @@ CASE = {"tokens": 64, "choices": 2, "k": 1}
 def test_requests_and_the_engine_alone_are_counted_after_the_warm_up() -> None:
     replay = CountingReplay()
     part = asyncio.run(counted.count_requests(replay, CASE, ops=2, warmup=1))
-    assert part == {"label": "request-64x2-top1", "what": "request", "case": CASE,
-                    "requests": 2, "chunks": 2 * 64 * 2 * 2}  # fmt: skip
+    assert part == {
+        "label": "request-64x2-top1",
+        "what": "request",
+        "case": CASE,
+        "requests": 2,
+        "chunks": 2 * 64 * 2 * 2,
+    }
     assert replay.prepared == ["warm-up", "count-0", "count-1"]  # built before counting
     engine = asyncio.run(counted.count_engine(replay, CASE, ops=1, warmup=1))
     assert (engine["label"], engine["chunks"]) == ("engine-64x2-top1", 64 * 2 * 2)
@@ -41,8 +46,12 @@ def test_windows_cover_the_chunks_whose_history_lies_in_them() -> None:
     parts = asyncio.run(counted.count_windows(CountingReplay(), CASE, [(40, 48), (8, 16)], 0))
     assert [p["label"] for p in parts] == ["windows-64x2-top1-8-16", "windows-64x2-top1-40-48"]
     assert [p["chunks"] for p in parts] == [32, 32] and parts[0]["history"] == [8, 16]
-    assert all(history[a] >= lo and history[b - 1] < hi for (a, b), (lo, hi) in zip(
-        [p["chunk_range"] for p in parts], [(8, 16), (40, 48)], strict=True))  # fmt: skip
+    assert all(
+        history[a] >= lo and history[b - 1] < hi
+        for (a, b), (lo, hi) in zip(
+            [p["chunk_range"] for p in parts], [(8, 16), (40, 48)], strict=True
+        )
+    )
 
 
 def test_windows_outside_the_stream_or_overlapping_are_refused() -> None:
@@ -54,10 +63,13 @@ def test_windows_outside_the_stream_or_overlapping_are_refused() -> None:
 
 
 def test_a_job_runs_its_measurements_in_order_and_refuses_an_unknown_one() -> None:
-    job = {"warmup": 0, "measure": [
-        {"what": "windows", "case": CASE, "windows": [[8, 16]]},
-        {"what": "request", "case": CASE},
-    ]}  # fmt: skip
+    job = {
+        "warmup": 0,
+        "measure": [
+            {"what": "windows", "case": CASE, "windows": [[8, 16]]},
+            {"what": "request", "case": CASE},
+        ],
+    }
     parts = asyncio.run(counted.run_counts(CountingReplay(), job))
     assert [p["what"] for p in parts] == ["windows", "request"]
     with pytest.raises(SetupError, match="unknown measurement 'sweep'"):
@@ -81,5 +93,6 @@ def test_off_valgrind_the_child_refuses_with_a_result_that_says_so(
     job.write_text(json.dumps({"tree": "baseline", "standin": str(tmp_path), "measure": []}))
     assert counted.main([str(job), str(result)]) == EXIT_CODE_SETUP
     assert json.loads(result.read_text()) == {
-        "ok": False, "error": "not running under valgrind: the counts would all be missing",
-    }  # fmt: skip
+        "ok": False,
+        "error": "not running under valgrind: the counts would all be missing",
+    }

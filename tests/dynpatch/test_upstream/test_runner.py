@@ -173,9 +173,17 @@ def test_the_standin_is_never_inherited_only_put_on_the_path(
     )
     monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
     gpu, standin = (
-        run_pytest(label=label, tree=tree, python=sys.executable, targets=[test], marker=None,
-                   work=tmp_path / label, junit_dir=tmp_path / "junit", path=path)
+        run_pytest(
+            label=label,
+            tree=tree,
+            python=sys.executable,
+            targets=[test],
+            marker=None,
+            work=tmp_path / label,
+            junit_dir=tmp_path / "junit",
+            path=path,
+        )
         for label, path in (("gpu-patched", ()), ("standin-patched", (STANDIN_DIR,)))
-    )  # fmt: skip
+    )
     assert "No module named 'tensorrt_llm'" in gpu.collect_errors[test]
     assert standin.tests[f"{test}::test_real"].outcome == "failed"  # it is the stand-in

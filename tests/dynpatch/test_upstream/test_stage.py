@@ -60,12 +60,21 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
         return cli.main(
             [
                 "test-upstream",
-                "--pin", str(rel.pin.path), "--vendor", str(rel.vendor),
-                "--patches", str(patches), "--out", str(tmp_path / "out"),
-                "--evidence", str(tmp_path / "evidence"), "--trees", str(tmp_path / "trees"),
+                "--pin",
+                str(rel.pin.path),
+                "--vendor",
+                str(rel.vendor),
+                "--patches",
+                str(patches),
+                "--out",
+                str(tmp_path / "out"),
+                "--evidence",
+                str(tmp_path / "evidence"),
+                "--trees",
+                str(tmp_path / "trees"),
                 *extra,
             ]
-        )  # fmt: skip
+        )
 
     run.tmp = tmp_path  # type: ignore[attr-defined]
     run.patches = patches  # type: ignore[attr-defined]
@@ -103,8 +112,11 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
 
     junit = stage.tmp / "out" / "junit"
     assert sorted(p.name for p in junit.iterdir()) == [
-        "cpu-baseline.xml", "cpu-ignored.xml", "cpu-mutant.xml", "cpu-patched.xml",
-    ]  # fmt: skip
+        "cpu-baseline.xml",
+        "cpu-ignored.xml",
+        "cpu-mutant.xml",
+        "cpu-patched.xml",
+    ]
     record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
     assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
     assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))

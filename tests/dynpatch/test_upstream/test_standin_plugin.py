@@ -41,10 +41,16 @@ def _world(tmp_path: Path) -> tuple[Path, Path]:
 
 def _run(tmp_path: Path, tree: Path, path: tuple[Path, ...], plugins: tuple[str, ...]):
     return run_pytest(
-        label="standin-test", tree=tree, python=__import__("sys").executable,
-        targets=[TEST], marker=tiers.STANDIN.marker, work=tmp_path / "work",
-        junit_dir=tmp_path / "junit", path=path, plugins=plugins,
-    )  # fmt: skip
+        label="standin-test",
+        tree=tree,
+        python=__import__("sys").executable,
+        targets=[TEST],
+        marker=tiers.STANDIN.marker,
+        work=tmp_path / "work",
+        junit_dir=tmp_path / "junit",
+        path=path,
+        plugins=plugins,
+    )
 
 
 def test_the_guarded_module_runs_with_the_plugin_and_sees_no_cuda_inside_tests(

@@ -44,16 +44,28 @@ class Release:
     upstream: Path
 
     def options(self, **kw: object) -> command.Options:
-        return command.Options(pin=self.pin, vendor=self.vendor, patches=self.patches,
-                               dist=self.dist, **kw)  # type: ignore[arg-type]  # fmt: skip
+        return command.Options(
+            pin=self.pin, vendor=self.vendor, patches=self.patches, dist=self.dist, **kw
+        )  # type: ignore[arg-type]
 
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid",
-         "-c", "commit.gpgsign=false", *args],
-        cwd=repo, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+        [
+            "git",
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 METADATA = "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n\nVersion: 9.9.9 in the body\n"
@@ -69,8 +81,11 @@ def make_wheel(tmp: Path, cache: Path, metadata: str = METADATA) -> Path:
     (info / "METADATA").write_text(metadata)
     (info / "WHEEL").write_text("Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
     cache.mkdir(parents=True)
-    subprocess.run([sys.executable, "-m", "wheel", "pack", "-d", str(cache), str(tree)],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "wheel", "pack", "-d", str(cache), str(tree)],
+        check=True,
+        capture_output=True,
+    )
     return cache / "ai_dynamo-9.9.9-py3-none-any.whl"
 
 
@@ -159,8 +174,14 @@ def test_two_builds_give_identical_bytes(release: Release, tmp_path: Path) -> No
     other = tmp_path / "dist2"
     old = os.umask(0o077)  # a different umask must not change the bytes
     try:
-        assert command.run(command.Options(pin=release.pin, vendor=release.vendor,
-                                           patches=release.patches, dist=other)) == 0  # fmt: skip
+        assert (
+            command.run(
+                command.Options(
+                    pin=release.pin, vendor=release.vendor, patches=release.patches, dist=other
+                )
+            )
+            == 0
+        )
     finally:
         os.umask(old)
     assert {p.name: p.read_bytes() for p in other.iterdir()} == first

@@ -39,10 +39,18 @@ SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
 def matrix(v, out: Path, *extra: str) -> int:
     return cli.main(
         [
-            "matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor),
-            "--patches", str(v.patches), "--out", str(out), *extra,
+            "matrix",
+            "--pin",
+            str(v.pin.path),
+            "--vendor",
+            str(v.vendor),
+            "--patches",
+            str(v.patches),
+            "--out",
+            str(out),
+            *extra,
         ]
-    )  # fmt: skip
+    )
 
 
 def rows_of(out: Path) -> dict[str, dict]:
@@ -175,8 +183,14 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     out = tmp_path / "out"
 
     def listed(**kw) -> list[str]:
-        options = command.Options(pin=v.pin.path, vendor=v.vendor, out=out, list_json=True,
-                                  patches=tmp_path / "no-patches", **kw)  # fmt: skip
+        options = command.Options(
+            pin=v.pin.path,
+            vendor=v.vendor,
+            out=out,
+            list_json=True,
+            patches=tmp_path / "no-patches",
+            **kw,
+        )
         assert command.main(options) == 0
         return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
@@ -316,9 +330,16 @@ def test_real_releases_give_the_expected_rows(tmp_path: Path) -> None:
     pinned release's series equals patches/."""
     out = tmp_path / "out"
     code = cli.main(
-        ["matrix", "--versions", "1.2.1,1.3.1,1.5.1,1.6.1", "--no-newest", "--out", str(out),
-         *SKIP_CHECKS]
-    )  # fmt: skip
+        [
+            "matrix",
+            "--versions",
+            "1.2.1,1.3.1,1.5.1,1.6.1",
+            "--no-newest",
+            "--out",
+            str(out),
+            *SKIP_CHECKS,
+        ]
+    )
     assert code == 0
     rows = rows_of(out)
     assert {o["status"] for o in rows["1.2.1"]["outcomes"]} == {"not-applicable"}

@@ -30,10 +30,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     def matrix(versions: str, out: Path) -> int:
         return cli.main(
-            ["matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor), "--patches",
-             str(v.patches), "--versions", versions, "--no-newest", "--out", str(out),
-             "--python", sys.executable, *SKIP_CHECKS]
-        )  # fmt: skip
+            [
+                "matrix",
+                "--pin",
+                str(v.pin.path),
+                "--vendor",
+                str(v.vendor),
+                "--patches",
+                str(v.patches),
+                "--versions",
+                versions,
+                "--no-newest",
+                "--out",
+                str(out),
+                "--python",
+                sys.executable,
+                *SKIP_CHECKS,
+            ]
+        )
 
     for version, code in (("9.9.6", 1), ("9.9.9", 0), ("10.0.0", 0)):
         assert matrix(version, runs / version) == code
@@ -60,9 +74,9 @@ def test_join_renders_as_a_whole_run_and_fails_on_drift(runs: Path, capsys) -> N
     whole = (runs.parent / "whole" / "matrix.md").read_text()
     joined = (out / "matrix.md").read_text()
     assert table(joined) == table(whole)  # release order, same cells
-    assert joined.split("Notes:")[1].split("\n    ")[0] == whole.split("Notes:")[1].split(
-        "\n    "
-    )[0]  # fmt: skip
+    assert (
+        joined.split("Notes:")[1].split("\n    ")[0] == whole.split("Notes:")[1].split("\n    ")[0]
+    )
     data = json.loads((out / "matrix.json").read_text())
     assert [r["version"] for r in data["rows"]] == ["9.9.6", "9.9.9", "10.0.0"]
     assert data["ok"] is False and len(data["joined"]) == 3

@@ -68,8 +68,10 @@ def test_on_index_takes_pure_python_wheels_from_a_release_on() -> None:
         "ai_dynamo_runtime-1.6.1-cp310-abi3-manylinux_2_28_x86_64.whl": "a6",
     }
     assert releases.on_index(pin, listing, "1.3.0.post1") == {
-        "1.3.0.post1": "a2", "1.4.2": "a4", "1.5.0.dev20260816": "a3",
-    }  # fmt: skip
+        "1.3.0.post1": "a2",
+        "1.4.2": "a4",
+        "1.5.0.dev20260816": "a3",
+    }
     assert list(releases.on_index(pin, listing, "1.4.0")) == ["1.4.2", "1.5.0.dev20260816"]
 
 
@@ -98,5 +100,10 @@ def test_indexed_holds_pinned_wheels_to_the_pin_and_trusts_the_rest_on_first_use
 def test_version_order() -> None:
     versions = ["1.7.0.dev20261026", "1.2.1", "1.3.0.post1", "1.10.0", "1.7.0", "1.3.1"]
     assert sorted(versions, key=releases.version_key) == [
-        "1.2.1", "1.3.0.post1", "1.3.1", "1.7.0.dev20261026", "1.7.0", "1.10.0",
-    ]  # fmt: skip
+        "1.2.1",
+        "1.3.0.post1",
+        "1.3.1",
+        "1.7.0.dev20261026",
+        "1.7.0",
+        "1.10.0",
+    ]

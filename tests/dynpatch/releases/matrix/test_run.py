@@ -113,12 +113,14 @@ def test_an_error_of_verify_is_an_error_on_every_release(
     # No release is declared beyond the replay's reach any more: an error of verify on an
     # old release is reported as it is, fails the row, and is not cached.
     pin = load_pin(PIN_FILE)
-    ctx = run.Context(pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path,
-                      budget=0, seed=0)  # fmt: skip
+    ctx = run.Context(
+        pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path, budget=0, seed=0
+    )
     seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
     monkeypatch.setattr(run, "run_stage", lambda stage, job: seen[stage])
-    row = run.Row(version="1.3.1", sha256="ab", trust="pinned", series="applied",
-                  own_am=Check(PASS))  # fmt: skip
+    row = run.Row(
+        version="1.3.1", sha256="ab", trust="pinned", series="applied", own_am=Check(PASS)
+    )
     run.check(row, ctx, tmp_path / "python", lambda text: None)
     assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
     cached = (ctx.folder("1.3.1") / "checks.json").read_text()

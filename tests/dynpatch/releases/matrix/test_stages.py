@@ -37,17 +37,28 @@ def series(folder: Path, text: str = "one") -> Path:
 @pytest.fixture
 def job(tmp_path: Path) -> StageJob:
     return StageJob(
-        pin=tmp_path / "pin.toml", vendor=tmp_path / "vendor", version="9.9.9",
-        patches=series(tmp_path / "patches"), folder=tmp_path / "release",
-        python=Path(sys.executable), budget=7, seed=3,
-    )  # fmt: skip
+        pin=tmp_path / "pin.toml",
+        vendor=tmp_path / "vendor",
+        version="9.9.9",
+        patches=series(tmp_path / "patches"),
+        folder=tmp_path / "release",
+        python=Path(sys.executable),
+        budget=7,
+        seed=3,
+    )
 
 
 def fake_child(
-    monkeypatch: pytest.MonkeyPatch, job: StageJob, code: int, *, stderr: str = "",
-    verdict: str | None = None, details: Any = None, patches: Path | None = None,
+    monkeypatch: pytest.MonkeyPatch,
+    job: StageJob,
+    code: int,
+    *,
+    stderr: str = "",
+    verdict: str | None = None,
+    details: Any = None,
+    patches: Path | None = None,
     timed_out: bool = False,
-) -> list[list[str]]:  # fmt: skip
+) -> list[list[str]]:
     """Replace the child: it writes a record when ``verdict`` is given, then exits ``code``."""
     calls: list[list[str]] = []
 
@@ -57,11 +68,16 @@ def fake_child(
         if verdict is not None:
             ran = patches or job.patches
             evidence.save(
-                stage, ran, base="b" * 40, series_sha256=evidence.series_digest(ran),
-                command="x", verdict=verdict, summary_md="",
+                stage,
+                ran,
+                base="b" * 40,
+                series_sha256=evidence.series_digest(ran),
+                command="x",
+                verdict=verdict,
+                summary_md="",
                 details=details if details is not None else TEST_DETAILS,
                 out=job.record(stage).parent,
-            )  # fmt: skip
+            )
         return proc.Result(code, "what it printed\n", stderr, timed_out=timed_out)
 
     monkeypatch.setattr(proc, "run", run)
