@@ -1,7 +1,7 @@
 """Command line: ``python -m dynpatch <verb>`` (the nox sessions call this).
 
-All argparse lives here. Each verb's options become that stage's ``Options`` dataclass,
-handed to its ``run``; no stage imports this module. Every failure the user can cause
+All argparse lives here. Each verb's options become that stage's options dataclass
+(``ApplyOptions``, ``VerifyOptions``, ...), handed to its ``run``; no stage imports this module. Every failure the user can cause
 ends in one ``error: ...`` line on stderr and exit status 2; nothing is left half-written.
 """
 
@@ -121,7 +121,7 @@ def _add_apply(sub: Sub) -> None:
         "apply",
         help_,
         apply_command.run,
-        apply_command.Options,
+        apply_command.ApplyOptions,
         fetch_args={},
         patches=PATCHES,
     )
@@ -151,7 +151,7 @@ def _add_test_upstream(sub: Sub) -> None:
         "test-upstream",
         help_,
         test_upstream.run,
-        test_upstream.Options,
+        test_upstream.UpstreamTestOptions,
         fetch_args={},
         patches=PATCHES,
         evidence=evidence.EVIDENCE,
@@ -179,7 +179,7 @@ def _add_verify(sub: Sub) -> None:
         "verify",
         help_,
         verify.run,
-        verify.Options,
+        verify.VerifyOptions,
         fetch_args={},
         patches=PATCHES,
         evidence=evidence.EVIDENCE,
@@ -212,7 +212,7 @@ def _add_bench(sub: Sub) -> None:
         "bench",
         help_,
         bench.run,
-        bench.Options,
+        bench.BenchOptions,
         fetch_args={},
         patches=PATCHES,
         evidence=evidence.EVIDENCE,
@@ -245,7 +245,7 @@ def _add_pr(sub: Sub) -> None:
         "pr",
         help_,
         pr_command.run,
-        pr_command.Options,
+        pr_command.PrOptions,
         fetch_args={"timeout": 120.0, "force": False},
         patches=PATCHES,
         evidence=evidence.EVIDENCE,
@@ -302,7 +302,7 @@ def _add_matrix(sub: Sub) -> None:
         "matrix",
         help_,
         matrix_command.main,
-        matrix_command.Options,
+        matrix_command.MatrixOptions,
         python=None,
         pin=pin.PIN_FILE,
         vendor=fetch.VENDOR,
@@ -363,7 +363,7 @@ def _add_matrix(sub: Sub) -> None:
 
 def _add_matrix_join(sub: Sub) -> None:
     help_ = "join one-release matrix runs (DIR/*/matrix.json) into one matrix"
-    p = _verb(sub, "matrix-join", help_, matrix_join.run, matrix_join.Options)
+    p = _verb(sub, "matrix-join", help_, matrix_join.run, matrix_join.JoinOptions)
     p.add_argument("dir", type=Path, help="folder holding DIR/<version>/matrix.json")
     p.add_argument(
         "--out", type=Path, help="folder for the joined matrix.md, matrix.json (default: DIR)"
@@ -377,7 +377,7 @@ def _add_bump(sub: Sub) -> None:
         "bump",
         help_,
         bump.main,
-        bump.Options,
+        bump.BumpOptions,
         python=None,
         pin=pin.PIN_FILE,
         patches=PATCHES,
@@ -410,7 +410,7 @@ def _add_wheel(sub: Sub) -> None:
         "wheel",
         help_,
         wheel_command.run,
-        wheel_command.Options,
+        wheel_command.WheelOptions,
         pin=pin.PIN_FILE,
         vendor=fetch.VENDOR,
         patches=PATCHES,
@@ -437,6 +437,14 @@ def _add_wheel(sub: Sub) -> None:
     )
 
 
+DESCRIPTION = (
+    "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series "
+    "on a pinned dynamo release: make it (apply), test it with dynamo's own tests "
+    "(test-upstream), replay the real handler (verify), count its cost (bench), build the "
+    "PR branch and description (pr), check other releases (matrix, bump) and build a "
+    "patched wheel (wheel)."
+)
+
 VERBS = (
     _add_fetch,
     _add_apply,
@@ -453,7 +461,12 @@ VERBS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="dynpatch", description=__doc__)
+    parser = Parser(
+        prog="dynpatch",
+        description=DESCRIPTION,
+        epilog="Each verb has its own --help. The nox sessions (nox -s VERB) install what a "
+        "verb needs and call it; docs/ has one page per verb.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for add in VERBS:
         add(sub)

@@ -45,7 +45,7 @@ TRAITS = ("log_probs", "top_logprobs", "dropped", "flat", "error_chunk", "worker
 
 
 @dataclass
-class Outcome:
+class ScenarioOutcome:
     name: str
     records: int
     chunks: int
@@ -60,7 +60,7 @@ class Outcome:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
+class VerifyOptions(FetchOptions):
     budget: int = DEFAULT_BUDGET  # hypothesis property streams (0: none)
     seed: int | None = None  # None: a fresh one, printed
     scenario: list[str] | None = None  # only these named scenarios
@@ -70,7 +70,7 @@ class Options(FetchOptions):
     evidence: Path = evidence.EVIDENCE
 
 
-def run(args: Options) -> int:
+def run(args: VerifyOptions) -> int:
     start = time.perf_counter()
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
@@ -189,7 +189,7 @@ def for_release(
 
 def compare(
     baseline: dict[str, Any], patched: dict[str, Any], expectations: dict[str, tuple[str, ...]]
-) -> list[Outcome]:
+) -> list[ScenarioOutcome]:
     """Scenario by scenario: first divergence, and the named scenario's expectations."""
     a_list, b_list = baseline["scenarios"], patched["scenarios"]
     if [s["name"] for s in a_list] != [s["name"] for s in b_list]:
@@ -198,7 +198,7 @@ def compare(
     for a, b in zip(a_list, b_list, strict=True):
         records = a["records"]
         kinds = [json.loads(r)["kind"] for r in records]
-        outcome = Outcome(
+        outcome = ScenarioOutcome(
             name=a["name"],
             records=len(records),
             chunks=kinds.count("chunk"),
@@ -217,7 +217,7 @@ def compare(
 
 
 def summary_lines(
-    outcomes: list[Outcome], named: int, props: int, seed: int, budget: int
+    outcomes: list[ScenarioOutcome], named: int, props: int, seed: int, budget: int
 ) -> list[str]:
     chunks = sum(o.chunks for o in outcomes)
     diverged = [o for o in outcomes if o.divergence is not None]
@@ -244,7 +244,7 @@ def summary_lines(
     return lines
 
 
-def outcome_table(outcomes: list[Outcome]) -> Table:
+def outcome_table(outcomes: list[ScenarioOutcome]) -> Table:
     table = Table(title="named scenarios (baseline vs patched)", title_justify="left")
     for column in ("scenario", "chunks", "events", "result"):
         table.add_column(column, overflow="fold")
@@ -258,7 +258,7 @@ def outcome_table(outcomes: list[Outcome]) -> Table:
     return table
 
 
-def markdown(outcomes: list[Outcome], lines: list[str]) -> str:
+def markdown(outcomes: list[ScenarioOutcome], lines: list[str]) -> str:
     named = [o for o in outcomes if not o.name.startswith("property-")]
     rows = ["| scenario | chunks | events | result |", "|---|---:|---|---|"]
     for o in named:
@@ -268,7 +268,7 @@ def markdown(outcomes: list[Outcome], lines: list[str]) -> str:
 
 
 def _details(
-    outcomes: list[Outcome],
+    outcomes: list[ScenarioOutcome],
     results: dict[str, dict[str, Any]],
     trees: Trees,
     seed: int,
@@ -304,7 +304,7 @@ def _details(
     }
 
 
-def _command(args: Options, seed: int) -> str:
+def _command(args: VerifyOptions, seed: int) -> str:
     parts = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
     for name in args.scenario or ():
         parts += ["--scenario", name]

@@ -49,7 +49,7 @@ def test_only_main_imports_the_command_line(path: Path) -> None:
     if path == ROOT / "dynpatch" / "__main__.py":
         return
     assert not {n for n in imported(path) if n in ("dynpatch.cli", "dynpatch.cli.main")}, (
-        f"{rel(path)} imports dynpatch.cli: stages take their Options and never import it"
+        f"{rel(path)} imports dynpatch.cli: stages take their options dataclass and never import it"
     )
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from dynpatch.bench import plan, valgrind
 from dynpatch.bench.counts import TreeCounts
 from dynpatch.bench.gates import difference_pct
-from dynpatch.bench.options import Options
+from dynpatch.bench.options import BenchOptions
 from dynpatch.fetch import pinned
 from dynpatch.patch.trees import prepare_trees
 from dynpatch.pin import ROOT
@@ -48,7 +48,7 @@ def main() -> int:
     parser.add_argument("--trees", type=int, default=20, help="rounds of fresh trees (20)")
     parser.add_argument("--within", type=float, default=0.1, help="percent allowed (0.1)")
     args = parser.parse_args()
-    _pin, checkout = pinned(Options())
+    _pin, checkout = pinned(BenchOptions())
     how = {
         "valgrind_path": valgrind.find(),
         "python": sys.executable,

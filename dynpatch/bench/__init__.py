@@ -19,8 +19,8 @@ counted parts), :mod:`~.gates`, :mod:`~.report` (tables, Markdown, plot), :mod:`
 
 from __future__ import annotations
 
-from dynpatch.bench.options import Options
+from dynpatch.bench.options import BenchOptions
 from dynpatch.bench.recorded import reference
 from dynpatch.bench.stage import run
 
-__all__ = ["Options", "reference", "run"]
+__all__ = ["BenchOptions", "reference", "run"]

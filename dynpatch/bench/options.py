@@ -13,7 +13,7 @@ from dynpatch.patch.apply import PATCHES
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
+class BenchOptions(FetchOptions):
     mutant: bool = False  # also count a mutant, whose gates must fail
     record: bool = False  # write the reference docs/bench/ (gates passed)
     python: str = sys.executable  # interpreter of the replay children

@@ -27,7 +27,7 @@ from typing import Any
 from dynpatch import console, evidence
 from dynpatch.bench import ab, gates, host, plan, recorded, report, valgrind
 from dynpatch.bench.counts import TreeCounts
-from dynpatch.bench.options import Options
+from dynpatch.bench.options import BenchOptions
 from dynpatch.bench.plan import ALLOC_SAMPLES
 from dynpatch.bench.report import table
 from dynpatch.console import err, out
@@ -88,7 +88,7 @@ def how_line(how: dict[str, Any]) -> str:
     )
 
 
-def run(args: Options) -> int:
+def run(args: BenchOptions) -> int:
     """Count, judge, report, save; 0 when the gates say what they must."""
     start = time.perf_counter()
     valgrind_path = valgrind.find()
@@ -160,7 +160,11 @@ def run(args: Options) -> int:
 
 
 def _measure(
-    args: Options, tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, version: str
+    args: BenchOptions,
+    tree_of: dict[str, runner.Tree],
+    stage: Path,
+    valgrind_path: str,
+    version: str,
 ) -> dict[str, Any]:
     children = stage / "children"
     layout = valgrind.fixed_layout()
@@ -202,7 +206,7 @@ def _measure(
 
 
 def _judge(
-    args: Options, result: dict[str, Any], trees: Any, version: str, start: float
+    args: BenchOptions, result: dict[str, Any], trees: Any, version: str, start: float
 ) -> tuple[dict[str, Any], str, list[str], bool]:
     counts: dict[str, TreeCounts] = result["counts"]
     alloc = result["alloc"]["slope_bytes_per_token"]
@@ -291,6 +295,6 @@ def _record(data: dict[str, Any], counts: dict[str, TreeCounts]) -> Path:
     return recorded.record(ref, report.plot_png(report.plot_points(pair)))
 
 
-def _command(args: Options) -> str:
+def _command(args: BenchOptions) -> str:
     extra = [*(["--mutant"] if args.mutant else []), *(["--record"] if args.record else [])]
     return shlex.join(["nox", "-s", "bench", *(["--", *extra] if extra else [])])

@@ -29,7 +29,7 @@ def redact(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Result:
+class ProcResult:
     returncode: int
     stdout: str
     stderr: str
@@ -53,7 +53,7 @@ def run(
     stdout: IO[str] | int | None = None,
     merge_stderr: bool = False,
     allow_timeout: bool = False,
-) -> Result:
+) -> ProcResult:
     """Run ``cmd`` to the end; its status and output (text).
 
     ``doing`` names the work for the error line. Output is captured unless ``stdout`` is
@@ -86,17 +86,17 @@ def run(
         got_out, got_err = proc.communicate()
         if not allow_timeout:
             raise ToolkitError(redact(f"{doing} did not finish in {timeout:.0f} s")) from None
-        return Result(proc.returncode, got_out or "", got_err or "", timed_out=True)
+        return ProcResult(proc.returncode, got_out or "", got_err or "", timed_out=True)
     except BaseException:
         _kill_group(proc)
         proc.wait()
         raise
-    return Result(proc.returncode, got_out or "", got_err or "")
+    return ProcResult(proc.returncode, got_out or "", got_err or "")
 
 
 def check(
     cmd: Sequence[str | os.PathLike[str]], *, doing: str, timeout: float | None, **kw: object
-) -> Result:
+) -> ProcResult:
     """:func:`run`, and a non-zero status raises one line: ``doing`` failed, and why."""
     result = run(cmd, doing=doing, timeout=timeout, **kw)  # type: ignore[arg-type]
     if result.returncode != 0:

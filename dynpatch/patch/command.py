@@ -28,14 +28,14 @@ AUTHOR_ENV = "DYNPATCH_AUTHOR"
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
+class ApplyOptions(FetchOptions):
     check: bool = False  # regenerate in a temporary place; fail if patches/ differs
     author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
     patches: Path = PATCHES
     evidence: Path | None = None  # None: out/evidence beside patches/ (record.default_dir)
 
 
-def run(args: Options) -> int:
+def run(args: ApplyOptions) -> int:
     start = time.perf_counter()
     pin = load_pin(args.pin)
     author = gitio.parse_identity(args.author or os.environ.get(AUTHOR_ENV) or pin.author)
@@ -95,7 +95,7 @@ def run(args: Options) -> int:
     return 0
 
 
-def _apply(args: Options, checkout: Checkout, pin: Pin, author: gitio.Identity) -> ApplyReport:
+def _apply(args: ApplyOptions, checkout: Checkout, pin: Pin, author: gitio.Identity) -> ApplyReport:
     """``apply_series`` with the options; a drifted series prints its table first."""
     try:
         return apply_series(

@@ -37,7 +37,7 @@ VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
 
 
 @dataclass(frozen=True)
-class Result:
+class PrResult:
     """The branch as it will be, decided in the scratch clone (nothing placed yet)."""
 
     tip: str
@@ -48,7 +48,7 @@ class Result:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
+class PrOptions(FetchOptions):
     timeout: float = 120.0
     branch: str | None = None  # None: $DYNPATCH_PR_BRANCH, else DEFAULT_BRANCH
     identity: str | None = None  # 'Name <email>' (None: see identity.resolve_identity)
@@ -63,13 +63,13 @@ class Options(FetchOptions):
     evidence: Path = EVIDENCE
 
 
-def run(args: Options) -> int:
+def run(args: PrOptions) -> int:
     pin = load_pin(args.pin)
     with locked(pin, args) as checkout:  # no other run moves its refs meanwhile
         return _run(args, pin, checkout)
 
 
-def _run(args: Options, pin: Pin, checkout: Checkout) -> int:
+def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     _check_checkout(checkout, name)
@@ -175,7 +175,7 @@ def _make_branch(
     signing: gitio.Signing | None,
     force: bool,
     scratch: Path,
-) -> Result:
+) -> PrResult:
     """Build and check the commits in a new clone ``scratch``, and compare them with the
     checkout's branch ``name`` there; the checkout is only read."""
     if signing is not None:
@@ -195,7 +195,7 @@ def _make_branch(
     signatures = []
     if signing is not None:
         signatures = [gitio.verify_commit(scratch, c.sha, signing) for c in commits]
-    return Result(tip, old, state, commits, signatures)
+    return PrResult(tip, old, state, commits, signatures)
 
 
 def _check_checkout(checkout: Checkout, branch: str) -> None:
@@ -320,7 +320,7 @@ def _checks(
     base: str,
     digest: str,
     names: list[str],
-    result: Result,
+    result: PrResult,
     branch: str,
     signer: gitio.Identity,
     title: str,

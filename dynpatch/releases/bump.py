@@ -49,7 +49,7 @@ DEFAULT_BUDGET = 50  # hypothesis streams of the verify run (plus every named sc
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options:
+class BumpOptions:
     version: str  # the ai-dynamo release to pin
     budget: int = DEFAULT_BUDGET  # verify: hypothesis streams
     seed: int = 0
@@ -63,7 +63,7 @@ class Options:
     runtimes: Path | None = None
 
 
-def main(args: Options) -> int:
+def main(args: BumpOptions) -> int:
     start = time.perf_counter()
     pin = load_pin(args.pin)
     old, new = pin.version, args.version
@@ -87,7 +87,7 @@ def main(args: Options) -> int:
 
 
 def _bump(
-    args: Options,
+    args: BumpOptions,
     pin: Pin,
     old_text: str,
     snapshot: dict[str, bytes],
@@ -166,7 +166,7 @@ def _release(pin: Pin, version: str, vendor: Path) -> tuple[Release, str]:
 
 
 def _regenerate(
-    checkout: Checkout, pin: Pin, args: Options, patches: Path
+    checkout: Checkout, pin: Pin, args: BumpOptions, patches: Path
 ) -> tuple[ApplyReport, list[str]]:
     """The series made once on the new base into ``patches`` (outcomes, formatting and the
     ``git am`` proof; a candidate upstream fix judged by a run of the release's code), and
@@ -217,7 +217,7 @@ def _range_diff(
         ).rstrip("\n")
 
 
-def _python(args: Options, version: str) -> Path:
+def _python(args: BumpOptions, version: str) -> Path:
     """The checks' interpreter: ``--python``, else one with ``version``'s runtime."""
     return args.python or envs.runtime_env(version, args.runtimes or envs.RUNTIMES).python
 
@@ -228,7 +228,7 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
-def _install_all(args: Options, new_text: str, patches: Path) -> list[str]:
+def _install_all(args: BumpOptions, new_text: str, patches: Path) -> list[str]:
     """Replace patches/ and the pin as one transaction (:func:`files.together`): on any
     failure, or in the next run after a kill, both are put back as they were."""
     with files.together(args.pin, args.patches):
@@ -243,7 +243,7 @@ def _install_all(args: Options, new_text: str, patches: Path) -> list[str]:
     return changed
 
 
-def _restore(args: Options, old_text: str, snapshot: dict[str, bytes]) -> bool:
+def _restore(args: BumpOptions, old_text: str, snapshot: dict[str, bytes]) -> bool:
     """Put the pin and patches/ back to ``old_text`` and ``snapshot``; True if anything
     had to be put back."""
     touched = False
@@ -261,7 +261,7 @@ def _restore(args: Options, old_text: str, snapshot: dict[str, bytes]) -> bool:
 
 def _refuse(
     problems: list[str],
-    args: Options,
+    args: BumpOptions,
     old: str,
     old_text: str,
     snapshot: dict[str, bytes],

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from dynpatch.replay.script import RAISE_KINDS, Delta, Position, Script, Step
+from dynpatch.replay.script import RAISE_KINDS, Delta, Position, ReplayStep, Script
 
 # A narrow id range makes duplicate ids in one position (and selected == alternative)
 # likely; a wide one gives ids outside the small-int cache.
@@ -60,16 +60,16 @@ def scripts(draw: Any, name: str = "property") -> Script:
     prompt = tuple(draw(st.lists(_TOKEN, min_size=1, max_size=5)))
     tokens: list[list[int]] = [[] for _ in range(n)]
     logprob_len = [0] * n
-    steps: list[Step] = []
+    steps: list[ReplayStep] = []
     n_steps = draw(st.integers(1, 24))
     for s in range(n_steps):
         last = s == n_steps - 1
         kind = draw(st.sampled_from(["grow"] * 23 + ["no_outputs", "raise"]))
         if kind == "raise":
-            steps.append(Step(raise_kind=draw(st.sampled_from(RAISE_KINDS)), message=f"e{s}"))
+            steps.append(ReplayStep(raise_kind=draw(st.sampled_from(RAISE_KINDS)), message=f"e{s}"))
             break
         if kind == "no_outputs" and not last:
-            steps.append(Step(no_outputs=True))
+            steps.append(ReplayStep(no_outputs=True))
             continue
         growing = draw(st.lists(st.integers(0, n - 1), unique=True, max_size=n))
         if last:
@@ -101,7 +101,7 @@ def scripts(draw: Any, name: str = "property") -> Script:
             trim = min(trim, len(cumulative))
             tokens[c] = cumulative[: len(cumulative) - trim]
             deltas.append(Delta(c, tuple(new), lp, finish, stop, trim))
-        steps.append(Step(deltas=tuple(deltas), finished=last))
+        steps.append(ReplayStep(deltas=tuple(deltas), finished=last))
     return Script(
         name=name,
         steps=tuple(steps),

@@ -13,7 +13,7 @@ import dataclasses
 import random
 from collections.abc import Callable, Sequence
 
-from dynpatch.replay.script import Delta, Position, Script, Step
+from dynpatch.replay.script import Delta, Position, ReplayStep, Script
 from dynpatch.replay.streams import Gen, interleaved, uneven
 
 
@@ -31,7 +31,7 @@ def stream(tokens: int, choices: int, *, k: int = 1, increment: int = 1) -> Scri
 # --- named scenarios ------------------------------------------------------------------
 
 
-def _with_step(script: Script, at: int, step: Step, *, replace: bool = False) -> Script:
+def _with_step(script: Script, at: int, step: ReplayStep, *, replace: bool = False) -> Script:
     steps = list(script.steps)
     steps[at : at + (1 if replace else 0)] = [step]
     return dataclasses.replace(script, steps=tuple(steps))
@@ -53,7 +53,7 @@ def _edit_position(
         trim=d.trim,
     )
     return _with_step(
-        script, step, Step((new, *old.deltas[1:]), old.finished, old.no_outputs), replace=True
+        script, step, ReplayStep((new, *old.deltas[1:]), old.finished, old.no_outputs), replace=True
     )
 
 
@@ -64,11 +64,11 @@ def _sizes(*choices: int) -> Callable[[random.Random], int]:
 def _empty_increments() -> Script:
     # Results where the choice did not grow (TRT-LLM re-sends the same cumulative state).
     base = interleaved("empty-increments", n=1, tokens=12, k=1)
-    steps: list[Step] = []
+    steps: list[ReplayStep] = []
     for i, s in enumerate(base.steps):
         steps.append(s)
         if i % 3 == 1 and not s.finished:
-            steps.append(Step(deltas=()))
+            steps.append(ReplayStep(deltas=()))
     return dataclasses.replace(base, steps=tuple(steps))
 
 
@@ -78,9 +78,9 @@ def _logprobs_lagging() -> Script:
     toks = g.tokens(6)
     pos = g.positions(toks, 2)
     steps = (
-        Step((Delta(0, toks[:2], pos[:1]),)),
-        Step((Delta(0, toks[2:4], pos[1:3]),)),
-        Step((Delta(0, toks[4:6], pos[3:6], finish_reason="length"),), finished=True),
+        ReplayStep((Delta(0, toks[:2], pos[:1]),)),
+        ReplayStep((Delta(0, toks[2:4], pos[1:3]),)),
+        ReplayStep((Delta(0, toks[4:6], pos[3:6], finish_reason="length"),), finished=True),
     )
     return Script(name="logprobs-lag", steps=steps, logprobs=2, max_tokens=6)
 
@@ -91,9 +91,11 @@ def _logprobs_ahead() -> Script:
     toks = g.tokens(5)
     pos = g.positions(toks, 3)
     steps = (
-        Step((Delta(0, toks[:1], pos[:3]),)),
-        Step((Delta(0, toks[1:3], ()),)),
-        Step((Delta(0, toks[3:5], pos[3:5], finish_reason="stop", stop_reason=toks[4]),), True),
+        ReplayStep((Delta(0, toks[:1], pos[:3]),)),
+        ReplayStep((Delta(0, toks[1:3], ()),)),
+        ReplayStep(
+            (Delta(0, toks[3:5], pos[3:5], finish_reason="stop", stop_reason=toks[4]),), True
+        ),
     )
     return Script(name="logprobs-ahead", steps=steps, logprobs=3, max_tokens=5)
 
@@ -120,9 +122,9 @@ def _stop_word_trimmed() -> Script:
     toks = g.tokens(7)
     pos = g.positions(toks, 1)
     steps = (
-        Step((Delta(0, toks[:3], pos[:3]),)),
-        Step((Delta(0, toks[3:6], pos[3:6]),)),
-        Step((Delta(0, toks[6:], pos[6:], "stop", "</end>", trim=2),), finished=True),
+        ReplayStep((Delta(0, toks[:3], pos[:3]),)),
+        ReplayStep((Delta(0, toks[3:6], pos[3:6]),)),
+        ReplayStep((Delta(0, toks[6:], pos[6:], "stop", "</end>", trim=2),), finished=True),
     )
     return Script(name="stop-word-trimmed", steps=steps, logprobs=1, max_tokens=16)
 
@@ -132,11 +134,11 @@ def _staggered_finish() -> Script:
     g = Gen("staggered-finish")
     a, b = g.tokens(2), g.tokens(5)
     steps = (
-        Step((Delta(0, a[:1], g.positions(a[:1], 1)),)),
-        Step((Delta(1, b[:2], g.positions(b[:2], 1)),)),
-        Step((Delta(0, a[1:], g.positions(a[1:], 1), "stop", b[0]),)),
-        Step((Delta(1, b[2:4], g.positions(b[2:4], 1)),)),
-        Step((Delta(1, b[4:], g.positions(b[4:], 1), "length"),), finished=True),
+        ReplayStep((Delta(0, a[:1], g.positions(a[:1], 1)),)),
+        ReplayStep((Delta(1, b[:2], g.positions(b[:2], 1)),)),
+        ReplayStep((Delta(0, a[1:], g.positions(a[1:], 1), "stop", b[0]),)),
+        ReplayStep((Delta(1, b[2:4], g.positions(b[2:4], 1)),)),
+        ReplayStep((Delta(1, b[4:], g.positions(b[4:], 1), "length"),), finished=True),
     )
     return Script(name="staggered-finish", steps=steps, n=2, logprobs=1, max_tokens=5)
 
@@ -144,20 +146,20 @@ def _staggered_finish() -> Script:
 def _mid_stream(name: str, kind: str, message: str, *, n: int = 2) -> Script:
     base = interleaved(name, n=n, tokens=6, k=1)
     return dataclasses.replace(
-        base, steps=(*base.steps[:5], Step(raise_kind=kind, message=message))
+        base, steps=(*base.steps[:5], ReplayStep(raise_kind=kind, message=message))
     )
 
 
 def _no_outputs() -> Script:
     base = interleaved("no-outputs-while-running", n=1, tokens=6, k=1)
-    return _with_step(base, 3, Step(no_outputs=True))
+    return _with_step(base, 3, ReplayStep(no_outputs=True))
 
 
 def _finished_without_reason() -> Script:
     base = interleaved("finished-without-reason", n=1, tokens=4, k=1)
     last = base.steps[-1].deltas[0]
     bare = Delta(last.index, last.tokens, last.logprobs)
-    return _with_step(base, len(base.steps) - 1, Step((bare,), finished=True), replace=True)
+    return _with_step(base, len(base.steps) - 1, ReplayStep((bare,), finished=True), replace=True)
 
 
 def _missing(g: Gen, token: int, old: Position) -> Position:

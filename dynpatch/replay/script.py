@@ -3,7 +3,7 @@
 The shapes follow TRT-LLM's streaming API as dynamo consumes it: one ``GenerationResult``
 per engine iteration, carrying *every* choice's ``CompletionOutput`` with cumulative
 ``token_ids`` and ``logprobs`` (for ``n > 1`` each iteration usually grows one choice, so
-the others show an empty delta). A :class:`Step` says how the cumulative state changes
+the others show an empty delta). A :class:`ReplayStep` says how the cumulative state changes
 before a result is handed out, or which exception the engine raises instead.
 
 A logprob *position* (one entry of ``CompletionOutput.logprobs``) is written as:
@@ -40,7 +40,7 @@ class Delta:
 
 
 @dataclass(frozen=True)
-class Step:
+class ReplayStep:
     """One engine result, or an exception raised where the result would come."""
 
     deltas: tuple[Delta, ...] = ()
@@ -55,7 +55,7 @@ class Script:
     """A whole request: what the client asks for and what the engine streams back."""
 
     name: str
-    steps: tuple[Step, ...]
+    steps: tuple[ReplayStep, ...]
     n: int = 1
     prompt: tuple[int, ...] = (101, 102, 103, 104)
     max_tokens: int | None = 64
@@ -147,7 +147,7 @@ def from_json(data: dict[str, Any]) -> Script:
         if kind is not None and kind not in RAISE_KINDS:
             raise ValueError(f"unknown raise_kind {kind!r} (expected one of {RAISE_KINDS})")
         steps.append(
-            Step(
+            ReplayStep(
                 deltas=deltas,
                 finished=bool(s.get("finished", False)),
                 no_outputs=bool(s.get("no_outputs", False)),

@@ -12,7 +12,7 @@ import random
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 
-from dynpatch.replay.script import Delta, Position, Script, Step
+from dynpatch.replay.script import Delta, Position, ReplayStep, Script
 
 VOCAB = (1000, 150_000)  # token ids outside CPython's small-int cache, like a real vocab
 
@@ -78,7 +78,7 @@ def interleaved(
     """
     g = Gen(name)
     plan = {c: _increments(tokens, iter(lambda: sizes(g.rng), None)) for c in range(n)}
-    steps: list[Step] = []
+    steps: list[ReplayStep] = []
     rounds = max(len(p) for p in plan.values())
     for r in range(rounds):
         group: list[Delta] = []
@@ -102,10 +102,10 @@ def interleaved(
                 )
             )
         if lockstep:
-            steps.append(Step(deltas=tuple(group)))
+            steps.append(ReplayStep(deltas=tuple(group)))
         else:
-            steps.extend(Step(deltas=(d,)) for d in group)
-    steps[-1] = Step(deltas=steps[-1].deltas, finished=True)
+            steps.extend(ReplayStep(deltas=(d,)) for d in group)
+    steps[-1] = ReplayStep(deltas=steps[-1].deltas, finished=True)
     return Script(name=name, steps=tuple(steps), n=n, max_tokens=tokens, logprobs=k, **script)  # type: ignore[arg-type]
 
 
@@ -127,7 +127,7 @@ def uneven(
     """
     g = Gen(name)
     left = [tokens] * n
-    steps: list[Step] = []
+    steps: list[ReplayStep] = []
     while any(left):
         live = [c for c in range(n) if left[c]]
         growing = [c for c in live if g.rng.random() < advancing] or [g.rng.choice(live)]
@@ -139,6 +139,6 @@ def uneven(
             deltas.append(
                 Delta(index=c, tokens=toks, logprobs=g.positions(toks, k), finish_reason=last)
             )
-        steps.append(Step(deltas=tuple(deltas)))
-    steps[-1] = Step(deltas=steps[-1].deltas, finished=True)
+        steps.append(ReplayStep(deltas=tuple(deltas)))
+    steps[-1] = ReplayStep(deltas=steps[-1].deltas, finished=True)
     return Script(name=name, steps=tuple(steps), n=n, max_tokens=tokens, logprobs=k)

@@ -46,7 +46,7 @@ class TierResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(FetchOptions):
+class UpstreamTestOptions(FetchOptions):
     tier: str | None = None  # None: every tier this machine can run
     gpu_python: str | None = None  # the GPU tier's Python (None: ``python``)
     python: str = sys.executable
@@ -56,7 +56,7 @@ class Options(FetchOptions):
     trees: Path = TREES
 
 
-def run(args: Options) -> int:
+def run(args: UpstreamTestOptions) -> int:
     start = time.perf_counter()
     if args.tier is not None and args.tier not in tiers.CHOICES:
         raise ToolkitError(
@@ -341,7 +341,7 @@ def _details(
     }
 
 
-def _command(args: Options) -> str:
+def _command(args: UpstreamTestOptions) -> str:
     cmd = ["nox", "-s", "test-upstream"]
     extra = [f"--tier={args.tier}"] if args.tier else []
     if args.source != "pypi":

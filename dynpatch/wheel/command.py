@@ -27,7 +27,7 @@ DIST = ROOT / "dist"
 
 
 @dataclass
-class Options:
+class WheelOptions:
     pin: Path = pin.PIN_FILE
     vendor: Path = fetch.VENDOR
     patches: Path = PATCHES
@@ -129,7 +129,7 @@ def rebuild_matches(recipe: build.Recipe, first: Built, vendor: Path) -> str:
     return digest
 
 
-def run(options: Options) -> int:
+def run(options: WheelOptions) -> int:
     the_pin = load_pin(options.pin)
     recipe = recipe_of(the_pin, options.vendor, options.patches)
     out.print(

@@ -54,10 +54,12 @@ def command(step: Step, external: bool = False) -> str:
     return f"{module if external else module.removeprefix('codemods.')}.{step.codemod.__name__}"
 
 
-def codemod(tree: Path, step: Step, *, external: bool = False) -> subprocess.CompletedProcess:
+def codemod(
+    tree: Path, step: Step, *, external: bool = False, where: str = "components/src"
+) -> subprocess.CompletedProcess:
     # The command goes first: libcst.tool's first pass would take an option's value for it.
     flags = ["-x"] if external else []
-    args = [*flags, command(step, external), "--no-format", "--hide-progress", "components/src"]
+    args = [*flags, command(step, external), "--no-format", "--hide-progress", where]
     return libcst_tool("codemod", *args, cwd=tree, require_config=not external)
 
 
@@ -186,10 +188,13 @@ def test_libcst_tool_on_the_pinned_release_makes_the_committed_patch(tmp_path: P
     touched = set(gitio.git_cmd(by_am, "diff", "--name-only", "HEAD~1", "HEAD").split())
     assert touched == {s.target.path for s in SERIES}
 
-    # This repository's config, found from the tree upward as a clone's own would be.
+    # This repository's config, found from the tree upward as a clone's own would be. Each
+    # command is handed its target's folder: that it touches nothing else in a whole tree
+    # is the synthetic test's (the release's 925 files took a minute per run).
     shutil.copy(CONFIG, tmp_path / CONFIG.name)
     for step in SERIES:
-        assert_touches_only_its_target(codemod(by_cli, step), by_cli, step)
+        proc = codemod(by_cli, step, where=str(Path(step.target.path).parent))
+        assert proc.returncode == 0 and summary(proc.stderr)[::2] == (1, 0), proc.stderr[-3000:]
 
     status = gitio.local_changes(by_cli)
     assert {line[3:] for line in status} == touched, status

@@ -42,7 +42,7 @@ def default_jobs() -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options:
+class MatrixOptions:
     versions: str | None = None  # comma-separated (None: the pin's [matrix])
     # every release the pin lists, and every wheel on PyPI from [matrix] all_from on
     all: bool = False
@@ -62,7 +62,7 @@ class Options:
     list_json: bool = False  # print the versions it would check (JSON), run nothing
 
 
-def main(args: Options) -> int:
+def main(args: MatrixOptions) -> int:
     start = time.perf_counter()
     for name in ("jobs", "fetch_jobs"):
         if getattr(args, name) < 1:
@@ -142,7 +142,7 @@ def main(args: Options) -> int:
     return 0 if not bad else 1
 
 
-def _versions(args: Options, pin: Pin) -> list[str]:
+def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
     if args.all and args.versions:
         raise ToolkitError("--all and --versions exclude each other")
     if args.all:
@@ -172,8 +172,8 @@ def _on_index(pin: Pin) -> dict[str, str]:
 
 
 def _with_newest(
-    candidates: list[releases.Candidate], found: releases.Candidate
-) -> list[releases.Candidate]:
+    candidates: list[releases.ReleaseCandidate], found: releases.ReleaseCandidate
+) -> list[releases.ReleaseCandidate]:
     for i, c in enumerate(candidates):
         if c.release.version == found.release.version:
             candidates = list(candidates)
@@ -222,16 +222,16 @@ class Board:
 
 
 def _run_all(
-    candidates: list[releases.Candidate],
+    candidates: list[releases.ReleaseCandidate],
     ctx: run.Context,
-    args: Options,
+    args: MatrixOptions,
     screen: Console,
 ) -> list[run.Row]:
     versions = [c.release.version for c in candidates]
     light = threading.BoundedSemaphore(args.fetch_jobs)
     heavy = threading.BoundedSemaphore(args.jobs)
 
-    def one(candidate: releases.Candidate) -> run.Row:
+    def one(candidate: releases.ReleaseCandidate) -> run.Row:
         version = candidate.release.version
         t0 = time.perf_counter()
 

@@ -27,12 +27,12 @@ SAME = ("pinned", "committed_series_sha256")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options:
+class JoinOptions:
     dir: Path  # holds DIR/<version>/matrix.json, one per run
     out: Path | None = None  # where the joined matrix.md and matrix.json go (default: DIR)
 
 
-def run(args: Options) -> int:
+def run(args: JoinOptions) -> int:
     parts = sorted(args.dir.glob("*/matrix.json"))
     if not parts:
         raise ToolkitError(f"no {args.dir}/*/matrix.json to join: run `matrix --out` per release")

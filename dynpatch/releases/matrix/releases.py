@@ -29,7 +29,7 @@ _DEV = re.compile(r"\.dev\d+")
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ReleaseCandidate:
     release: Release
     trust: str  # PINNED or TOFU
     newest: bool = False  # the newest build on PyPI, found at run time
@@ -47,12 +47,12 @@ def release_for(pin: Pin, version: str, sha256: str, tree: str = "") -> Release:
     return Release(version, tag, wheel_name(pin.package, version), sha256.lower(), tree)
 
 
-def pinned(pin: Pin, versions: list[str]) -> list[Candidate]:
+def pinned(pin: Pin, versions: list[str]) -> list[ReleaseCandidate]:
     """Candidates for releases the pin knows (an unknown one is an error)."""
-    return [Candidate(pin.release(v), PINNED) for v in versions]
+    return [ReleaseCandidate(pin.release(v), PINNED) for v in versions]
 
 
-def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
+def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> ReleaseCandidate:
     """The newest release or dev wheel on PyPI, as a candidate.
 
     Always asks PyPI (a new build may have appeared). The wheel lands in the wheel cache;
@@ -83,7 +83,7 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> Candidate:
             raise ToolkitError(
                 f"sha256 mismatch for {got.name}: pinned {release.sha256}, PyPI gave {digest}"
             )
-        return Candidate(release, PINNED, newest=True, note="newest on PyPI; sha256 pinned")
+        return ReleaseCandidate(release, PINNED, newest=True, note="newest on PyPI; sha256 pinned")
     return _tofu(pin, version, digest, tofu_dir, newest=True, seen="this download")
 
 
@@ -100,7 +100,7 @@ def on_index(pin: Pin, listing: dict[str, str], since: str) -> dict[str, str]:
     return {v: found[v] for v in sorted(found, key=version_key)}
 
 
-def indexed(pin: Pin, wheels: dict[str, str], tofu_dir: Path) -> list[Candidate]:
+def indexed(pin: Pin, wheels: dict[str, str], tofu_dir: Path) -> list[ReleaseCandidate]:
     """Candidates for the ``on_index`` wheels: pinned ones must have the pinned sha256, the
     others are trusted on first use (what the index lists is recorded, later runs held to
     it); the checkouts then hold each downloaded wheel to that sha256."""
@@ -114,7 +114,7 @@ def indexed(pin: Pin, wheels: dict[str, str], tofu_dir: Path) -> list[Candidate]
                     f"sha256 mismatch for {release.wheel}: pinned {release.sha256}, "
                     f"PyPI's index lists {digest}"
                 )
-            out.append(Candidate(release, PINNED))
+            out.append(ReleaseCandidate(release, PINNED))
         else:
             out.append(_tofu(pin, version, digest, tofu_dir, newest=False, seen="PyPI's index"))
     return out
@@ -122,7 +122,7 @@ def indexed(pin: Pin, wheels: dict[str, str], tofu_dir: Path) -> list[Candidate]
 
 def _tofu(
     pin: Pin, version: str, digest: str, tofu_dir: Path, *, newest: bool, seen: str
-) -> Candidate:
+) -> ReleaseCandidate:
     record = tofu_dir / f"{pin.package}-{version}.json"
     if record.is_file():
         first = json.loads(record.read_text())
@@ -135,7 +135,7 @@ def _tofu(
             f"sha256 {digest} is not in the pin: trust on first use, recorded "
             f"{first['recorded']} in {record.name}; {seen} matches it"
         )
-        return Candidate(release_for(pin, version, digest), TOFU, newest, note)
+        return ReleaseCandidate(release_for(pin, version, digest), TOFU, newest, note)
     tofu_dir.mkdir(parents=True, exist_ok=True)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
@@ -144,10 +144,10 @@ def _tofu(
         f"sha256 {digest} is not in the pin: trusted on first use (recorded now, {today}, "
         f"in {record.name}, as {seen} gave it); later runs must match it"
     )
-    return Candidate(release_for(pin, version, digest), TOFU, newest, note)
+    return ReleaseCandidate(release_for(pin, version, digest), TOFU, newest, note)
 
 
-def derived_pin(pin: Pin, candidates: list[Candidate], dest: Path) -> Path:
+def derived_pin(pin: Pin, candidates: list[ReleaseCandidate], dest: Path) -> Path:
     """A copy of the pin file that also lists the trust-on-first-use releases.
 
     The stages (test-upstream, verify) are run as ``python -m dynpatch`` children that

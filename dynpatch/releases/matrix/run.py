@@ -41,7 +41,7 @@ from dynpatch.patch.apply import (
 from dynpatch.pin import ROOT, Pin
 from dynpatch.releases import upstream_fix
 from dynpatch.releases.matrix import envs
-from dynpatch.releases.matrix.releases import Candidate
+from dynpatch.releases.matrix.releases import ReleaseCandidate
 from dynpatch.releases.matrix.stages import (
     ERROR,
     FAIL,
@@ -133,7 +133,7 @@ class Context:
 Step = Callable[[str], None]  # progress: "what the release is doing now"
 
 
-def new_row(candidate: Candidate, ctx: Context) -> Row:
+def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
     release = candidate.release
     return Row(
         version=release.version,
@@ -145,7 +145,7 @@ def new_row(candidate: Candidate, ctx: Context) -> Row:
     )
 
 
-def prepare(candidate: Candidate, ctx: Context, step: Step) -> Row:
+def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> Row:
     """Fetch, the release's own series (made and proved once) and the committed series'
     ``git am`` check, for one release."""
     release = candidate.release

@@ -34,8 +34,8 @@ def test_missing_valgrind_is_one_line_saying_how_to_install_it(
 
 
 def test_the_rerun_command_names_what_was_asked_for() -> None:
-    assert stage._command(bench.Options()) == "nox -s bench"
-    both = bench.Options(mutant=True, record=True)
+    assert stage._command(bench.BenchOptions()) == "nox -s bench"
+    both = bench.BenchOptions(mutant=True, record=True)
     assert stage._command(both) == "nox -s bench -- --mutant --record"
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from dynpatch.replay import STANDIN_DIR, expect, scenarios
 from dynpatch.replay.engine import EngineFailure, Errors, ReplayEngine
-from dynpatch.replay.script import Delta, Script, Step, from_json, request_for, to_json
+from dynpatch.replay.script import Delta, ReplayStep, Script, from_json, request_for, to_json
 from dynpatch.replay.timing import chunk_history
 
 
@@ -96,7 +96,9 @@ def test_logprob_positions_use_the_stand_in_logprob(errors: Errors) -> None:
 def test_error_steps_raise_the_types_dynamo_tells_apart(
     errors: Errors, kind: str, expected: Any
 ) -> None:
-    script = Script("e", steps=(Step((Delta(0, (5,)),)), Step(raise_kind=kind, message="boom")))
+    script = Script(
+        "e", steps=(ReplayStep((Delta(0, (5,)),)), ReplayStep(raise_kind=kind, message="boom"))
+    )
     result = submit(ReplayEngine(script, errors), script)
     expected_type = errors.request_error if expected == "RequestError" else expected
     with pytest.raises(expected_type, match="boom"):
@@ -107,9 +109,11 @@ def test_no_outputs_step_and_trim(errors: Errors) -> None:
     script = Script(
         "t",
         steps=(
-            Step((Delta(0, (1, 2, 3)),)),
-            Step(no_outputs=True),
-            Step((Delta(0, (4,), finish_reason="stop", stop_reason="x", trim=2),), finished=True),
+            ReplayStep((Delta(0, (1, 2, 3)),)),
+            ReplayStep(no_outputs=True),
+            ReplayStep(
+                (Delta(0, (4,), finish_reason="stop", stop_reason="x", trim=2),), finished=True
+            ),
         ),
     )
     seen = drain(submit(ReplayEngine(script, errors), script))

@@ -11,7 +11,7 @@ import pytest
 
 from dynpatch.replay import job, scenarios, wire
 from dynpatch.replay.handler import EXIT_CODE_SETUP, SetupError
-from dynpatch.replay.script import Delta, Script, Step, to_json
+from dynpatch.replay.script import Delta, ReplayStep, Script, to_json
 from tests.fixtures.replay import FakeReplay
 
 
@@ -30,7 +30,7 @@ def test_records_are_submissions_then_chunks_then_events() -> None:
 
 def test_an_exception_leaving_the_handler_is_the_last_record() -> None:
     script = Script(
-        "boom", steps=(Step((Delta(0, (5,)),)), Step(raise_kind="request", message="x"))
+        "boom", steps=(ReplayStep((Delta(0, (5,)),)), ReplayStep(raise_kind="request", message="x"))
     )
     records = asyncio.run(job.replay_records(FakeReplay(), script, 10))
     assert kinds(records) == ["submit", "chunk", "raised"]
@@ -39,7 +39,7 @@ def test_an_exception_leaving_the_handler_is_the_last_record() -> None:
 
 def test_worker_exits_of_the_request_become_events_and_are_cleared_first() -> None:
     replay = FakeReplay(worker_exits=[{"engine": "left over from another request"}])
-    script = Script("fatal", steps=(Step((Delta(0, (5,)),)), Step(no_outputs=True)))
+    script = Script("fatal", steps=(ReplayStep((Delta(0, (5,)),)), ReplayStep(no_outputs=True)))
     records = asyncio.run(job.replay_records(replay, script, 10))
     assert kinds(records) == ["submit", "chunk", "worker_exit"]
     assert records[-1] == wire.record("worker_exit", {"engine": "engine double", "runtime": None})

@@ -43,8 +43,8 @@ class Release:
     dist: Path
     upstream: Path
 
-    def options(self, **kw: object) -> command.Options:
-        return command.Options(
+    def options(self, **kw: object) -> command.WheelOptions:
+        return command.WheelOptions(
             pin=self.pin, vendor=self.vendor, patches=self.patches, dist=self.dist, **kw
         )  # type: ignore[arg-type]
 
@@ -176,7 +176,7 @@ def test_two_builds_give_identical_bytes(release: Release, tmp_path: Path) -> No
     try:
         assert (
             command.run(
-                command.Options(
+                command.WheelOptions(
                     pin=release.pin, vendor=release.vendor, patches=release.patches, dist=other
                 )
             )

@@ -183,7 +183,7 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     out = tmp_path / "out"
 
     def listed(**kw) -> list[str]:
-        options = command.Options(
+        options = command.MatrixOptions(
             pin=v.pin.path,
             vendor=v.vendor,
             out=out,
@@ -203,7 +203,7 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     assert listed(versions="9.9.8", newest=False) == ["9.9.8"]
     assert not out.exists()  # nothing ran, nothing written (and no series needed)
     with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
-        command.main(command.Options(pin=v.pin.path, versions="0.0.1", list_json=True))
+        command.main(command.MatrixOptions(pin=v.pin.path, versions="0.0.1", list_json=True))
 
 
 def test_all_adds_every_wheel_on_the_index_from_all_from_on(
@@ -307,15 +307,15 @@ def test_bad_inputs_are_one_line(tmp_path: Path, capsys) -> None:
 
 def test_which_releases_run() -> None:
     pin = load_pin(PIN_FILE)
-    assert command._versions(command.Options(), pin) == list(pin.matrix)
-    picked = command.Options(versions="1.6.1, 1.5.1,1.6.1")
+    assert command._versions(command.MatrixOptions(), pin) == list(pin.matrix)
+    picked = command.MatrixOptions(versions="1.6.1, 1.5.1,1.6.1")
     assert command._versions(picked, pin) == ["1.6.1", "1.5.1"]  # once each, in that order
-    every = command._versions(command.Options(all=True), pin)
+    every = command._versions(command.MatrixOptions(all=True), pin)
     assert every == sorted(pin.releases, key=releases.version_key) and every[-1] == "1.6.1"
     pinned = releases.pinned(pin, ["1.5.1", "1.6.1"])
-    newest = releases.Candidate(pin.release("1.6.1"), releases.PINNED, newest=True)
+    newest = releases.ReleaseCandidate(pin.release("1.6.1"), releases.PINNED, newest=True)
     assert command._with_newest(pinned, newest) == [pinned[0], newest]  # marked, not twice
-    later = releases.Candidate(releases.release_for(pin, "9.0.0", "ab"), releases.TOFU, True)
+    later = releases.ReleaseCandidate(releases.release_for(pin, "9.0.0", "ab"), releases.TOFU, True)
     assert command._with_newest(pinned, later) == [*pinned, later]
 
 

@@ -69,7 +69,7 @@ def table(md: str) -> list[str]:
 
 def test_join_renders_as_a_whole_run_and_fails_on_drift(runs: Path, capsys) -> None:
     out = runs.parent / "joined"
-    assert join.run(join.Options(dir=runs, out=out)) == 1  # 9.9.6 drifted
+    assert join.run(join.JoinOptions(dir=runs, out=out)) == 1  # 9.9.6 drifted
     printed = capsys.readouterr().out
     whole = (runs.parent / "whole" / "matrix.md").read_text()
     joined = (out / "matrix.md").read_text()
@@ -107,7 +107,7 @@ def _same_but_timings(data: dict, runs: Path) -> bool:
 
 def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path, capsys) -> None:
     part = only(runs, tmp_path / "dir", ("9.9.9", "10.0.0"))
-    assert join.run(join.Options(dir=part)) == 0
+    assert join.run(join.JoinOptions(dir=part)) == 0
     printed = capsys.readouterr().out
     data = json.loads((part / "matrix.json").read_text())  # OUT defaults to DIR
     assert data["ok"] is True and data["pinned"] == "9.9.9"
@@ -117,7 +117,7 @@ def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path, 
         "fixed upstream from 10.0.0: the series can be retired from 10.0.0 on"
     )
     # no fixed-upstream row: no retire line
-    assert join.run(join.Options(dir=only(runs, tmp_path / "one", ("9.9.9",)))) == 0
+    assert join.run(join.JoinOptions(dir=only(runs, tmp_path / "one", ("9.9.9",)))) == 0
     assert "retired" not in capsys.readouterr().out
 
 
@@ -128,32 +128,32 @@ def test_the_newest_build_that_is_a_pinned_release_is_one_row(runs: Path, tmp_pa
     (part / "newest").mkdir()
     rows = [{**r, "newest": True} for r in data["rows"]]
     (part / "newest" / "matrix.json").write_text(json.dumps({**data, "rows": rows}))
-    assert join.run(join.Options(dir=part)) == 0
+    assert join.run(join.JoinOptions(dir=part)) == 0
     joined = json.loads((part / "matrix.json").read_text())["rows"]
     assert [(r["version"], r["newest"]) for r in joined] == [("9.9.9", True)]
     rows[0]["sha256"] = "0" * 64  # not the same wheel: not one release
     (part / "newest" / "matrix.json").write_text(json.dumps({**data, "rows": rows}))
     with pytest.raises(ToolkitError, match=r"release 9\.9\.9 is in both"):
-        join.run(join.Options(dir=part))
+        join.run(join.JoinOptions(dir=part))
 
 
 def test_bad_inputs_are_one_line(runs: Path, tmp_path: Path) -> None:
     with pytest.raises(ToolkitError, match=r"no .*/\*/matrix\.json to join"):
-        join.run(join.Options(dir=tmp_path / "empty"))
+        join.run(join.JoinOptions(dir=tmp_path / "empty"))
     twice = only(runs, tmp_path / "twice", ("9.9.9",))
     (twice / "again").mkdir()
     (twice / "again" / "matrix.json").write_text((runs / "9.9.9" / "matrix.json").read_text())
     with pytest.raises(ToolkitError, match=r"release 9\.9\.9 is in both"):
-        join.run(join.Options(dir=twice))
+        join.run(join.JoinOptions(dir=twice))
     other = only(runs, tmp_path / "other", ("9.9.9", "10.0.0"))
     data = json.loads((other / "10.0.0" / "matrix.json").read_text())
     (other / "10.0.0" / "matrix.json").write_text(json.dumps({**data, "pinned": "9.9.8"}))
     with pytest.raises(
         ToolkitError, match=r"has pinned '9\.9\.9', .* has '9\.9\.8': not one matrix"
     ):
-        join.run(join.Options(dir=other))
+        join.run(join.JoinOptions(dir=other))
     broken = tmp_path / "broken" / "x"
     broken.mkdir(parents=True)
     (broken / "matrix.json").write_text('{"rows": [{"version": "1"}]}')
     with pytest.raises(ToolkitError, match=r"is not a matrix\.json of `matrix`"):
-        join.run(join.Options(dir=broken.parent))
+        join.run(join.JoinOptions(dir=broken.parent))

@@ -62,7 +62,7 @@ def fake_child(
     """Replace the child: it writes a record when ``verdict`` is given, then exits ``code``."""
     calls: list[list[str]] = []
 
-    def run(cmd: list[str], **kwargs: object) -> proc.Result:
+    def run(cmd: list[str], **kwargs: object) -> proc.ProcResult:
         calls.append(cmd)
         stage = cmd[3]
         if verdict is not None:
@@ -78,7 +78,7 @@ def fake_child(
                 details=details if details is not None else TEST_DETAILS,
                 out=job.record(stage).parent,
             )
-        return proc.Result(code, "what it printed\n", stderr, timed_out=timed_out)
+        return proc.ProcResult(code, "what it printed\n", stderr, timed_out=timed_out)
 
     monkeypatch.setattr(proc, "run", run)
     return calls
