@@ -6,7 +6,7 @@ drifted. :func:`detect` finds the *candidate* by syntax: a parameter of the help
 ``HandlerBase._generate_locally_impl`` hands the chunk's delta (something derived from
 ``out["token_ids"]`` or ``output.token_ids[<cursor>:]``), directly or through
 ``HandlerBase._extract_logprobs``. Whether it *is* a fix is not decided here: only a run
-of that release's code can tell (:mod:`dynpatch.releases.upstream_fix`). Pure: modules
+of that release's code can tell (:mod:`dynpatch.upstream_fix`). Pure: modules
 in, a candidate out.
 """
 

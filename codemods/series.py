@@ -52,7 +52,7 @@ class Step:
     carries_tests: bool = False
     # Definitions the step adds to its file or rewrites there (top-level, or methods of
     # a top-level class); their lines are its scope in the changed-lines check
-    # (dynpatch.format.scope.lines_changed_in).
+    # (dynpatch.apply.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
     # Names the step imports at module level: those import lines are in its scope too.
     imports: tuple[str, ...] = ()

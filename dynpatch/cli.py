@@ -11,25 +11,25 @@ import argparse
 import dataclasses
 import os
 import sys
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from dynpatch import bench, evidence, fetch, pin, verify
+from dynpatch import apply as apply_command
+from dynpatch import bench, bump, evidence, fetch, pin, verify
+from dynpatch import matrix as matrix_command
+from dynpatch import pr as pr_command
+from dynpatch import test_upstream as test_upstream
+from dynpatch import wheel as wheel_command
+from dynpatch.apply.export import PATCHES
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.io import git as gitio
-from dynpatch.patch import command as apply_command
-from dynpatch.patch.apply import PATCHES
-from dynpatch.patch.trees import TREES
-from dynpatch.pr import command as pr_command
+from dynpatch.matrix import join as matrix_join
+from dynpatch.matrix import stages as matrix_stages
 from dynpatch.pr import identity
-from dynpatch.releases import bump
-from dynpatch.releases.matrix import command as matrix_command
-from dynpatch.releases.matrix import join as matrix_join
-from dynpatch.releases.matrix import stages as matrix_stages
-from dynpatch.test_upstream import stage as test_upstream
-from dynpatch.wheel import command as wheel_command
+from dynpatch.trees import TREES
 
 Run = Callable[[argparse.Namespace], int]
 
@@ -42,8 +42,9 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _calls(run: Callable[[Any], int], options: type) -> Run:
-    """The verb's handler: the parsed values as ``options``, handed to ``run``."""
+def _calls(run: Callable[[Any], int]) -> Run:
+    """The verb's handler: the parsed values as the options dataclass ``run`` takes."""
+    options = next(iter(typing.get_type_hints(run).values()))
 
     def handler(args: argparse.Namespace) -> int:
         names = {f.name for f in dataclasses.fields(options)}
@@ -56,6 +57,14 @@ def _hidden(p: argparse.ArgumentParser, *names: str, **defaults: Path | None) ->
     """Options the tests use to point a run at temporary places (not in --help)."""
     for name in names:
         p.add_argument(f"--{name}", type=Path, default=defaults[name], help=argparse.SUPPRESS)
+
+
+def _flag(add: Callable[..., Any], name: str, help_: str, **kw: Any) -> None:
+    add(name, action="store_true", help=help_, **kw)
+
+
+def _toggle(add: Callable[..., Any], name: str, default: bool | None, help_: str) -> None:
+    add(name, action=argparse.BooleanOptionalAction, default=default, help=help_)
 
 
 def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool = True) -> None:
@@ -72,10 +81,8 @@ def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool =
     add("--ref", help="git source: tag or commit (default: the release tag)")
     add("--path", type=Path, help="path source: a clean local dynamo clone")
     if force:
-        add(
-            "--force",
-            action="store_true",
-            help="rebuild a cached checkout that fails verification or has local edits",
+        _flag(
+            add, "--force", "rebuild a cached checkout that fails verification or has local edits"
         )
     add(
         "--timeout",
@@ -94,47 +101,31 @@ def _verb(
     name: str,
     help_: str,
     run: Callable[[Any], int],
-    options: type,
     *,
     fetch_args: dict[str, Any] | None = None,
     **hidden: Path | None,
 ) -> argparse.ArgumentParser:
     """A verb's parser: the fetch options (unless ``fetch_args`` is None), the hidden test
-    paths, and the handler that hands ``options`` to ``run``; the caller adds the rest."""
+    paths, and the handler that hands the options to ``run``; the caller adds the rest."""
     p = sub.add_parser(name, help=help_)
     if fetch_args is not None:
         _fetch_args(p, **fetch_args)
     _hidden(p, *hidden, **hidden)
-    p.set_defaults(func=_calls(run, options))
+    p.set_defaults(func=_calls(run))
     return p
 
 
 def _add_fetch(sub: Sub) -> None:
     help_ = "materialise or re-verify the pinned upstream checkout"
-    _verb(sub, "fetch", help_, fetch.show, fetch.FetchOptions, fetch_args={})
+    _verb(sub, "fetch", help_, fetch.show, fetch_args={})
 
 
 def _add_apply(sub: Sub) -> None:
     help_ = "codemods -> format -> commit -> patches/ (and check)"
-    p = _verb(
-        sub,
-        "apply",
-        help_,
-        apply_command.run,
-        apply_command.ApplyOptions,
-        fetch_args={},
-        patches=PATCHES,
-    )
-    p.add_argument(
-        "--check",
-        action="store_true",
-        help="regenerate in a temporary place; fail if patches/ differs",
-    )
-    p.add_argument(
-        "--author",
-        help="'Name <email>' of the series commit (default: "
-        f"${apply_command.AUTHOR_ENV}, else the pin's)",
-    )
+    p = _verb(sub, "apply", help_, apply_command.run, fetch_args={}, patches=PATCHES)
+    _flag(p.add_argument, "--check", "regenerate in a temporary place; fail if patches/ differs")
+    author = f"'Name <email>' of the series commit (default: ${apply_command.AUTHOR_ENV}, else the pin's)"
+    p.add_argument("--author", help=author)
 
 
 def _add_pin(sub: Sub) -> None:
@@ -144,297 +135,146 @@ def _add_pin(sub: Sub) -> None:
     p.set_defaults(func=lambda args: pin.show(args.pin, args.field))
 
 
+STAGE = {"fetch_args": {}, "patches": PATCHES, "evidence": evidence.EVIDENCE}
+REPLAY_PYTHON = "interpreter of the replay children (default: this one)"
+
+
 def _add_test_upstream(sub: Sub) -> None:
     help_ = "dynamo's own tests on the baseline and the patched tree"
-    p = _verb(
-        sub,
-        "test-upstream",
-        help_,
-        test_upstream.run,
-        test_upstream.UpstreamTestOptions,
-        fetch_args={},
-        patches=PATCHES,
-        evidence=evidence.EVIDENCE,
-        trees=TREES,
-    )
-    p.add_argument(
-        "--tier", help="cpu, standin, gpu or all (default: every tier this machine can run)"
-    )
-    p.add_argument(
-        "--gpu-python",
-        default=os.environ.get("DYNPATCH_GPU_PYTHON"),
-        help="Python of the GPU tier, e.g. the TRT-LLM container's "
-        "(default: $DYNPATCH_GPU_PYTHON, else this interpreter)",
-    )
-    p.add_argument("--python", default=sys.executable, help=argparse.SUPPRESS)
-    p.add_argument(
-        "--out", type=Path, default=test_upstream.OUT, help="folder for JUnit XML and logs"
-    )
+    p = _verb(sub, "test-upstream", help_, test_upstream.run, **STAGE, trees=TREES)
+    add = p.add_argument
+    add("--tier", help="cpu, standin, gpu or all (default: every tier this machine can run)")
+    gpu = "Python of the GPU tier, e.g. the TRT-LLM container's (default: $DYNPATCH_GPU_PYTHON, else this interpreter)"
+    add("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"), help=gpu)
+    add("--python", default=sys.executable, help=argparse.SUPPRESS)
+    add("--out", type=Path, default=test_upstream.OUT, help="folder for JUnit XML and logs")
 
 
 def _add_verify(sub: Sub) -> None:
     help_ = "replay the real TRT-LLM handler on both trees and diff the chunks"
-    p = _verb(
-        sub,
-        "verify",
-        help_,
-        verify.run,
-        verify.VerifyOptions,
-        fetch_args={},
-        patches=PATCHES,
-        evidence=evidence.EVIDENCE,
-    )
-    p.add_argument(
-        "--budget",
-        type=int,
-        default=verify.DEFAULT_BUDGET,
-        help=f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; 0: none)",
-    )
-    p.add_argument("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
-    p.add_argument(
-        "--scenario",
-        action="append",
-        metavar="NAME",
-        help="replay only this named scenario (repeatable)",
-    )
-    p.add_argument(
-        "--python",
-        default=sys.executable,
-        help="interpreter of the replay children (default: this one)",
-    )
-    p.add_argument("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
+    p = _verb(sub, "verify", help_, verify.run, **STAGE)
+    add = p.add_argument
+    budget = f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; 0: none)"
+    add("--budget", type=int, default=verify.DEFAULT_BUDGET, help=budget)
+    add("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
+    add("--scenario", action="append", metavar="NAME", help="replay only this named scenario")
+    add("--python", default=sys.executable, help=REPLAY_PYTHON)
+    add("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
 
 
 def _add_bench(sub: Sub) -> None:
     help_ = "instruction counts of the handler, baseline vs patched (gated), and a timed A/B"
-    p = _verb(
-        sub,
-        "bench",
-        help_,
-        bench.run,
-        bench.BenchOptions,
-        fetch_args={},
-        patches=PATCHES,
-        evidence=evidence.EVIDENCE,
-    )
-    p.add_argument(
-        "--python",
-        default=sys.executable,
-        help="interpreter of the replay children (default: this one)",
-    )
+    p = _verb(sub, "bench", help_, bench.run, **STAGE)
+    p.add_argument("--python", default=sys.executable, help=REPLAY_PYTHON)
     p.add_argument("--out", type=Path, help="output folder (default: out/bench)")
-    p.add_argument(
-        "--mutant",
-        action="store_true",
-        help="also count the patched tree with the history copy planted back; its gates must fail",
-    )
-    p.add_argument(
-        "--record",
-        action="store_true",
-        help="write the reference docs/bench/instructions.json and .png (when the gates pass)",
-    )
+    mutant = "also count the patched tree with the history copy planted back; its gates must fail"
+    _flag(p.add_argument, "--mutant", mutant)
+    record = "write the reference docs/bench/instructions.json and .png (when the gates pass)"
+    _flag(p.add_argument, "--record", record)
 
 
 def _add_pr(sub: Sub) -> None:
-    help_ = (
-        "the PR branch (git am of patches/, DCO, optional signing) and its description; "
-        "pushes only with --push"
-    )
+    help_ = "the PR branch (git am of patches/, DCO, optional signing) and its description; pushes only with --push"
     p = _verb(
         sub,
         "pr",
         help_,
         pr_command.run,
-        pr_command.PrOptions,
-        fetch_args={"timeout": 120.0, "force": False},
-        patches=PATCHES,
-        evidence=evidence.EVIDENCE,
+        **(STAGE | {"fetch_args": {"timeout": 120.0, "force": False}}),
     )
     add = p.add_argument
     add(
         "--branch",
         help=f"branch name (default: ${pr_command.BRANCH_ENV}, else {pr_command.DEFAULT_BRANCH})",
     )
-    add(
-        "--identity",
-        metavar="'NAME <EMAIL>'",
-        help=f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, "
-        "$GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)",
-    )
-    add(
-        "--allow-placeholder-identity",
-        dest="allow_placeholder",
-        action="store_true",
-        help="accept an identity on a reserved domain (.example, .invalid, .test): a dry run",
-    )
-    add(
-        "--sign", action="store_true", help="sign the commits with git (GPG or SSH) and verify them"
-    )
+    who = f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)"
+    add("--identity", metavar="'NAME <EMAIL>'", help=who)
+    placeholder = "accept an identity on a reserved domain (.example, .invalid, .test): a dry run"
+    _flag(add, "--allow-placeholder-identity", placeholder, dest="allow_placeholder")
+    _flag(add, "--sign", "sign the commits with git (GPG or SSH) and verify them")
     add("--signing-key", help="user.signingkey for --sign (default: git config)")
-    add(
-        "--signing-format",
-        choices=identity.FORMATS,
-        help="gpg.format for --sign (default: git config, else from the key)",
-    )
-    add(
-        "--force",
-        dest="replace",
-        action="store_true",
-        help="replace an existing branch whose commits differ (range-diff shown)",
-    )
-    add(
-        "--push",
-        metavar="REMOTE",
-        help="push the branch to REMOTE (your fork: remote name or URL); default: push nothing",
-    )
-    add(
-        "--out",
-        type=Path,
-        default=pr_command.DESCRIPTION_FILE,
-        help="description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)",
-    )
+    fmt = "gpg.format for --sign (default: git config, else from the key)"
+    add("--signing-format", choices=identity.FORMATS, help=fmt)
+    replace = "replace an existing branch whose commits differ (range-diff shown)"
+    _flag(add, "--force", replace, dest="replace")
+    push = "push the branch to REMOTE (your fork: remote name or URL); default: push nothing"
+    add("--push", metavar="REMOTE", help=push)
+    out = "description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)"
+    add("--out", type=Path, default=pr_command.DESCRIPTION_FILE, help=out)
+
+
+RELEASES = {
+    "python": None,
+    "pin": pin.PIN_FILE,
+    "vendor": fetch.VENDOR,
+    "patches": PATCHES,
+    "runtimes": None,
+}
 
 
 def _add_matrix(sub: Sub) -> None:
     help_ = "run the series against several dynamo releases; one row per release"
-    p = _verb(
-        sub,
-        "matrix",
-        help_,
-        matrix_command.main,
-        matrix_command.MatrixOptions,
-        python=None,
-        pin=pin.PIN_FILE,
-        vendor=fetch.VENDOR,
-        patches=PATCHES,
-        runtimes=None,
-    )
-    add = p.add_argument
+    p = _verb(sub, "matrix", help_, matrix_command.main, **RELEASES)
+    add, m = p.add_argument, matrix_command
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
-    add(
-        "--all",
-        action="store_true",
-        help="every release the pin lists, and every wheel on PyPI from the pin's [matrix] "
-        "all_from on (dev builds included)",
-    )
-    add(
-        "--newest",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)",
-    )
-    add(
-        "--budget",
-        type=int,
-        default=matrix_command.QUICK_BUDGET,
-        help=f"quick verify: hypothesis streams per release (default "
-        f"{matrix_command.QUICK_BUDGET})",
-    )
-    add(
-        "--seed",
-        type=int,
-        default=matrix_command.DEFAULT_SEED,
-        help=f"hypothesis seed of quick verify (default {matrix_command.DEFAULT_SEED})",
-    )
-    add(
-        "--jobs",
-        type=int,
-        default=matrix_command.default_jobs(),
-        help="releases whose tests and replay run at once (default: cores, max 2)",
-    )
+    every = "every release the pin lists, and every wheel on PyPI from the pin's [matrix] all_from on (dev builds included)"
+    _flag(add, "--all", every)
+    newest = "add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)"
+    _toggle(add, "--newest", None, newest)
+    budget = f"quick verify: hypothesis streams per release (default {m.QUICK_BUDGET})"
+    add("--budget", type=int, default=m.QUICK_BUDGET, help=budget)
+    seed = f"hypothesis seed of quick verify (default {m.DEFAULT_SEED})"
+    add("--seed", type=int, default=m.DEFAULT_SEED, help=seed)
+    jobs = "releases whose tests and replay run at once (default: cores, max 2)"
+    add("--jobs", type=int, default=m.default_jobs(), help=jobs)
     add(
         "--fetch-jobs", type=int, default=3, help="releases fetched and patched at once (default 3)"
     )
-    add(
-        "--skip",
-        action="append",
-        choices=matrix_stages.STAGES,
-        default=[],
-        help="do not run this check (shown as skipped, never as passed)",
-    )
-    add("--fresh", action="store_true", help="ignore cached test and verify results")
-    add("--out", type=Path, default=matrix_command.OUT, help="folder for matrix.md, matrix.json")
-    add(
-        "--list-json",
-        action="store_true",
-        help="print the releases it would check as a JSON array (last line); run nothing",
-    )
+    skip = "do not run this check (shown as skipped, never as passed)"
+    add("--skip", action="append", choices=matrix_stages.STAGES, default=[], help=skip)
+    _flag(add, "--fresh", "ignore cached test and verify results")
+    add("--out", type=Path, default=m.OUT, help="folder for matrix.md, matrix.json")
+    listing = "print the releases it would check as a JSON array (last line); run nothing"
+    _flag(add, "--list-json", listing)
 
 
 def _add_matrix_join(sub: Sub) -> None:
     help_ = "join one-release matrix runs (DIR/*/matrix.json) into one matrix"
-    p = _verb(sub, "matrix-join", help_, matrix_join.run, matrix_join.JoinOptions)
+    p = _verb(sub, "matrix-join", help_, matrix_join.run)
     p.add_argument("dir", type=Path, help="folder holding DIR/<version>/matrix.json")
-    p.add_argument(
-        "--out", type=Path, help="folder for the joined matrix.md, matrix.json (default: DIR)"
-    )
+    out = "folder for the joined matrix.md, matrix.json (default: DIR)"
+    p.add_argument("--out", type=Path, help=out)
 
 
 def _add_bump(sub: Sub) -> None:
     help_ = "move the pin to another release: regenerate, test, verify, or refuse"
-    p = _verb(
-        sub,
-        "bump",
-        help_,
-        bump.main,
-        bump.BumpOptions,
-        python=None,
-        pin=pin.PIN_FILE,
-        patches=PATCHES,
-        vendor=fetch.VENDOR,
-        evidence=evidence.EVIDENCE,
-        runtimes=None,
-    )
-    p.add_argument("version", help="the ai-dynamo release to pin")
-    p.add_argument(
-        "--budget",
-        type=int,
-        default=bump.DEFAULT_BUDGET,
-        help=f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})",
-    )
-    p.add_argument("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
-    p.add_argument(
-        "--skip",
-        action="append",
-        choices=matrix_stages.STAGES,
-        default=[],
-        help="do not run this check; the output says the pin moved without it",
-    )
-    p.add_argument("--out", type=Path, default=bump.OUT, help="staging folder (logs stay there)")
+    p = _verb(sub, "bump", help_, bump.main, **RELEASES, evidence=evidence.EVIDENCE)
+    add = p.add_argument
+    add("version", help="the ai-dynamo release to pin")
+    budget = f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})"
+    add("--budget", type=int, default=bump.DEFAULT_BUDGET, help=budget)
+    add("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
+    skip = "do not run this check; the output says the pin moved without it"
+    add("--skip", action="append", choices=matrix_stages.STAGES, default=[], help=skip)
+    add("--out", type=Path, default=bump.OUT, help="staging folder (logs stay there)")
 
 
 def _add_wheel(sub: Sub) -> None:
     help_ = "the pinned release with patches/ applied, as a reproducible wheel in dist/"
-    p = _verb(
-        sub,
-        "wheel",
-        help_,
-        wheel_command.run,
-        wheel_command.WheelOptions,
-        pin=pin.PIN_FILE,
-        vendor=fetch.VENDOR,
-        patches=PATCHES,
-        dist=wheel_command.DIST,
-    )
-    p.add_argument(
-        "--reproduce",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="build a second time in a scratch folder and compare the bytes (default: yes)",
-    )
-    p.add_argument(
-        "--prove",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="install the wheel in a fresh venv and run dynamo's logprob tests from site-packages",
-    )
-    p.add_argument(
-        "--replay",
-        action=argparse.BooleanOptionalAction,
-        default=False,
-        help="replay the named scenarios through the installed stock and patched "
-        "wheels; 0 divergences required (needs the replay dependency group)",
-    )
+    where = {
+        "pin": pin.PIN_FILE,
+        "vendor": fetch.VENDOR,
+        "patches": PATCHES,
+        "dist": wheel_command.DIST,
+    }
+    p = _verb(sub, "wheel", help_, wheel_command.run, **where)
+    add = p.add_argument
+    again = "build a second time in a scratch folder and compare the bytes (default: yes)"
+    _toggle(add, "--reproduce", True, again)
+    prove = "install the wheel in a fresh venv and run dynamo's logprob tests from site-packages"
+    _toggle(add, "--prove", False, prove)
+    replay = "replay the named scenarios through the installed stock and patched wheels; 0 divergences required (needs the replay dependency group)"
+    _toggle(add, "--replay", False, replay)
 
 
 DESCRIPTION = (

@@ -23,20 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from dynpatch import console, evidence
+from dynpatch import console, evidence, variants
+from dynpatch.apply.export import PATCHES
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
-from dynpatch.patch import variants
-from dynpatch.patch.apply import PATCHES
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.progress import Steps
 from dynpatch.replay.script import Script, to_json
 
 if TYPE_CHECKING:
-    from dynpatch.patch.trees import Trees
+    from dynpatch.trees import Trees
 
 OUT = evidence.OUT / "verify"
 DEFAULT_BUDGET = 200
@@ -80,7 +79,7 @@ def run(args: VerifyOptions) -> int:
         raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     _pin, checkout = pinned(args)
-    from dynpatch.patch.trees import prepare_trees
+    from dynpatch.trees import prepare_trees
 
     with err.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, args.patches)

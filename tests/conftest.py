@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from dynpatch.pin import load_pin
+from dynpatch.apply.export import PATCHES
+from dynpatch.pin import PIN_FILE, load_pin
 from tests.fixtures.synthetic import SYNTHETIC_FILES, SyntheticRelease, build_wheel, write_pin
 
 
@@ -25,3 +26,13 @@ def synthetic_release(tmp_path: Path) -> Callable[..., SyntheticRelease]:
         return SyntheticRelease(load_pin(pin_path), vendor, wheel)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def repo_pin_and_patches_untouched() -> Iterator[None]:
+    """Every test leaves the repository's own pin and patches/ as they were: tests work on
+    temporary copies (checked around each test)."""
+    before = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
+    yield
+    after = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
+    assert after == before

@@ -30,9 +30,9 @@ from dynpatch.bench.counts import TreeCounts
 from dynpatch.bench.gates import difference_pct
 from dynpatch.bench.options import BenchOptions
 from dynpatch.fetch import pinned
-from dynpatch.patch.trees import prepare_trees
 from dynpatch.pin import ROOT
 from dynpatch.replay import runner
+from dynpatch.trees import prepare_trees
 
 TREES = ("baseline", "patched")
 

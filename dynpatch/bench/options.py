@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch import evidence
+from dynpatch.apply.export import PATCHES
 from dynpatch.fetch import FetchOptions
-from dynpatch.patch.apply import PATCHES
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence
+from dynpatch import console, evidence, variants
 from dynpatch.bench import ab, gates, host, plan, recorded, report, valgrind
 from dynpatch.bench.counts import TreeCounts
 from dynpatch.bench.options import BenchOptions
@@ -34,7 +34,6 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import pinned
 from dynpatch.io import files, proc
-from dynpatch.patch import variants
 from dynpatch.replay import callgrind, runner
 
 OUT = evidence.OUT / "bench"
@@ -100,7 +99,7 @@ def run(args: BenchOptions) -> int:
     version = valgrind.version(valgrind_path)
     out_dir: Path = args.out or OUT
     _pin, checkout = pinned(args)
-    from dynpatch.patch.trees import prepare_trees
+    from dynpatch.trees import prepare_trees
 
     with err.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, args.patches)

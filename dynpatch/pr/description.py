@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemods.series import SERIES
-from dynpatch import evidence
-from dynpatch.patch import variants
+from dynpatch import evidence, variants
 from dynpatch.pr import validation
 from dynpatch.pr.validation import StageEvidence, State
 from dynpatch.test_upstream import tiers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from dynpatch.format.dco import SIGNED_OFF_BY, sign_offs
+from dynpatch.apply.precommit.dco import SIGNED_OFF_BY, sign_offs
 from dynpatch.io.git import CommitInfo, Identity
 
 __all__ = ["SIGNED_OFF_BY", "dco_problems", "drop_sign_off", "sign_offs", "title_problem"]

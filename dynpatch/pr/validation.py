@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch import console, evidence
+from dynpatch.apply.precommit import record
 from dynpatch.errors import ToolkitError
-from dynpatch.format import record
 from dynpatch.pin import ROOT
 from dynpatch.test_upstream import tiers
 from dynpatch.verify import DEFAULT_BUDGET

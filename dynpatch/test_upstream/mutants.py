@@ -19,7 +19,7 @@ from codemods.logprobs_helper import PARAM, TARGET
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
 from dynpatch.io import git as gitio
-from dynpatch.patch.trees import Trees
+from dynpatch.trees import Trees
 
 
 def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:

@@ -1,7 +1,7 @@
 """fixed_upstream.detect: a release's own fix under other names is found as a *candidate*
 (the loop hands its delta to a parameter of the helper), and nothing short of that is;
 run_series names the candidate but never calls it fixed upstream by itself: only a judged
-verdict (a run of the release's code, tests/dynpatch/releases/test_upstream_fix.py) does."""
+verdict (a run of the release's code, tests/dynpatch/test_upstream_fix.py) does."""
 
 from __future__ import annotations
 

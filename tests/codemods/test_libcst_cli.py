@@ -15,8 +15,8 @@ import pytest
 from codemods import handler_response_loop_tests, helper_delta_tests, logprobs_helper
 from codemods.handler_extract_forwards_delta import PATH as HANDLER_PATH
 from codemods.series import SERIES, Step, run_series
+from dynpatch.apply.tools import format_upstream, tools_python
 from dynpatch.fetch import materialise_pypi
-from dynpatch.format.upstream import format_upstream, tools_python
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.codemods.support import TEST_MODULE

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.format import upstream as formatting
+from dynpatch.apply import tools as formatting
+from dynpatch.apply.export import patches_lock
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
-from dynpatch.patch.apply import patches_lock
 from tests.fixtures import snippets
 from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES, build_wheel, git, write_pin
 

@@ -115,7 +115,7 @@ def test_series_that_does_not_apply_leaves_nothing(world: World, pr) -> None:
 
 @pytest.mark.integration
 def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -> None:
-    from dynpatch.patch.apply import PATCHES
+    from dynpatch.apply.export import PATCHES
 
     checkout = fetch(load_pin())
     clone = tmp_path / "dynamo"

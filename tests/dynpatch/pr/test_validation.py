@@ -3,8 +3,8 @@ checking stages' and apply's record of upstream's hooks), and the push gate."""
 
 from __future__ import annotations
 
-from dynpatch.format import record
-from dynpatch.format.findings import HookResult
+from dynpatch.apply.precommit import record
+from dynpatch.apply.precommit.findings import HookResult
 from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error
 
 

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import verify
+from dynpatch import upstream_fix, verify
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
-from dynpatch.patch.trees import Trees, prepare_trees
 from dynpatch.pin import load_pin
-from dynpatch.releases import upstream_fix
 from dynpatch.replay import runner, scenarios
+from dynpatch.trees import Trees, prepare_trees
 
 pytestmark = pytest.mark.integration
 

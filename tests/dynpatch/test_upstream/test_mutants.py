@@ -7,8 +7,8 @@ from pathlib import Path
 
 from codemods.handler_extract_forwards_delta import PATH as HANDLER
 from codemods.logprobs_helper import TARGET
-from dynpatch.patch.trees import Trees
 from dynpatch.test_upstream import mutants
+from dynpatch.trees import Trees
 from tests.fixtures import snippets
 
 TESTS = "components/src/dynamo/common/backend/tests/test_logprobs.py"

@@ -1,0 +1,121 @@
+"""``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``.
+
+With ``check``, everything is regenerated in a temporary place and compared with the
+committed ``patches/``; nothing is written there or in the checkout. Either way, a series
+that passes upstream's pre-commit hooks has their results saved for the PR's Validation
+(``out/evidence/pre-commit.json``, :mod:`dynpatch.apply.precommit.record`); a finding fails the run
+with its table (when there are several) and one error line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch import console
+from dynpatch.apply.export import PATCHES, ApplyReport, SeriesFailed, apply_series
+from dynpatch.apply.precommit import findings, record
+from dynpatch.console import err, out
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import Checkout, FetchOptions, locked
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+from dynpatch.pin import Pin, load_pin
+
+AUTHOR_ENV = "DYNPATCH_AUTHOR"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApplyOptions(FetchOptions):
+    check: bool = False  # regenerate in a temporary place; fail if patches/ differs
+    author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
+    patches: Path = PATCHES
+    evidence: Path | None = None  # None: out/evidence beside patches/ (record.default_dir)
+
+
+def run(args: ApplyOptions) -> int:
+    start = time.perf_counter()
+    pin = load_pin(args.pin)
+    author = gitio.parse_identity(args.author or os.environ.get(AUTHOR_ENV) or pin.author)
+    if args.version and args.version != pin.version and not args.check:
+        raise ToolkitError(
+            f"{console.rel(args.patches)}/ is made against the pin ({pin.version}); apply "
+            f"--version {args.version} would rewrite it for another release: move the pin with "
+            f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
+        )
+    files.refuse_non_folder(args.patches)  # before the fetch: the swap would refuse it
+    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
+    status.start()
+    try:
+        with locked(pin, args) as checkout:
+            status.stop()
+            fetched = time.perf_counter()
+            report = _apply(args, checkout, pin, author)
+    finally:
+        status.stop()
+    title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+    console.show_outcomes(report.outcomes, report.lines, title)
+    if report.result.not_applicable:
+        raise ToolkitError(report.result.problems()[0])
+    if not report.patches:
+        out.print("every target is already applied at the base: no patch to export")
+        return 0
+    where = console.rel(args.patches)
+    saved = record.save(
+        report.hooks,
+        args.patches,
+        args.evidence or record.default_dir(args.patches),
+        checkout.base,
+        f"{record.COMMAND} -- --check" if args.check else record.COMMAND,
+    )
+    if args.check:
+        out.print(f"{where}/ is up to date ({', '.join(report.patches)})")
+    elif report.changed_files:
+        out.print(f"wrote {where}/: {', '.join(report.changed_files)}")
+    else:
+        out.print(f"{where}/ unchanged ({', '.join(report.patches)})")
+    if not args.check:
+        out.print(
+            f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
+        )
+    passed = ", ".join(r.hook for r in report.hooks)
+    touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
+    out.print(
+        f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
+        f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}"
+    )
+    t = report.timings
+    out.print(
+        f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
+        f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
+        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
+    )
+    return 0
+
+
+def _apply(args: ApplyOptions, checkout: Checkout, pin: Pin, author: gitio.Identity) -> ApplyReport:
+    """``apply_series`` with the options; a drifted series prints its table first."""
+    try:
+        return apply_series(
+            checkout,
+            author=author,
+            date=pin.date,
+            branch=pin.branch,
+            vendor=args.vendor,
+            patches_dir=args.patches,
+            check=args.check,
+            force=args.force,
+        )
+    except SeriesFailed as exc:
+        title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+        console.show_outcomes(exc.report.outcomes, exc.report.lines, title)
+        if len(exc.findings) > 1:
+            findings.show(exc.findings)
+        if exc.report.result.candidate is not None:  # apply has no replay to judge it with
+            judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
+            err.print(
+                f"upstream may have its own fix; to judge it by its code: {judge}", markup=False
+            )
+        raise

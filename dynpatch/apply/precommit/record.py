@@ -1,0 +1,45 @@
+"""The hooks' results for the series in ``patches/``, saved for the PR's Validation.
+
+``apply`` refuses a series that fails any hook, so a record is written only for a series
+that passed them all, after ``patches/`` holds it (or, with ``--check``, is found to hold
+it): an evidence record (:mod:`dynpatch.evidence`) of the stage ``pre-commit``, which
+``pr`` classifies like the other stages' records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from dynpatch import evidence
+from dynpatch.apply.precommit.findings import HookResult, markdown
+
+STAGE = "pre-commit"
+COMMAND = "nox -s apply"
+
+
+def default_dir(patches_dir: Path) -> Path:
+    """Where the record of ``patches_dir`` lives: ``out/evidence`` beside it (the
+    repository's ``out/evidence`` for its ``patches/``), so a series made elsewhere (a
+    test's temporary folder) never overwrites the real series' record."""
+    return patches_dir.resolve().parent / "out" / "evidence"
+
+
+def save(
+    results: Sequence[HookResult], patches_dir: Path, out: Path, base: str, command: str = COMMAND
+) -> Path:
+    """Write ``out/pre-commit.json`` for the series in ``patches_dir`` on ``base``."""
+    if not results or any(not r.ok for r in results):
+        raise ValueError("a pre-commit record is saved only for a series that passed")
+    return evidence.save(
+        STAGE,
+        patches_dir,
+        base=base,
+        series_sha256=evidence.series_digest(patches_dir),
+        command=command,
+        verdict="pass",
+        summary_md=markdown(results),
+        details={"hooks": [dataclasses.asdict(r) for r in results]},
+        out=out,
+    )

@@ -1,0 +1,107 @@
+"""Stage 3, format: upstream's own formatters at upstream's versions.
+
+The touched files are run through isort 5.12.0 and black 23.1.0 (dynamo's pre-commit
+pins and settings) in an isolated virtual environment under ``vendor/tools/``, which
+also holds the linters of dynamo's pre-commit at their pins: flake8 7.3.0 with upstream's
+arguments (here: its reports on the changed lines), ruff 0.5.2 and codespell 2.2.4 (run
+by :mod:`dynpatch.apply.precommit`). That every changed line lies inside a target is
+:mod:`dynpatch.apply.scope`'s check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import venv
+from collections.abc import Mapping
+from pathlib import Path
+
+from dynpatch.apply import scope
+from dynpatch.apply.precommit import linters
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files, proc, pypi
+
+# dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.pin() reads them here.
+TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4")
+FLAKE8_ARGS = (
+    "--max-line-length=88",
+    "--select=C,E,F,W,B,B950",
+    "--extend-ignore=E203,E501",
+)
+
+
+def tools_python(vendor: Path) -> Path:
+    """Python of the isolated formatter env (created once, atomically)."""
+    key = hashlib.sha256(" ".join(TOOLS).encode() + sys.version.encode()).hexdigest()[:12]
+    # absolute (never resolved: the venv's python is a link): the hooks run in other folders
+    env_dir = vendor.absolute() / "tools" / f"upstream-fmt-{key}"
+    python = env_dir / "bin" / "python"
+    if python.exists():
+        return python
+    with files.lock(vendor / "locks" / f"{env_dir.name}.lock", f"the formatter env {env_dir}"):
+        if python.exists():  # another run built it while this one waited
+            return python
+        with files.staged_dir(env_dir) as tmp:
+            venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp)
+            pypi.pip_install_into(tmp / "bin" / "python", TOOLS)
+    # `python -m` keeps working after the rename; console-script shebangs would not.
+    return python
+
+
+# Runs inside the tool env: one interpreter for isort + black (startup dominates).
+_FORMAT_SCRIPT = """
+import json, sys
+import black, isort
+files = json.load(sys.stdin)
+config = isort.Config(profile="black", line_length=88, known_first_party=["dynamo"])
+mode = black.Mode(line_length=88)
+out = {}
+for path, text in files.items():
+    text = isort.code(text, config=config)
+    try:
+        text = black.format_file_contents(text, fast=False, mode=mode)
+    except black.NothingChanged:
+        pass
+    out[path] = text
+json.dump(out, sys.stdout)
+"""
+
+
+def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
+    """Return ``files`` (repo path -> source) after isort and black, upstream style."""
+    result = proc.run(
+        [str(python), "-c", _FORMAT_SCRIPT],
+        doing="isort and black",
+        timeout=600,
+        stdin=json.dumps(dict(files)),
+    )
+    if result.returncode != 0:
+        raise ToolkitError(f"isort/black failed on the patched files: {result.last_line()}")
+    formatted: dict[str, str] = json.loads(result.stdout)
+    return formatted
+
+
+def flake8_on_changed_lines(
+    old: Mapping[str, str], new: Mapping[str, str], python: Path
+) -> list[str]:
+    """flake8 reports (upstream arguments) that fall on lines the change added."""
+    with tempfile.TemporaryDirectory(prefix="dynpatch-flake8-") as tmp:
+        paths = linters.write_tree(Path(tmp), dict(new))
+        result = proc.run(
+            [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
+            doing="flake8",
+            timeout=600,
+            cwd=tmp,
+        )
+        if result.returncode not in (0, 1):
+            raise ToolkitError(f"flake8 failed to run: {result.last_line()}")
+        reports = []
+        for line in result.stdout.splitlines():
+            file, lineno, *_ = line.split(":", 3)
+            rel = os.path.relpath(file, tmp)
+            if int(lineno) in scope.added_lines(old.get(rel, ""), new[rel]):
+                reports.append(f"{rel}:{line.split(':', 1)[1]}")
+        return reports

@@ -1,0 +1,374 @@
+"""One release through the series: fetch, the series made once (codemods, format,
+export and its ``git am`` proof), the committed series' ``git am`` check, then the CPU
+test-upstream and quick verify stages as child processes (:mod:`.stages`).
+
+The light part (:func:`prepare`) writes only under the release's own folder in
+``out/matrix/``: the series is made with ``branch=None``, so the shared checkout is only
+read and no work branch moves. The heavy part (:func:`check`) runs the real stages with
+that release's series (``--patches``), a derived pin, and evidence and logs under the same
+folder, so the pinned release's ``out/evidence/`` records are never overwritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from codemods import logprobs_helper, shape
+from codemods.series import SERIES
+from dynpatch import evidence, upstream_fix
+from dynpatch import runtimes as envs
+from dynpatch.apply.export import (
+    ApplyReport,
+    SeriesFailed,
+    am_problem,
+    export_series,
+    read_at,
+    series_names,
+)
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import Checkout, fetch
+from dynpatch.io import files
+from dynpatch.matrix.releases import ReleaseCandidate
+from dynpatch.matrix.stages import (
+    ERROR,
+    FAIL,
+    NA,
+    NOT_RUN,
+    PASS,
+    SKIPPED,
+    STAGES,
+    Check,
+    StageJob,
+    run_stage,
+)
+from dynpatch.pin import ROOT, Pin
+
+
+@dataclass
+class Row:
+    version: str
+    sha256: str
+    trust: str  # "pinned" or "trust-on-first-use"
+    newest: bool = False
+    pinned: bool = False  # the release patches/ is made against
+    note: str = ""
+    # one per series step: {"target", "status", "detail"}
+    outcomes: list[dict[str, str]] = field(default_factory=list)
+    # applied | already-applied | not-applicable | fixed-upstream | drifted | error
+    series: str = NOT_RUN
+    series_detail: str = ""
+    problems: list[str] = field(default_factory=list)  # why the series cannot be written
+    guard: str = ""  # the helper's first bail-out, as found in this release
+    series_sha256: str = ""  # of this release's regenerated series
+    own_am: Check = field(default_factory=lambda: Check(NOT_RUN))
+    committed_am: Check = field(default_factory=lambda: Check(NOT_RUN))
+    test_upstream: Check = field(default_factory=lambda: Check(NOT_RUN))
+    verify: Check = field(default_factory=lambda: Check(NOT_RUN))
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No drift, no failed or broken check (a reasoned n/a is fine). The committed
+        series not applying to *another* release is a finding, not a failure; to the
+        pinned release it must apply."""
+        checks = [self.own_am, self.test_upstream, self.verify]
+        if self.pinned:
+            checks.append(self.committed_am)
+        good = ("applied", "already-applied", "not-applicable", FIXED_UPSTREAM)
+        return self.series in good and not any(c.bad for c in checks)
+
+    @property
+    def runnable(self) -> bool:
+        """The release has its own exported series to check further."""
+        return self.series == "applied" and self.own_am.status == PASS
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Row:
+        """The row ``to_json`` gave (a ``TypeError`` when it is not one)."""
+        checks = {f: Check(**data[f]) for f in CHECKS if isinstance(data.get(f), dict)}
+        return cls(**{**data, **checks})
+
+
+CHECKS = ("own_am", "committed_am", "test_upstream", "verify")
+# A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
+# failure; the series can be retired from there on.
+FIXED_UPSTREAM = "fixed-upstream"
+# A release that has this very series: every target already applied.
+MERGED = "the series is merged upstream: every target is already applied"
+
+
+@dataclass(frozen=True)
+class Context:
+    pin: Pin  # the derived pin (lists every matrix release)
+    vendor: Path
+    out: Path  # out/matrix
+    committed: Path  # the committed series (patches/)
+    budget: int
+    seed: int
+    skip: frozenset[str] = frozenset()
+    toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
+    fresh: bool = False  # ignore cached results (they are still rewritten)
+    python: Path | None = None  # one interpreter for every release (else its own runtime's)
+    runtimes: Path = envs.RUNTIMES
+
+    def folder(self, version: str) -> Path:
+        return self.out / "releases" / version
+
+
+Step = Callable[[str], None]  # progress: "what the release is doing now"
+
+
+def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
+    release = candidate.release
+    return Row(
+        version=release.version,
+        sha256=release.sha256,
+        trust=candidate.trust,
+        newest=candidate.newest,
+        pinned=release.version == ctx.pin.version,
+        note=candidate.note,
+    )
+
+
+def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> Row:
+    """Fetch, the release's own series (made and proved once) and the committed series'
+    ``git am`` check, for one release."""
+    release = candidate.release
+    row = new_row(candidate, ctx)
+    clock = time.perf_counter()
+    step("fetching")
+    checkout = fetch(ctx.pin, version=release.version, vendor=ctx.vendor)
+    row.timings["fetch"] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    row.guard = helper_guard(read_at(checkout.path, checkout.base, logprobs_helper.TARGET.path))
+    step("git am: the committed series")
+    row.committed_am = am_check(checkout, ctx.committed, ctx.vendor)
+    step("codemods + format + export + git am proof")
+    patches = ctx.folder(release.version) / "patches"
+    _series(checkout, ctx, patches, row)
+    if not row.series_sha256:  # nothing exported this time: no older series may linger
+        files.remove_tree(patches)
+    row.timings["series"] = time.perf_counter() - clock
+    return row
+
+
+def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
+    """This release's own series into ``patches``, and the row's series columns: its
+    outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
+    try:
+        report = export_series(checkout, ctx.pin, ctx.vendor, patches)
+    except SeriesFailed as exc:
+        # A candidate upstream fix is judged by a run (its interpreter is built only then).
+        python = functools.partial(release_python, ctx, row.version)
+        upstream_fix.settle(
+            exc.report, checkout, python, ctx.vendor, ctx.folder(row.version) / "judge.log"
+        )
+        row.outcomes = outcome_rows(exc.report)
+        _not_exported(row, exc)
+        return
+    except ToolkitError as exc:  # a tool or the checkout failed, not the series
+        _error(row, str(exc))
+        return
+    row.outcomes = outcome_rows(report)
+    if report.result.not_applicable:
+        row.series, row.series_detail = "not-applicable", report.outcomes[0].detail
+        row.own_am = Check(NA, "nothing to export")
+        row.test_upstream = row.verify = Check(NA, "the series does not apply here")
+    elif not report.patches:
+        row.series, row.series_detail = "already-applied", MERGED
+        row.own_am = Check(NA, "every target already applied at the base: nothing to export")
+        row.test_upstream = row.verify = Check(NA, "no change to check")
+    else:
+        row.series = "applied"
+        row.series_sha256 = evidence.series_digest(patches)
+        row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
+
+
+def release_python(ctx: Context, version: str) -> Path:
+    """The interpreter of ``version``'s checks: ``ctx.python``, else one with its runtime."""
+    return ctx.python or envs.runtime_env(version, ctx.runtimes).python
+
+
+def _not_exported(row: Row, exc: SeriesFailed) -> None:
+    if exc.proof:  # every target applied, but the export fails git am: the column says so
+        row.series, row.series_detail = "applied", str(exc)
+        row.own_am = Check(FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
+        row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+    elif exc.report.result.fixed_upstream:
+        row.series, row.series_detail = FIXED_UPSTREAM, exc.report.result.upstream_fix
+        row.own_am = Check(NA, "the fix is already upstream: nothing to export")
+        row.test_upstream = row.verify = Check(NA, "the fix is already upstream")
+    elif not exc.report.result.ok:
+        row.problems = exc.report.result.problems()
+        row.series, row.series_detail = "drifted", "; ".join(row.problems)
+        reason = "series drifted: nothing exported"
+        row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, reason)
+    else:  # made, but upstream's checks refuse it
+        _error(row, str(exc))
+
+
+def _error(row: Row, why: str) -> None:
+    row.series, row.series_detail = "error", why
+    row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+
+
+def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
+    """The report's outcomes as the row records them (one per series step)."""
+    return [
+        {
+            "target": f"{o.target.path}::{o.target.qualname}",
+            "status": str(o.status),
+            "detail": o.detail,
+        }
+        for o in report.outcomes
+    ]
+
+
+def am_check(checkout: Checkout, patches_dir: Path, vendor: Path) -> Check:
+    """The committed series' ``git am`` column: it applies to a fresh copy of this
+    release's base, and reverses (the same proof ``apply_series`` makes of its export)."""
+    start = time.perf_counter()
+    patches = [patches_dir / n for n in series_names(patches_dir)]
+    with files.owned_dir(vendor / "scratch", "am-") as tmp:
+        problem = am_problem(checkout, patches, tmp / "am")
+    seconds = time.perf_counter() - start
+    if problem:
+        return Check(FAIL, problem, seconds)
+    return Check(PASS, "applies and reverses", seconds)
+
+
+def helper_guard(source: str | None) -> str:
+    """The helper's first bail-out condition (``is None`` on 1.3-1.4, ``not getattr`` from
+    1.5), shown so the table says which shape each release had."""
+    if source is None:
+        return "-"
+    try:
+        fn = shape.find_function(cst.parse_module(source), logprobs_helper.TARGET.qualname)
+    except cst.ParserSyntaxError:
+        return "does not parse"
+    if fn is None:
+        return "-"
+    for stmt in fn.body.body:
+        if isinstance(stmt, cst.If):
+            return shape.one_line(stmt.test, 60)
+    return "no if statement"
+
+
+# --- heavy part: the stages, as children --------------------------------------------
+
+
+def check(row: Row, ctx: Context, python: Path | None, step: Step) -> None:
+    """CPU test-upstream, then quick verify, on this release's own series (cached)."""
+    folder = ctx.folder(row.version)
+    cache_file = folder / "checks.json"
+    key = _cache_key(row, ctx, python)
+    cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    for stage in STAGES:
+        attr = stage.replace("-", "_")
+        if stage in ctx.skip:
+            setattr(row, attr, Check(SKIPPED, f"--skip {stage}: not run"))
+            continue
+        if python is None:
+            setattr(row, attr, Check(ERROR, "no interpreter with this release's runtime"))
+            continue
+        if stage in cached:
+            setattr(row, attr, Check(**{**cached[stage], "cached": True}))
+            continue
+        step(f"{stage} ({'CPU tier' if stage == 'test-upstream' else f'budget {ctx.budget}'})")
+        result = run_stage(stage, _job(row, ctx, python))
+        setattr(row, attr, result)
+    results = {
+        s: dataclasses.asdict(getattr(row, s.replace("-", "_")))
+        for s in STAGES
+        if getattr(row, s.replace("-", "_")).status in (PASS, FAIL)
+        and not getattr(row, s.replace("-", "_")).cached
+    }
+    if results:
+        keep = {**cached, **results}
+        for value in keep.values():
+            value.pop("cached", None)
+        folder.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(cache_file, json.dumps({"key": key, "checks": keep}, indent=2) + "\n")
+
+
+def _job(row: Row, ctx: Context, python: Path) -> StageJob:
+    folder = ctx.folder(row.version)
+    return StageJob(
+        ctx.pin.path,
+        ctx.vendor,
+        row.version,
+        folder / "patches",
+        folder,
+        python,
+        ctx.budget,
+        ctx.seed,
+    )
+
+
+def toolkit_digest(roots: tuple[Path, ...] = (ROOT / "codemods", ROOT / "dynpatch")) -> str:
+    """sha256 over the toolkit's code: a cached result is reused only for the same code."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
+    parts = {
+        "wheel_sha256": row.sha256,
+        "series_sha256": row.series_sha256,
+        "toolkit": ctx.toolkit,
+        "budget": ctx.budget,
+        "seed": ctx.seed,
+        "python": sys.version,
+        "interpreter": str(python),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return {}
+    return data.get("checks", {}) if data.get("key") == key else {}
+
+
+def series_steps() -> list[str]:
+    """``file::qualname`` of every step, in series order (the table's target columns)."""
+    return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]
+
+
+__all__ = [
+    "FIXED_UPSTREAM",
+    "Context",
+    "Row",
+    "am_check",
+    "check",
+    "helper_guard",
+    "new_row",
+    "outcome_rows",
+    "prepare",
+    "series_steps",
+    "toolkit_digest",
+]

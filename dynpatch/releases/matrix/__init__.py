@@ -1,1 +1,0 @@
-"""Version matrix: the series against several dynamo releases (``python -m dynpatch matrix``)."""

@@ -1,0 +1,67 @@
+"""Baseline and patched source trees for the checking stages (test, verify, bench).
+
+Both are throwaway clones of the pinned checkout under ``out/trees/``: the baseline
+at the pristine base commit, the patched one with ``patches/series`` applied by
+``git am`` (so what is checked is exactly what a reviewer would apply). They are
+cached by base commit and series digest, and rebuilt when either changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dynpatch.apply.export import PATCHES, am_problem, series_names
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import OUT, series_digest
+from dynpatch.fetch import Checkout
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+
+TREES = OUT / "trees"
+
+
+@dataclass(frozen=True)
+class Trees:
+    baseline: Path  # repository roots; sources live under components/src
+    patched: Path
+    base: str
+    series_sha256: str
+
+    @staticmethod
+    def src(tree: Path) -> Path:
+        return tree / "components" / "src"
+
+
+def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = TREES) -> Trees:
+    """Baseline and patched clones of ``checkout`` (built once per base and series)."""
+    if not (patches_dir / "series").is_file():
+        raise ToolkitError(f"no patch series in {patches_dir}: run `nox -s apply` first")
+    with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
+        digest = series_digest(patches_dir)
+        patches = [patches_dir / name for name in series_names(patches_dir)]
+        baseline = dest / f"baseline-{checkout.base[:12]}"
+        patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
+        if not _is_at(baseline, checkout.base):
+            with files.staged_dir(baseline) as tmp:
+                tmp.rmdir()
+                gitio.clone_at(checkout.path, checkout.base, tmp)
+        if not _is_at(patched, None):
+            with files.staged_dir(patched) as tmp:
+                tmp.rmdir()
+                problem = am_problem(checkout, patches, tmp)  # apply's proof, kept as the tree
+                if problem:
+                    raise ToolkitError(
+                        f"the series in {patches_dir} does not apply to "
+                        f"{checkout.release.base_tag}: {problem}"
+                    )
+                if series_digest(patches_dir) != digest:  # an apply wrote it meanwhile
+                    raise ToolkitError(f"{patches_dir} changed while its tree was built: rerun")
+    return Trees(baseline, patched, checkout.base, digest)
+
+
+def _is_at(tree: Path, commit: str | None) -> bool:
+    """A cached tree is reused only if clean (and, for the baseline, at ``commit``)."""
+    if not gitio.is_git_repo(tree) or gitio.local_changes(tree):
+        return False
+    return commit is None or gitio.rev_parse(tree, "HEAD") == commit

@@ -1,0 +1,62 @@
+"""dynpatch.apply.precommit.record: the hooks' results saved for the series, read back by pr."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dynpatch.apply.precommit import record
+from dynpatch.apply.precommit.findings import Finding, HookResult
+from dynpatch.pin import ROOT
+from dynpatch.pr import validation
+from dynpatch.pr.validation import State
+
+PY = "components/src/dynamo/x.py"
+PASSED = [HookResult("ruff", "0.5.2", (PY,)), HookResult("codespell", "2.2.4", (PY,))]
+
+
+@pytest.fixture
+def series(tmp_path: Path) -> Path:
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    (patches / "0001-x.patch").write_text("the patch\n")
+    (patches / "series").write_text("0001-x.patch\n")
+    return patches
+
+
+def test_a_passing_run_is_saved_as_the_pre_commit_stage(series: Path, tmp_path: Path) -> None:
+    out = tmp_path / "evidence"
+    path = record.save(PASSED, series, out, "b" * 40, "nox -s apply -- --check")
+    saved = json.loads(path.read_text())
+    assert path == out / "pre-commit.json"
+    assert (saved["stage"], saved["verdict"], saved["command"]) == (
+        "pre-commit",
+        "pass",
+        "nox -s apply -- --check",
+    )
+    assert "| ruff | 0.5.2 | 1 (whole files) | pass |" in saved["summary_md"]
+    assert [h["hook"] for h in saved["details"]["hooks"]] == ["ruff", "codespell"]
+    found = {e.stage: e for e in validation.gather(series, "b" * 40, out)}
+    assert found["pre-commit"].state is State.CURRENT and found["pre-commit"].verdict == "pass"
+    (series / "0001-x.patch").write_text("the patch, version 2\n")
+    assert {e.stage: e for e in validation.gather(series, "b" * 40, out)}[
+        "pre-commit"
+    ].state is State.STALE
+
+
+def test_a_failing_run_is_never_saved(series: Path, tmp_path: Path) -> None:
+    failed = [
+        *PASSED,
+        HookResult("SPDX header", "rule", (PY,), (Finding("SPDX header", PY, 1, "no"),)),
+    ]
+    for results in (failed, []):
+        with pytest.raises(ValueError, match="only for a series that passed"):
+            record.save(results, series, tmp_path / "evidence", "b" * 40)
+    assert not (tmp_path / "evidence").exists()
+
+
+def test_the_record_lives_beside_its_patches_folder(tmp_path: Path) -> None:
+    assert record.default_dir(ROOT / "patches") == ROOT / "out" / "evidence"
+    assert record.default_dir(tmp_path / "patches") == tmp_path / "out" / "evidence"

@@ -1,0 +1,134 @@
+"""One release through the series (``prepare``): the series made and proved once, the
+shared checkout only read, and each way the series can end up as a row; plus the row's
+building blocks (a stage's result, the helper's guard)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dynpatch.apply import export as apply
+from dynpatch.evidence import series_digest
+from dynpatch.fetch import fetch
+from dynpatch.io import git as gitio
+from dynpatch.matrix import releases, run
+from dynpatch.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, Check
+from dynpatch.pin import PIN_FILE, load_pin
+from tests.fixtures import snippets
+from tests.fixtures.releases import APPLIES, DRIFTED, IS_NONE_GUARD, Vendor, make_vendor
+
+# the synthetic releases have no helper test module: that test-carrying step does not apply
+# The synthetic release has neither of the test modules the series adds tests to.
+APPLIED = ["applied", "applied", "applied", "not-applicable", "not-applicable"]
+
+
+@pytest.fixture
+def vendor(tmp_path: Path) -> Vendor:
+    return make_vendor(
+        tmp_path, {"9.9.6": DRIFTED, "9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES}, pinned="9.9.9"
+    )
+
+
+def context(v: Vendor, out: Path) -> run.Context:
+    return run.Context(pin=v.pin, vendor=v.vendor, out=out, committed=v.patches, budget=0, seed=0)
+
+
+def prepare(v: Vendor, out: Path, version: str) -> run.Row:
+    candidate = releases.pinned(v.pin, [version])[0]
+    return run.prepare(candidate, context(v, out), lambda text: None)
+
+
+def objects(repo: Path) -> list[Path]:
+    return sorted(p for p in (repo / ".git" / "objects").rglob("*") if p.is_file())
+
+
+def test_the_series_is_made_and_proved_once_and_the_checkout_only_read(
+    vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = fetch(vendor.pin, version="9.9.8", vendor=vendor.vendor)
+    before = objects(checkout.path)
+    codemods, ams = [], []
+    real_series, real_am = apply.run_series, gitio.am
+    monkeypatch.setattr(apply, "run_series", lambda *a: codemods.append(1) or real_series(*a))
+    monkeypatch.setattr(gitio, "am", lambda *a: ams.append(a[0]) or real_am(*a))
+
+    row = prepare(vendor, tmp_path / "out", "9.9.8")
+    assert len(codemods) == 1
+    assert len(ams) == 2  # the export's proof and the committed series' check, once each
+    assert row.series == "applied" and row.own_am.status == PASS
+    assert row.own_am.detail == "applies and reverses"
+    assert [o["status"] for o in row.outcomes] == APPLIED
+    assert row.committed_am.status == FAIL  # made on 9.9.9: its context differs
+    patches = tmp_path / "out" / "releases" / "9.9.8" / "patches"
+    assert row.series_sha256 == series_digest(patches)
+    # no work branch, no object, no file: concurrent releases may share the checkout
+    assert gitio.rev_parse(checkout.path, vendor.pin.branch) is None
+    assert objects(checkout.path) == before
+    assert gitio.local_changes(checkout.path) == []
+
+
+def test_a_drifted_release_has_its_outcomes_and_no_series(vendor: Vendor, tmp_path: Path) -> None:
+    stale = tmp_path / "out" / "releases" / "9.9.6" / "patches"
+    stale.mkdir(parents=True)
+    (stale / "series").write_text("0001-old.patch\n")  # an older run's series
+    row = prepare(vendor, tmp_path / "out", "9.9.6")
+    assert row.series == "drifted"
+    assert [o["status"] for o in row.outcomes][:3] == ["applied", "drifted", "applied"]
+    assert row.problems and "found parameters (output, cursor)" in row.problems[0]
+    assert row.own_am.status == row.verify.status == NOT_RUN
+    assert not stale.exists()  # never a partial or an older series
+
+
+def test_an_export_failing_git_am_fails_the_own_am_column(
+    vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # apply_series' own proof (the committed series' check in run is the real one)
+    monkeypatch.setattr(apply, "am_problem", lambda *a: "0001-x.patch: patch failed: a.py:1")
+    row = prepare(vendor, tmp_path / "out", "9.9.9")
+    assert row.series == "applied" and not row.series_sha256
+    assert row.own_am.status == FAIL
+    assert row.own_am.detail == "0001-x.patch: patch failed: a.py:1"
+    assert row.test_upstream.status == NOT_RUN and not row.runnable
+    assert row.committed_am.status == PASS
+    assert [o["status"] for o in row.outcomes] == APPLIED
+    assert not (tmp_path / "out" / "releases" / "9.9.9" / "patches").exists()
+
+
+def test_an_error_while_making_the_series_is_a_row(
+    vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        apply.formatting, "flake8_on_changed_lines", lambda *a: ["logprobs.py:3: E501"]
+    )
+    row = prepare(vendor, tmp_path / "out", "9.9.9")
+    assert row.series == "error" and "flake8 (upstream settings)" in row.series_detail
+    assert [o["status"] for o in row.outcomes] == APPLIED  # outcomes kept
+    assert row.own_am.status == NOT_RUN
+
+
+def test_an_error_of_verify_is_an_error_on_every_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No release is declared beyond the replay's reach any more: an error of verify on an
+    # old release is reported as it is, fails the row, and is not cached.
+    pin = load_pin(PIN_FILE)
+    ctx = run.Context(
+        pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path, budget=0, seed=0
+    )
+    seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
+    monkeypatch.setattr(run, "run_stage", lambda stage, job: seen[stage])
+    row = run.Row(
+        version="1.3.1", sha256="ab", trust="pinned", series="applied", own_am=Check(PASS)
+    )
+    run.check(row, ctx, tmp_path / "python", lambda text: None)
+    assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
+    cached = (ctx.folder("1.3.1") / "checks.json").read_text()
+    assert '"test-upstream"' in cached and '"verify"' not in cached
+
+
+def test_helper_guard() -> None:
+    assert run.helper_guard(snippets.HELPER_IS_NONE_GUARD) == "output.logprobs is None"
+    assert run.helper_guard(snippets.HELPER).startswith("not getattr(output")
+    assert run.helper_guard(None) == "-"
+    assert run.helper_guard("def (:\n") == "does not parse"

@@ -1,0 +1,263 @@
+"""`test-upstream` end to end on a synthetic release (offline): apply the real series to
+a small tree in dynamo's shape, then run the stage through the command line.
+
+The synthetic tree has a helper with the real helper's semantics, a test module in the
+shape of dynamo's test_logprobs.py and a trtllm tests folder whose conftest skips
+``test_trtllm_*`` files without tensorrt_llm, as dynamo's does. A stand-in
+``ai-dynamo-runtime`` distribution (metadata only) makes the pin check pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dynpatch import cli
+from dynpatch import test_upstream as stage_module
+from dynpatch.apply.export import apply_series
+from dynpatch.evidence import series_digest
+from dynpatch.fetch import fetch
+from dynpatch.io import git as gitio
+from dynpatch.test_upstream import tiers
+from tests.dynpatch.test_upstream.test_tiers import fake_site
+from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.upstream_tree import FILES
+
+
+def fake_dists(site: Path, runtime: str) -> Path:
+    """Metadata-only distributions, so the interpreter probe finds these versions."""
+    for name, version in (("ai_dynamo_runtime", runtime), ("pytest_asyncio", "0.0.0")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        dist = name.replace("_", "-")
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    return site
+
+
+@pytest.fixture
+def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request):
+    """A synthetic release (``FILES``, or the parametrised files) with its patch series
+    applied and exported; returns a function that runs `test-upstream` on it with extra
+    arguments."""
+    rel = synthetic_release(getattr(request, "param", FILES))
+    checkout = fetch(rel.pin, vendor=rel.vendor)
+    patches = tmp_path / "patches"
+    apply_series(
+        checkout,
+        author=gitio.parse_identity("Test Author <test@example.invalid>"),
+        date=rel.pin.date,
+        branch=rel.pin.branch,
+        vendor=REAL_VENDOR,
+        patches_dir=patches,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
+    monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
+
+    def run(*extra: str) -> int:
+        return cli.main(
+            [
+                "test-upstream",
+                "--pin",
+                str(rel.pin.path),
+                "--vendor",
+                str(rel.vendor),
+                "--patches",
+                str(patches),
+                "--out",
+                str(tmp_path / "out"),
+                "--evidence",
+                str(tmp_path / "evidence"),
+                "--trees",
+                str(tmp_path / "trees"),
+                *extra,
+            ]
+        )
+
+    run.tmp = tmp_path  # type: ignore[attr-defined]
+    run.patches = patches  # type: ignore[attr-defined]
+    run.base = checkout.base  # type: ignore[attr-defined]
+    return run
+
+
+def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
+    assert stage() == 0
+    printed = capsys.readouterr().out
+    assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
+    assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
+    assert "CPU tier: 3 tests on baseline, 27 on patched (24 new); regressions: none" in printed
+    # What the carried test fails on in each mutant, as the JUnit XML says.
+    assert (
+        "carried test test_logprobs.py::test_extract_completion_with_delta_matches_slicing_"
+        "token_ids\n"
+        "  on the baseline: 24 of 24 fail on TypeError: extract_from_completion_output() got "
+        "an unexpected keyword argument 'new_token_ids' (test_logprobs.py:75)\n"
+        "  new_token_ids accepted but ignored: 24 of 24 fail on AssertionError: token_ids "
+        "copied (test_logprobs.py:27)\n"
+        "carried tests: 24 fail on baseline, 24 pass on patched (of 24); with new_token_ids "
+        "accepted but ignored, 24 of the 24 cases of new tests fail on their own assertions\n"
+    ) in printed
+    assert (
+        "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
+        "::TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs, "
+        "trtllm/test_trtllm_handler_base.py::test_trtllm_handler_matches_shared"
+    ) in printed
+    assert "STAND-IN tier: not run (torch is not installed in " in printed
+    assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
+    assert "JUnit XML: " in printed
+    assert "(cpu-baseline.xml, cpu-ignored.xml, cpu-mutant.xml, cpu-patched.xml)" in printed
+    assert "verdict: pass" in printed
+
+    junit = stage.tmp / "out" / "junit"
+    assert sorted(p.name for p in junit.iterdir()) == [
+        "cpu-baseline.xml",
+        "cpu-ignored.xml",
+        "cpu-mutant.xml",
+        "cpu-patched.xml",
+    ]
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
+    assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
+    assert record["details"]["tiers_run"] == ["cpu"]
+    assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
+    assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
+    assert "carried tests: 24 fail on baseline, 24 pass on patched" in record["summary_md"]
+    assert (
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 26 | 0 | 0 | 0 |"
+        in (record["summary_md"])
+    )
+    cpu = record["details"]["tiers"]["cpu"]
+    assert cpu["patched"]["helper_imported_from"].startswith(str(stage.tmp / "trees" / "patched-"))
+    assert cpu["baseline"]["helper_imported_from"].startswith(
+        str(stage.tmp / "trees" / "baseline-")
+    )
+    assert len(cpu["carried_tests"]) == 24 and cpu["regressions"] == []
+    assert len(cpu["keyword_ignored_caught"]) == 24
+    # the mutant tree is thrown away; the cached trees stay clean
+    assert not list((stage.tmp / "out").glob(".mutants-*"))
+    for tree in (stage.tmp / "trees").iterdir():
+        assert gitio.local_changes(tree) == []
+
+
+# A release before 1.5: no sentinel in test_logprobs.py, no TestGenerateLocally.
+BEFORE_1_5 = {
+    **FILES,
+    "dynamo/common/backend/tests/test_logprobs.py": FILES[
+        "dynamo/common/backend/tests/test_logprobs.py"
+    ].split("\n\nclass _ExplodingTokenIds:")[0],
+    "dynamo/trtllm/tests/test_trtllm_handler_base.py": "def test_other():\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("stage", [BEFORE_1_5], indirect=True, ids=["before-1.5"])
+def test_a_release_the_tests_are_not_carried_to_says_so_and_passes(stage, capsys) -> None:
+    assert stage("--tier", "cpu") == 0
+    printed = capsys.readouterr().out
+    assert "CPU tier: the series carries no tests for this release" in printed
+    assert "carried test " not in printed and "verdict: pass" in printed
+
+
+def test_a_regression_fails_the_verdict(stage, capsys) -> None:
+    # Break the patched helper for one case the old test covers: the series now
+    # makes a passing baseline test fail.
+    patch = next(stage.patches.glob("0001-*.patch"))
+    text = patch.read_text()
+    broken = text.replace(
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far:]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
+    )
+    assert broken != text
+    patch.write_text(broken)
+    assert stage("--tier", "cpu") == 1
+    printed = capsys.readouterr().out
+    assert "regressions: 1" in printed
+    assert (
+        "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
+        "::test_extract_completion_slices_from_offset (failed)"
+    ) in printed
+    assert "GPU tier: not run (not requested: --tier cpu)" in printed
+    assert "verdict: FAIL" in printed
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["verdict"] == "fail"
+
+
+def test_an_apply_while_it_runs_saves_nothing(stage, capsys, monkeypatch) -> None:
+    """The trees hold one series and patches/ another by the time the results are saved:
+    they are filed under neither."""
+    real = stage_module.series_carried_tests
+
+    def apply_meanwhile(trees):  # type: ignore[no-untyped-def]
+        patch = next(stage.patches.glob("0001-*.patch"))
+        patch.write_text(patch.read_text() + "\n")
+        return real(trees)
+
+    monkeypatch.setattr(stage_module, "series_carried_tests", apply_meanwhile)
+    assert stage("--tier", "cpu") == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "changed while test-upstream ran" in lines[0], lines
+    assert "nothing saved" in lines[0]
+    assert not (stage.tmp / "evidence" / "test-upstream.json").exists()
+
+
+def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None:
+    """On fake packages (no GPU here): an installed tensorrt_llm and a torch that sees one."""
+    gpu_site = fake_site(stage.tmp / "gpu-site", "1.1.0")
+    dists = stage.tmp / "site"  # the pinned runtime's metadata, from the fixture
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(gpu_site), str(dists)]))
+    monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
+    stage("--tier", "gpu")
+    facts = {
+        "tensorrt_llm": "1.1.0",
+        "tensorrt_llm_path": str(gpu_site / "tensorrt_llm"),
+        "gpu": "Fake GPU",
+        "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9",
+    }
+    assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in (
+        capsys.readouterr().out
+    )
+    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    assert record["details"]["tiers_run"] == ["gpu"] and record["details"]["gpu"] == facts
+
+
+def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
+    def error_of(*extra: str) -> str:
+        assert stage(*extra) == 2
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
+        return lines[0]
+
+    assert (
+        error_of("--tier", "fast")
+        == "error: unknown --tier 'fast': choose one of cpu, standin, gpu, all"
+    )
+    assert error_of("--tier", "gpu").startswith(
+        "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
+    )
+    gone = stage.tmp / "no-patches"
+    assert error_of("--patches", str(gone)) == (
+        f"error: no patch series in {gone}: run `nox -s apply` first"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(fake_dists(stage.tmp / "site2", "1.0.0")))
+    assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
+    assert not (stage.tmp / "evidence").exists() and not (stage.tmp / "out").exists()
+
+
+@pytest.mark.integration
+def test_the_committed_series_carries_its_regression_tests() -> None:
+    from codemods import handler_response_loop_tests, helper_delta_tests
+    from dynpatch.pin import load_pin
+    from dynpatch.test_upstream import series_carried_tests
+    from dynpatch.trees import prepare_trees
+
+    added, changed = series_carried_tests(prepare_trees(fetch(load_pin())))
+    assert added == {
+        (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        (
+            handler_response_loop_tests.PATH,
+            "TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs",
+        ),
+    }
+    assert changed == {(handler_response_loop_tests.PATH, handler_response_loop_tests.COMPARISON)}

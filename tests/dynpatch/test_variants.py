@@ -1,0 +1,80 @@
+"""The variants: the mutant (the patched helper with the history copy planted back) and
+the alternative (the baseline helper without its copy), each that edit and nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from dynpatch import variants
+from dynpatch.errors import ToolkitError
+from tests.fixtures.snippets import HELPER, HELPER_PATCHED
+
+
+class History(list):
+    """Cumulative token ids that count how often they are copied whole."""
+
+    copies = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        History.copies += 1
+        return super().__iter__()
+
+
+def _helper(source: str):  # type: ignore[no-untyped-def]
+    namespace: dict = {}
+    exec(compile(source, "logprobs.py", "exec"), namespace)
+    return namespace["extract_from_completion_output"]
+
+
+def test_the_mutant_copies_the_history_again_and_answers_the_same() -> None:
+    planted = variants.plant(HELPER_PATCHED)
+    assert planted.count(variants.COPY) == HELPER_PATCHED.count(variants.COPY) + 1
+    output = SimpleNamespace(
+        token_ids=History([7, 8, 9]), logprobs=[{t: SimpleNamespace(logprob=-t)} for t in (7, 8, 9)]
+    )
+    History.copies = 0
+    patched = _helper(HELPER_PATCHED)(output, 2, new_token_ids=[9])
+    assert History.copies == 0  # the fix: the delta path never copies the history
+    assert _helper(planted)(output, 2, new_token_ids=[9]) == patched == ([-9], None)
+    assert History.copies == 1  # the mutant: one whole copy per call, as before the fix
+
+
+def test_planting_needs_the_patched_branch_exactly_once() -> None:
+    with pytest.raises(ToolkitError, match="found 0"):
+        variants.plant("def extract_from_completion_output(output):\n    return None\n")
+    with pytest.raises(ToolkitError, match="found 2"):
+        variants.plant(
+            HELPER_PATCHED + "\n\ndef again(new_token_ids):\n" + variants.ANCHOR + "        pass\n"
+        )
+
+
+def test_build_copies_the_tree_and_changes_only_the_helper(tmp_path: Path) -> None:
+    src = tmp_path / "patched"
+    helper = src / "dynamo/common/backend/logprobs.py"
+    other = src / "dynamo/trtllm/request_handlers/handler_base.py"
+    for path, text in ((helper, HELPER_PATCHED), (other, "X = 1\n")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    dest = variants.build(src, tmp_path / "mutant", variants.plant)
+    assert (dest / "dynamo/common/backend/logprobs.py").read_text() == variants.plant(
+        HELPER_PATCHED
+    )
+    assert (dest / "dynamo/trtllm/request_handlers/handler_base.py").read_text() == "X = 1\n"
+    assert helper.read_text() == HELPER_PATCHED  # the patched tree is untouched
+
+
+def test_the_alternative_copies_only_the_delta_and_answers_as_the_baseline() -> None:
+    dropped = variants.drop_copy(HELPER)
+    assert dropped.count(variants.ALTERNATIVE) == 1
+    assert dropped.count(variants.COPY) == HELPER.count(variants.COPY) - 1  # the helper's only
+    output = SimpleNamespace(
+        token_ids=History([7, 8, 9]), logprobs=[{t: SimpleNamespace(logprob=-t)} for t in (7, 8, 9)]
+    )
+    History.copies = 0
+    assert _helper(dropped)(output, 1) == _helper(HELPER)(output, 1) == ([-8, -9], None)
+    assert History.copies == 1  # the baseline's copy; the alternative slices only the delta
+    with pytest.raises(ToolkitError, match="found 0"):
+        variants.drop_copy(dropped)
