@@ -144,7 +144,9 @@ def wheel(session: nox.Session) -> None:
     +dynpatch.<series digest>), built twice and compared byte for byte; then installed in
     a fresh venv (with the pinned ai-dynamo-runtime) and dynamo's logprob tests run from
     site-packages; then the real handler replayed from the installed stock and patched
-    wheels (0 divergences). `-- --no-prove --no-replay` builds only."""
+    wheels (0 divergences). `-- --no-prove --no-replay` builds only; `-- --install-into
+    PYTHON --tier gpu` proves it in that interpreter (the TRT-LLM container's) with dynamo's
+    trtllm tests too."""
     _toolkit(session)
     _toolkit(session, "replay")
     session.install("-c", CONSTRAINTS, "wheel", _runtime(session))

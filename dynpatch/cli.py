@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dynpatch import apply as apply_command
-from dynpatch import bench, bump, evidence, fetch, pin, verify
+from dynpatch import bench, bump, evidence, fetch, pin, test_upstream, verify
 from dynpatch import matrix as matrix_command
 from dynpatch import pr as pr_command
-from dynpatch import test_upstream as test_upstream
 from dynpatch import wheel as wheel_command
 from dynpatch.apply.export import PATCHES
 from dynpatch.console import err
@@ -273,6 +272,10 @@ def _add_wheel(sub: Sub) -> None:
     _toggle(add, "--reproduce", True, again)
     prove = "install the wheel in a fresh venv and run dynamo's logprob tests from site-packages"
     _toggle(add, "--prove", False, prove)
+    into = "prove in this interpreter (pip install --no-deps into it), e.g. the TRT-LLM container's, instead of a fresh venv"
+    add("--install-into", type=Path, metavar="PYTHON", help=into)
+    tier = "the proof's tests: cpu (dynamo's logprob tests) or gpu (also its trtllm tests; NVIDIA's tensorrt_llm and a CUDA device required)"
+    add("--tier", choices=("cpu", "gpu"), default="cpu", help=tier)
     replay = "replay the named scenarios through the installed stock and patched wheels; 0 divergences required (needs the replay dependency group)"
     _toggle(add, "--replay", False, replay)
 

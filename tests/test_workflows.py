@@ -215,23 +215,18 @@ def test_drift_join_runs_after_every_row_and_its_failure_fails_the_workflow() ->
     assert "out/matrix/matrix.md" in uploads[-1]["with"]["path"]
 
 
-def test_gpu_workflow_builds_installs_and_tests_the_patched_wheel() -> None:
+def test_gpu_workflow_steps_are_one_command_each_and_hold_no_logic() -> None:
     job = load("gpu-upstream.yml")["jobs"]["gpu-tier"]
-    text = steps_text(job)
-    order = [
-        "nox --force-venv-backend virtualenv -s wheel",
-        "python3 -m pip install --no-deps dist/ai_dynamo-*+dynpatch.*.whl",
-        "python3 -m pip show ai-dynamo",
-        "nox --force-venv-backend virtualenv -s test-upstream -- --tier gpu",
-        'python3 -m pytest -m "pre_merge and trtllm and (gpu_0 or gpu_1)" --import-mode=importlib',
+    runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
+    assert runs[1:] == [
+        "python3 -m pip install nox pytest pytest-asyncio",
+        'nox --force-venv-backend virtualenv -s wheel -- --install-into "$(command -v python3)" '
+        "--tier gpu",
+        "nox --force-venv-backend virtualenv -s test-upstream -- --tier gpu --gpu-python "
+        '"$(command -v python3)"',
     ]
-    at = 0
-    for command in order:  # each after the one before
-        found = text.find(command, at)
-        assert found != -1, f"{command!r} missing, or not after {order[order.index(command) - 1]!r}"
-        at = found + len(command)
-    assert "import dynamo.common, os" in text and '"$site/dynamo/trtllm/tests"' in text
+    assert all("\n" not in s["run"].strip() for s in job["steps"] if "run" in s)
     uploads = [s["with"]["path"] for s in job["steps"] if "upload-artifact" in str(s.get("uses"))]
-    assert any("out/installed-wheel/junit.xml" in path for path in uploads)
+    assert any("out/wheel/" in path for path in uploads)
     # The evidence names the image the tier ran in (dynpatch/test_upstream/tiers.py).
     assert job["env"]["DYNPATCH_CONTAINER_IMAGE"] == job["container"]["image"]

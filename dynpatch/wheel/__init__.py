@@ -1,7 +1,8 @@
 """``python -m dynpatch wheel``: the pinned release with ``patches/`` applied, as an
 installable wheel in ``dist/``, with its sha256 and a provenance file; built a second time
 into a scratch folder and compared byte for byte; ``--prove`` installs it in a fresh venv
-and runs dynamo's CPU-tier logprob tests from the installed package.
+(``--install-into PYTHON``: into that interpreter) and runs dynamo's tests from the
+installed package (:mod:`dynpatch.wheel.prove`).
 
 The wheel, its ``.sha256`` and its ``.provenance.json`` go into ``dist/`` in one swap
 (:func:`dynpatch.io.files.staged_dir`): earlier ``+dynpatch.`` builds there are replaced,
@@ -24,6 +25,7 @@ from dynpatch.pin import ROOT, Pin, load_pin
 from dynpatch.wheel import build
 
 DIST = ROOT / "dist"
+REPORTS = ROOT / "out" / "wheel"  # the proof's JUnit XML
 
 
 @dataclass
@@ -34,6 +36,9 @@ class WheelOptions:
     dist: Path = DIST
     reproduce: bool = True
     prove: bool = False
+    install_into: Path | None = None  # prove in this interpreter instead of a fresh venv
+    tier: str = "cpu"  # the proof's tests: cpu, or gpu (with dynamo's trtllm tests)
+    reports: Path = REPORTS
     replay: bool = False  # the named scenarios through the installed stock and patched wheels
 
 
@@ -145,10 +150,17 @@ def run(options: WheelOptions) -> int:
     if options.reproduce:
         again = rebuild_matches(recipe, built, options.vendor)
         out.print(f"reproducible: second build sha256 {again}: identical bytes", markup=False)
-    if options.prove:
+    if options.prove or options.install_into:
         from dynpatch.wheel import prove
 
-        prove.run_proof(the_pin, built.wheel, options.vendor)
+        prove.run_proof(
+            the_pin,
+            built.wheel,
+            options.vendor,
+            options.install_into,
+            options.tier,
+            options.reports,
+        )
     if options.replay:
         from dynpatch.wheel import replay  # needs the replay group (torch and the rest)
 
