@@ -1,24 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
 """Per-chunk cost of extract_from_completion_output, with and without new_token_ids.
 
-Run from the top of a dynamo checkout that has the change (standard library and dynamo only):
+Standard library only. From the top of a dynamo checkout, or given the helper's path:
 
-    PYTHONPATH=components/src python3 per_chunk_cost.py
+    python3 per_chunk_cost.py [PATH/TO/logprobs.py]
 
 Each chunk is one new token on a stream whose cumulative token_ids already hold HISTORY
-tokens (TensorRT-LLM's shape), logprobs on (the chosen token and one alternative).
+tokens (TensorRT-LLM's shape), logprobs on (the chosen token and one alternative). A helper
+without new_token_ids (the tree before this change) gets the "without" column only.
 """
 
+import importlib.util
 import inspect
 import platform
+import sys
 import time
 import timeit
+from pathlib import Path
 from types import SimpleNamespace
 
-from dynamo.common.backend.logprobs import extract_from_completion_output as extract
-
-if "new_token_ids" not in inspect.signature(extract).parameters:
-    raise SystemExit("this dynamo's helper has no new_token_ids: run it on the patched tree")
+HELPER = "components/src/dynamo/common/backend/logprobs.py"  # from the checkout's top
+path = Path(sys.argv[1] if sys.argv[1:] else HELPER)
+if not path.is_file():
+    raise SystemExit(f"{path} not found: run from the top of a dynamo checkout or pass its path")
+# Loaded by path: the package's __init__ needs dynamo's compiled runtime; logprobs.py does not.
+spec = importlib.util.spec_from_file_location("logprobs", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+extract = module.extract_from_completion_output
+has_delta = "new_token_ids" in inspect.signature(extract).parameters
 
 
 def cost_us(output, history, **delta):
@@ -29,13 +39,18 @@ def cost_us(output, history, **delta):
 
 
 print(f"Python {platform.python_version()} ({platform.machine()}), one-token delta, logprobs on")
-print(f"{'history':>8} {'without (us)':>13} {'with (us)':>10} {'ratio':>6}")
+if not has_delta:
+    print(f"{path} has no new_token_ids (the tree before this change): 'without' only")
+print(f"{'history':>8} {'without (us)':>13}" + (f" {'with (us)':>10} {'ratio':>6}" * has_delta))
 for history in (256, 4096, 16384):
     ids = list(range(history + 1))
     info = SimpleNamespace(logprob=-0.5, rank=1, decoded_token="t")
     output = SimpleNamespace(token_ids=ids, logprobs=[{t: info, -1: info} for t in ids])
-    delta = ids[history:]  # what the TRT-LLM loop already built for the chunk
     without = cost_us(output, history)
+    if not has_delta:
+        print(f"{history:>8} {without:>13.2f}")
+        continue
+    delta = ids[history:]  # what the TRT-LLM loop already built for the chunk
     with_delta = cost_us(output, history, new_token_ids=delta)
     assert extract(output, history) == extract(output, history, new_token_ids=delta)
     print(f"{history:>8} {without:>13.2f} {with_delta:>10.2f} {without / with_delta:>5.1f}x")

@@ -41,11 +41,10 @@ WRITTEN = ("bench.json", "bench.md", "instructions.png")
 
 
 def rerun(python: str, tree: Path) -> dict[str, Any]:
-    """:data:`evidence.RERUN` run as a reviewer runs it, at the top of ``tree`` with only
-    its ``components/src`` on the path: its output, for the PR description."""
+    """:data:`evidence.RERUN` run as a reviewer runs it, at the top of ``tree`` with no
+    argument (it loads the tree's helper by its path): its output, for the PR description."""
     script = evidence.RERUN
-    env = {**os.environ, "PYTHONPATH": "components/src"}
-    done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree, env=env)
+    done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree)
     if done.returncode != 0:
         raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
     return {

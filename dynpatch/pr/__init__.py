@@ -116,6 +116,7 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
             changed=gitio.changed_paths(scratch, checkout.base, result.tip),
             evidence=found,
             checks=_checks(base, digest, names, result, name, signer.identity, title),
+            release=checkout.release.version,
         )
         text = gitio.redact(description.render(facts))
         record = gitio.redact(description.validation_record(facts))
@@ -157,7 +158,11 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
         hint = publish.source_problem(checkout)
         refused = f"; from this checkout it would be refused: {hint}" if hint else ""
         _show("push", f"nothing pushed (the default): --push REMOTE pushes to your fork{refused}")
-    _show("next", "review the branch and the description, then open the PR yourself:")
+    _show(
+        "next",
+        "dynamo does not accept fully automated submissions: read the diff and the "
+        "description, change what you would not say yourself, then open the PR yourself:",
+    )
     print(
         "  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, console.rel(args.out)))
     )

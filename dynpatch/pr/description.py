@@ -17,6 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codemods import handler_call_passes_delta, logprobs_helper
+from codemods.handler_response_loop_tests import PATH as HANDLER_TESTS
+from codemods.helper_delta_tests import PATH as HELPER_TESTS
 from codemods.series import SERIES
 from dynpatch import evidence, variants
 from dynpatch.pr import validation
@@ -26,19 +29,21 @@ from dynpatch.test_upstream import tiers
 RELATED_PR = 14402
 RELATED_TITLE = "perf(trtllm): avoid cumulative token copies in logprob streaming"
 # Not checked by this tool (it has no network): what was seen on GitHub, and when.
-RELATED_STATE = "open and approved as of 2026-11 (as seen on GitHub then)"
-NOTE = (
-    "<!-- Prepared with the dynpatch toolkit. dynamo does not accept fully automated "
-    "submissions: read the diff and this text, change what you would not say yourself, "
-    "attach VALIDATION.md, and open the PR yourself. -->"
+RELATED_STATE = (
+    "open and approved when last looked at on GitHub, 2026-11; the toolkit does not check it"
 )
+# The carried tests the text names (tests/dynpatch/pr checks that patches/ adds them).
+HELPER_TEST = "test_extract_completion_with_delta_matches_slicing_token_ids"
+HANDLER_TEST = "test_interleaved_choices_stream_aligned_logprobs"
+# Where a reviewer starts: the helper, then the loop's call site; the tests need no item.
+START = (logprobs_helper.TARGET, handler_call_passes_delta.TARGET)
 OVERVIEW = (
     "TensorRT-LLM streams cumulative token ids. With logprobs on, each chunk of the TRT-LLM "
     "response loop had the shared `extract_from_completion_output` copy the request's whole "
     "token history (`list(output.token_ids)`) to read the few ids that chunk added: "
-    "1 + 2 + … + N ids per choice for an N-token stream. The loop already builds each "
-    "chunk's delta; this PR hands it to the helper, so a chunk's cost no longer grows with "
-    "the history."
+    "1 + 2 + … + N ids per choice for an N-token stream arriving one token per response. The "
+    "loop already builds each chunk's delta; this PR hands it to the helper, so the helper's "
+    "cost per chunk no longer grows with the history."
 )
 DETAILS = (
     "- `extract_from_completion_output` (`common/backend/logprobs.py`) takes an optional "
@@ -49,17 +54,16 @@ DETAILS = (
     "`HandlerBase._extract_logprobs`, which gains the same keyword; its positional form "
     "`(output, 0)` keeps working. No other signature changes.\n"
     "- Every bail-out returns what it did (no logprobs, nothing new, flat float logprobs, a "
-    "`None` position, a missing selected token), and the emitted chunks are unchanged byte "
-    "for byte."
-)
-RELATED = (
-    f"- Relates to #{RELATED_PR}\n\n"
-    f'#{RELATED_PR} ("{RELATED_TITLE}") proposes the same change; it was {RELATED_STATE}. '
-    "This is an independent version of that fix, offered to its reviewers for comparison, "
-    f"not a competing merge: if #{RELATED_PR} lands, close this one and carry over "
-    "anything useful."
+    "`None` position, a missing selected token). With the delta the helper returns what "
+    f"slicing returned on every path (`{HELPER_TEST}` in `{HELPER_TESTS}`), and interleaved "
+    f"choices stream aligned logprobs (`{HANDLER_TEST}` in `{HANDLER_TESTS}`). The toolkit's "
+    "replay also compared the emitted chunk streams exactly (its figure is in the toolkit's "
+    "block below)."
 )
 PUBLIC_API = (
+    "No public API change: `extract_from_completion_output` is not in any `__all__`, and "
+    "`HandlerBase._extract_logprobs` is private; both gain an optional keyword-only "
+    "parameter.\n\n"
     "- [ ] If this PR removes or incompatibly changes a public API, the symbol was "
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
     "Deprecation Policy](docs/fern/pages/community/contributing/api-stability-policy.md)."
@@ -85,17 +89,17 @@ class Facts:
     changed: Sequence[str]
     evidence: Sequence[StageEvidence]
     checks: Sequence[str]  # what this run checked and saw, one Markdown line each
+    release: str = "<version>"  # the base's dynamo version: the TRT-LLM runtime image's tag
 
 
 def render(f: Facts) -> str:
     """The PR body."""
     sections = [
-        NOTE,
         f"## Overview:\n\n{OVERVIEW}",
         f"## Details:\n\n{DETAILS}\n- Made on {f.base}.\n\n{_alternative(f.evidence)}\n\n"
-        f"{_rerun(f.evidence)}\n\n{_figures(f.evidence)}",
+        f"{_rerun(f.evidence)}\n\n{_figures(f)}",
         f"## Where should the reviewer start?\n\n{_reviewer_start(f.changed)}",
-        f"## Related Issues\n\n{RELATED}",
+        f"## Related Issues\n\n{_related(f.evidence)}",
         f"## Public API\n\n{PUBLIC_API}",
     ]
     return "\n\n".join(sections) + "\n"
@@ -105,7 +109,10 @@ def validation_record(f: Facts) -> str:
     """VALIDATION.md: every stage's command and saved output, then this run's checks."""
     return (
         f"# Validation: {f.title}\n\nMade on {f.base}. Each stage's exact command and its "
-        "saved output for this base and series; a stage without one is named as not run.\n\n"
+        "saved output for this base and series; a stage without one is named as not run. "
+        "A record belongs to this series when its `series_sha256` is this series': sha256 "
+        "over `patches/series` and then each patch it lists, in order, each fed as its file "
+        "name, a NUL byte, the file's bytes and a NUL byte (commit messages included).\n\n"
         + validation.markdown(f.evidence)
         + "\n## This branch (`python -m dynpatch pr`)\n\n"
         + "".join(f"- {line}\n" for line in f.checks)
@@ -113,17 +120,27 @@ def validation_record(f: Facts) -> str:
 
 
 def _reviewer_start(changed: Sequence[str]) -> str:
-    """The series' targets in the order the codemods apply them, then other files."""
-    lines, seen = [], set()
-    for step in SERIES:
-        if step.target.path in changed:
-            what = step.codemod.DESCRIPTION.partition(": ")[2] or step.codemod.DESCRIPTION
-            name = step.target.qualname
-            name = name if name.startswith("(") else f"`{name}`"
-            lines.append(f"1. `{step.target.path}`, {name}: {what}")
-            seen.add(step.target.path)
-    lines += [f"1. `{path}`" for path in changed if path not in seen]
-    return "\n".join(lines) if lines else "(the series changes no file)"
+    """The helper, then the loop's call site, as the series changes them."""
+    lines = [
+        f"1. `{step.target.path}`, `{step.target.qualname}`: "
+        + step.codemod.DESCRIPTION.partition(": ")[2]
+        for step in SERIES
+        if step.target in START and step.target.path in changed
+    ]
+    return "\n".join(lines) if lines else "(the series changes neither)"
+
+
+def _related(found: Sequence[StageEvidence]) -> str:
+    """How this PR relates to #14402, and what it adds that #14402's reviewers could take."""
+    measured = "measured " if _ratios(_saved(found, "bench"), "alternative") else ""
+    return (
+        f"- Relates to #{RELATED_PR} (pull request)\n\n"
+        f'#{RELATED_PR} ("{RELATED_TITLE}") proposes the same change ({RELATED_STATE}). What '
+        f"this PR adds that a reviewer of #{RELATED_PR} could take: the helper's equivalence "
+        f"test over every bail-out (`{HELPER_TEST}`), the interleaved-choices handler test "
+        f"(`{HANDLER_TEST}`), and the {measured}one-line alternative above. If "
+        f"#{RELATED_PR} lands first, close this one."
+    )
 
 
 def _saved(found: Sequence[StageEvidence], stage: str) -> dict[str, Any] | None:
@@ -143,15 +160,26 @@ def _ratios(counted: Mapping[str, Any] | None, tree: str) -> list[float] | None:
 
 
 def _alternative(found: Sequence[StageEvidence]) -> str:
-    """The one-line alternative, with the figures the bench and verify saved for it."""
+    """The one-line alternative, with the figures the bench and verify saved for it, and
+    what this design costs against it."""
     head = (
         "**Alternatives considered.** Dropping only the helper's `list(...)` copy "
-        f"(`{variants.ALTERNATIVE}`, no new parameter)"
+        f"(`{variants.ALTERNATIVE}`)"
+    )
+    why = (
+        "The cost of this design: the keyword's value is not validated, so a caller passing a "
+        "wrong delta would pair logprobs with the wrong ids. This series still passes the "
+        "delta because the loop already built it, the history is not sliced a second time, "
+        "and the helper reads exactly the ids the chunk emits. If reviewers prefer the "
+        "one-liner, it is a one-line change."
     )
     counted = _saved(found, "bench")
     alt, ours = _ratios(counted, "alternative"), _ratios(counted, "patched")
     if counted is None or alt is None or ours is None:
-        return f"{head} was not measured for this base and series."
+        return (
+            f"{head} needs no new parameter and helps every caller; it was not measured for "
+            f"this base and series. {why}"
+        )
     extra = [
         _mean(c["alternative"]) / _mean(c["patched"]) - 1 for c in counted["per_chunk"].values()
     ]
@@ -159,12 +187,11 @@ def _alternative(found: Sequence[StageEvidence]) -> str:
     apart = re.search(r"(\d+) divergences", line)
     replayed = f"; its replay shows {apart[1]} divergences from the baseline" if apart else ""
     return (
-        f"{head} gets nearly all of the gain: {alt[0]:.3f} and {alt[1]:.3f} of the baseline's "
-        f"instructions per request ({CASES_SHOWN}) against {ours[0]:.3f} and {ours[1]:.3f} "
-        f"here, and it is flat per chunk too, with about {sum(extra) / len(extra) * 100:.0f} % more "
-        f"instructions per chunk{replayed}. This change still passes the delta: the helper "
-        "then reads exactly the ids the chunk emits, one list with no second slice of the "
-        "history, and TRT-LLM's loop, the caller that streams cumulative ids, already has it."
+        f"{head} gets nearly all of the gain with no new parameter, and helps every caller: "
+        f"{alt[0]:.3f} and {alt[1]:.3f} of the baseline's instructions per request "
+        f"({CASES_SHOWN}) against {ours[0]:.3f} and {ours[1]:.3f} here; it is flat per chunk "
+        f"too, with about {sum(extra) / len(extra) * 100:.0f} % more instructions per "
+        f"chunk{replayed}. {why}"
     )
 
 
@@ -187,14 +214,18 @@ def _rerun(found: Sequence[StageEvidence]) -> str:
     return (
         "<details><summary>Rerun it: the helper's cost per chunk with and without "
         "<code>new_token_ids</code>, in a plain dynamo checkout</summary>\n\n"
-        f"Save as `{evidence.RERUN.name}` at the top of a checkout of this branch and run "
-        f"`PYTHONPATH=components/src python3 {evidence.RERUN.name}` (standard library and "
-        f"dynamo only).\n\n```python\n{script.rstrip()}\n```\n\n{shown}\n\n</details>"
+        f"Save as `{evidence.RERUN.name}` at the top of a dynamo checkout and run "
+        f"`python3 {evidence.RERUN.name} [PATH/TO/logprobs.py]` (standard library only; it "
+        "loads the helper by its path). On this branch it prints both columns and their "
+        'ratio; on a tree before it, the "without" column only.\n\n'
+        f"```python\n{script.rstrip()}\n```\n\n{shown}\n\n</details>"
     )
 
 
-def _figures(found: Sequence[StageEvidence]) -> str:
-    """The toolkit's headline figures for this base and series; the rest is attached."""
+def _figures(f: Facts) -> str:
+    """The toolkit's headline figures for this base and series, and the commands a reviewer
+    runs; the rest is attached."""
+    found = f.evidence
     counted, verify = _saved(found, "bench"), _saved(found, "verify")
     tests, hooks = _saved(found, "test-upstream"), _saved(found, "pre-commit")
     lines = [f"instructions per request (valgrind callgrind, deterministic): {NOT_RUN}"]
@@ -227,6 +258,12 @@ def _figures(found: Sequence[StageEvidence]) -> str:
     hooks_said = (hooks or {}).get("verdict", NOT_RUN)
     lines.append(f"upstream's pre-commit hooks at their pinned versions: {hooks_said}")
     lines.append("this branch: `git am` onto its base, DCO sign-off and title checked: pass")
+    lines.append(
+        f"a reviewer runs, in a dynamo checkout: `pre-commit run --files {' '.join(f.changed)}`, "
+        f"`pytest {HELPER_TESTS}`, and inside "
+        f"`nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:{f.release}` "
+        f'`pytest -m "pre_merge and trtllm and gpu_1" {HANDLER_TESTS}`'
+    )
     return (
         "<details><summary>What the toolkit measured on this base and series (headline; "
         "the full record is in VALIDATION.md)</summary>\n\n"

@@ -51,18 +51,30 @@ def test_the_how_line_says_what_was_counted_with_what() -> None:
     )
 
 
-def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(tmp_path: Path) -> None:
-    """At the top of a tree, with only its components/src on the path; refused (one line)
-    on a tree whose helper has no new_token_ids."""
+def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the top of a tree, nothing on the path (it loads the helper by its path, not
+    through dynamo's package); on a tree whose helper has no new_token_ids, the "without"
+    column only."""
     from tests.fixtures.snippets import HELPER, HELPER_PATCHED
 
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     for name, text in (("patched", HELPER_PATCHED), ("baseline", HELPER)):
         helper = tmp_path / name / "components/src/dynamo/common/backend/logprobs.py"
         helper.parent.mkdir(parents=True)
         helper.write_text(text)
+        # A plain checkout's package __init__ needs dynamo's compiled runtime.
+        (helper.parent / "__init__.py").write_text("raise ImportError('no dynamo._core')\n")
     saved = stage.rerun(sys.executable, tmp_path / "patched")
     assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
-    rows = [ln.split()[0] for ln in saved["output"].splitlines()[2:]]
-    assert rows == ["256", "4096", "16384"] and saved["output"].endswith("x\n")
-    with pytest.raises(ToolkitError, match="no new_token_ids: run it on the patched tree"):
-        stage.rerun(sys.executable, tmp_path / "baseline")
+    lines = saved["output"].splitlines()
+    assert lines[1].split() == ["history", "without", "(us)", "with", "(us)", "ratio"]
+    assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
+    assert all(ln.endswith("x") for ln in lines[2:])
+    base = stage.rerun(sys.executable, tmp_path / "baseline")["output"].splitlines()
+    assert "has no new_token_ids (the tree before this change): 'without' only" in base[1]
+    assert base[2].split() == ["history", "without", "(us)"]
+    assert [len(ln.split()) for ln in base[3:]] == [2, 2, 2]
+    with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
+        stage.rerun(sys.executable, tmp_path)  # no helper there
