@@ -87,14 +87,14 @@ _RES_OUTPUTS = m.SimpleStatementLine(
 PER_CHOICE = f"""\
 res = MagicMock()
 res.outputs = []
-# `{KEYWORD}[index]`: one output per choice, each with its cumulative ids.
+# `{KEYWORD}[index]`: one output per choice, with its index, its cumulative ids
+# (a `{STANDIN}`: copying them fails) and a logprob for each id.
 per_choice = {KEYWORD}[index] if {KEYWORD} else [DEFAULT]
 for choice, token_ids in enumerate(per_choice):
     output = MagicMock()
-    output.token_ids = token_ids
+    output.token_ids = {STANDIN}(token_ids) if {KEYWORD} else token_ids
     if {KEYWORD}:
         output.index = choice
-        output.token_ids = {STANDIN}(token_ids)
         output.logprobs = [{{t: _logprob(-t / 10)}} for t in token_ids]
     res.outputs.append(output)
 """

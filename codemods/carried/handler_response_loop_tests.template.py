@@ -1,6 +1,6 @@
 class _CumulativeTokenIds:
-    """TRT-LLM's cumulative `token_ids`: the response loop takes its length and its
-    delta slice. Copying it fails the test (pytest.fail: the handler catches errors)."""
+    """TRT-LLM's cumulative `token_ids`: the loop takes its length and delta slice.
+    A copy calls pytest.fail: the handler would catch an AssertionError."""
 
     def __init__(self, token_ids):
         self._token_ids = token_ids
@@ -25,6 +25,7 @@ class TestGenerateLocally:
         ]
         result = self._make_mock_generation_result_sequence([[]] * 3, choices=choices)
         handler = self._make_handler()
+        handler._initiate_shutdown = mock.AsyncMock()
         handler.engine.llm.generate_async = MagicMock(return_value=result)
         request = {
             "token_ids": [1, 2, 3],
@@ -43,10 +44,12 @@ class TestGenerateLocally:
         assert [c.get("log_probs") for c in chunks] == [
             [-t / 10 for t in delta] or None for delta in deltas
         ]
+        handler._initiate_shutdown.assert_not_awaited()
 
 
 def test_trtllm_handler_matches_shared():
     direct = extract_from_completion_output(
-        output, 1, fallback_to_first_on_missing=True, new_token_ids=[12]
+        output, 1, fallback_to_first_on_missing=True, include_bytes=False
     )
+    output.token_ids = _CumulativeTokenIds(output.token_ids)  # the delta, not a copy
     assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct

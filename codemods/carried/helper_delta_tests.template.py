@@ -1,26 +1,21 @@
 _LOGPROBS = [{1: _logprob(-1.0)}, {2: _logprob(-2.0)}, {3: _logprob(-3.0)}]
+_FALLBACK = {"fallback_to_first_on_missing": True}
+_BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("token_ids", "logprobs", "cursor", "options"),
     [
-        {},
-        {"fallback_to_first_on_missing": True},
-        {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)},
-    ],
-    ids=["defaults", "fallback", "bytes-tokenizer"],
-)
-@pytest.mark.parametrize(
-    ("token_ids", "logprobs", "cursor"),
-    [
-        pytest.param([1, 2, 3], _LOGPROBS, 1, id="offset-multi-token"),
-        pytest.param([1, 2, 3], _LOGPROBS, 3, id="empty-delta"),
-        pytest.param([1, 2, 3], _LOGPROBS, 5, id="cursor-past-end"),
-        pytest.param([1, 2], [-1.0, -2.0], 0, id="flat-floats"),
-        pytest.param([1, 2], [None, {2: _logprob(-2.0)}], 0, id="none-position"),
-        pytest.param([1, 4], _LOGPROBS, 0, id="selected-missing"),
-        pytest.param([1, 2], _LOGPROBS, 1, id="logprobs-ahead"),
-        pytest.param([1, 2, 3], _LOGPROBS[:2], 1, id="logprobs-lagging"),
+        pytest.param([1, 2, 3], _LOGPROBS, 1, {}, id="offset-multi-token"),
+        pytest.param([1, 2, 3], _LOGPROBS, 3, {}, id="empty-delta"),
+        pytest.param([1, 2, 3], _LOGPROBS, 5, {}, id="cursor-past-end"),
+        pytest.param([1, 2], [-1.0, -2.0], 0, {}, id="flat-floats"),
+        pytest.param([1, 2], [None, {2: _logprob(-2.0)}], 0, {}, id="none-position"),
+        pytest.param([1, 4], _LOGPROBS, 0, {}, id="selected-missing"),
+        pytest.param([1, 4], _LOGPROBS, 0, _FALLBACK, id="selected-missing-fallback"),
+        pytest.param([1, 2], _LOGPROBS, 0, _BYTES, id="bytes-tokenizer"),
+        pytest.param([1, 2], _LOGPROBS, 1, {}, id="logprobs-ahead"),
+        pytest.param([1, 2, 3], _LOGPROBS[:2], 1, {}, id="logprobs-lagging"),
     ],
 )
 def test_extract_completion_with_delta_matches_slicing_token_ids(

@@ -28,14 +28,14 @@ BUILDER_AFTER = '''\
         for index, prompt_logprobs in enumerate(prompt_logprobs_per_chunk):
             res = MagicMock()
             res.outputs = []
-            # `choices[index]`: one output per choice, each with its cumulative ids.
+            # `choices[index]`: one output per choice, with its index, its cumulative ids
+            # (a `_CumulativeTokenIds`: copying them fails) and a logprob for each id.
             per_choice = choices[index] if choices else [list(range(42, 43 + index))]
             for choice, token_ids in enumerate(per_choice):
                 output = MagicMock()
-                output.token_ids = token_ids
+                output.token_ids = _CumulativeTokenIds(token_ids) if choices else token_ids
                 if choices:
                     output.index = choice
-                    output.token_ids = _CumulativeTokenIds(token_ids)
                     output.logprobs = [{t: _logprob(-t / 10)} for t in token_ids]
                 output.finish_reason = "stop" if index == last_index else None
                 output.prompt_logprobs = prompt_logprobs
@@ -92,8 +92,9 @@ class TestHandlerResponseLoopTests(support.TargetedCodemodTest):
                 "    assert wrapper == extract_from_completion_output(output, 0, fallback_to_first_on_missing=True)\n"
                 "\n"
                 "    direct = extract_from_completion_output(\n"
-                "        output, 1, fallback_to_first_on_missing=True, new_token_ids=[12]\n"
+                "        output, 1, fallback_to_first_on_missing=True, include_bytes=False\n"
                 "    )\n"
+                "    output.token_ids = _CumulativeTokenIds(output.token_ids)  # the delta, not a copy\n"
                 "    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct\n"
             )
         )

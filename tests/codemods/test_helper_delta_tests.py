@@ -49,7 +49,13 @@ class TestHelperDeltaTests(support.TargetedCodemodTest):
     def test_the_template_is_one_test_over_the_module_sentinel(self) -> None:
         self.assertEqual(
             added_names(),
-            (SENTINEL, "_LOGPROBS", "test_extract_completion_with_delta_matches_slicing_token_ids"),
+            (
+                SENTINEL,
+                "_LOGPROBS",
+                "_FALLBACK",
+                "_BYTES",
+                "test_extract_completion_with_delta_matches_slicing_token_ids",
+            ),
         )
         self.assertEqual(top_level_names(TESTS), [added_names()[-1]])  # no second sentinel
         self.assertIn(f"output.token_ids = {SENTINEL}()", TESTS)
