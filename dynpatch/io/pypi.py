@@ -20,6 +20,12 @@ from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files, proc
 
 
+def _download(dest: Path, *args: str) -> list[str]:
+    """``pip download`` of wheels only, without dependencies, into ``dest``."""
+    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    return [*pip, "--disable-pip-version-check", "--quiet", "-d", str(dest), *args]
+
+
 def download_wheel(
     package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
 ) -> Path:
@@ -32,21 +38,8 @@ def download_wheel(
     if cached.is_file():
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--disable-pip-version-check",
-            "--quiet",
-            "-d",
-            str(tmp),
-            f"{package}=={version}",
-        ]
         _pip(
-            cmd,
+            _download(tmp, f"{package}=={version}"),
             f"pip download {package}=={version}",
             f"pip could not download {package}=={version}",
             timeout,
@@ -108,20 +101,7 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
     stubs that point at another index), so this is the newest *usable* build.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--pre",
-        "--only-binary=:all:",
-        "--disable-pip-version-check",
-        "--quiet",
-        "-d",
-        str(dest),
-        package,
-    ]
+    cmd = _download(dest, "--pre", package)
     _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI", timeout)
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:

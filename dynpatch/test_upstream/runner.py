@@ -105,6 +105,13 @@ class Run:
         return self.tree / SRC
 
 
+def pytest_command(python: str | Path, paths: list[Path], ini: Path, work: Path) -> list[str]:
+    """``python -m pytest PATHS`` as dynamo's tests run here: this ini and rootdir, importlib
+    mode (nothing on the way shadows what is tested), no cache."""
+    where = ["-c", str(ini), "--rootdir", str(work), "--import-mode=importlib"]
+    return [str(python), "-m", "pytest", *map(str, paths), *where, "-p", "no:cacheprovider"]
+
+
 def run_pytest(
     *,
     label: str,
@@ -129,17 +136,7 @@ def run_pytest(
     junit = junit_dir / f"{label}.xml"
     junit.unlink(missing_ok=True)
     cmd = [
-        python,
-        "-m",
-        "pytest",
-        *(str(tree / t) for t in targets),
-        "-c",
-        str(ini),
-        "--rootdir",
-        str(work),
-        "--import-mode=importlib",
-        "-p",
-        "no:cacheprovider",
+        *pytest_command(python, [tree / t for t in targets], ini, work),
         "-p",
         "dynpatch_probe",
         *(arg for plugin in plugins for arg in ("-p", plugin)),

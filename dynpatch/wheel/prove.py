@@ -18,7 +18,7 @@ from dynpatch.console import out
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 from dynpatch.pin import Pin
-from dynpatch.test_upstream import interpreter, tiers
+from dynpatch.test_upstream import interpreter, runner, tiers
 
 TEST = "dynamo/common/backend/tests/test_logprobs.py"
 MARKER = "pre_merge and gpu_0"
@@ -89,18 +89,8 @@ def run_tests(
     ini = work / "pytest.ini"
     files.write_atomic(ini, INI)
     cmd = [
-        str(python),
-        "-m",
-        "pytest",
+        *runner.pytest_command(python, [purelib / test], ini, work),
         "-q",
-        str(purelib / test),
-        "-c",
-        str(ini),
-        "--rootdir",
-        str(work),
-        "--import-mode=importlib",
-        "-p",
-        "no:cacheprovider",
         "-m",
         marker,
         *([f"--junitxml={junit}"] if junit else []),
