@@ -133,7 +133,7 @@ def test_each_ci_job_runs_its_nox_session(job: str, command: str) -> None:
     spec = load("ci.yml")["jobs"][job]
     assert spec["runs-on"] == "ubuntu-latest"
     commands = [line for line in steps_text(spec).splitlines() if "nox -s" in line]
-    assert commands == [f"python3 -m pip install nox && {command}"]
+    assert commands == [f"python3 -m pip install nox uv && {command}"]
     python = [s for s in spec["steps"] if str(s.get("uses", "")).startswith("actions/setup-python")]
     assert python and python[0]["with"]["python-version"] == "3.11"
 
