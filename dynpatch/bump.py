@@ -63,7 +63,7 @@ class BumpOptions:
     runtimes: Path | None = None
 
 
-def main(args: BumpOptions) -> int:
+def run(args: BumpOptions) -> int:
     start = time.perf_counter()
     pin = load_pin(args.pin)
     old, new = pin.version, args.version

@@ -116,7 +116,7 @@ def _verb(
 
 def _add_fetch(sub: Sub) -> None:
     help_ = "materialise or re-verify the pinned upstream checkout"
-    _verb(sub, "fetch", help_, fetch.show, fetch_args={})
+    _verb(sub, "fetch", help_, fetch.run, fetch_args={})
 
 
 def _add_apply(sub: Sub) -> None:
@@ -213,7 +213,7 @@ RELEASES = {
 
 def _add_matrix(sub: Sub) -> None:
     help_ = "run the series against several dynamo releases; one row per release"
-    p = _verb(sub, "matrix", help_, matrix_command.main, **RELEASES)
+    p = _verb(sub, "matrix", help_, matrix_command.run, **RELEASES)
     add, m = p.add_argument, matrix_command
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
     every = "every release the pin lists, and every wheel on PyPI from the pin's [matrix] all_from on (dev builds included)"
@@ -247,7 +247,7 @@ def _add_matrix_join(sub: Sub) -> None:
 
 def _add_bump(sub: Sub) -> None:
     help_ = "move the pin to another release: regenerate, test, verify, or refuse"
-    p = _verb(sub, "bump", help_, bump.main, **RELEASES, evidence=evidence.EVIDENCE)
+    p = _verb(sub, "bump", help_, bump.run, **RELEASES, evidence=evidence.EVIDENCE)
     add = p.add_argument
     add("version", help="the ai-dynamo release to pin")
     budget = f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})"

@@ -63,7 +63,7 @@ def pinned(options: FetchOptions) -> tuple[Pin, Checkout]:
         return pin, checkout
 
 
-def show(options: FetchOptions) -> int:
+def run(options: FetchOptions) -> int:
     """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
     _pin, checkout = pinned(options)
     console.out.print(f"checkout: {console.rel(checkout.path)}")

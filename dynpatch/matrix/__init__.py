@@ -28,7 +28,7 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import VENDOR
 from dynpatch.io import pypi
-from dynpatch.matrix import releases, report, run, stages
+from dynpatch.matrix import release, releases, report, stages
 from dynpatch.pin import PIN_FILE, Pin, load_pin
 
 OUT = evidence.OUT / "matrix"
@@ -63,7 +63,7 @@ class MatrixOptions:
     list_json: bool = False  # print the versions it would check (JSON), run nothing
 
 
-def main(args: MatrixOptions) -> int:
+def run(args: MatrixOptions) -> int:
     start = time.perf_counter()
     for name in ("jobs", "fetch_jobs"):
         if getattr(args, name) < 1:
@@ -105,7 +105,7 @@ def main(args: MatrixOptions) -> int:
     derived = load_pin(releases.derived_pin(pin, candidates, args.out / "pin.toml"))
     # Built once here: the pools would otherwise race to create the same formatter env.
     formatting.tools_python(args.vendor)
-    ctx = run.Context(
+    ctx = release.Context(
         pin=derived,
         vendor=args.vendor,
         out=args.out,
@@ -113,7 +113,7 @@ def main(args: MatrixOptions) -> int:
         budget=args.budget,
         seed=args.seed,
         skip=frozenset(args.skip),
-        toolkit=run.toolkit_digest(),
+        toolkit=release.toolkit_digest(),
         fresh=args.fresh,
         python=args.python,
         runtimes=args.runtimes or envs.RUNTIMES,
@@ -130,7 +130,7 @@ def main(args: MatrixOptions) -> int:
     meta = {
         "created": report.now(),
         "pinned": pinned_version,
-        "toolkit": run.toolkit_digest(),
+        "toolkit": release.toolkit_digest(),
         "committed_series_sha256": evidence.series_digest(args.patches),
         "budget": args.budget,
         "seed": args.seed,
@@ -224,15 +224,15 @@ class Board:
 
 def _run_all(
     candidates: list[releases.ReleaseCandidate],
-    ctx: run.Context,
+    ctx: release.Context,
     args: MatrixOptions,
     screen: Console,
-) -> list[run.Row]:
+) -> list[release.Row]:
     versions = [c.release.version for c in candidates]
     light = threading.BoundedSemaphore(args.fetch_jobs)
     heavy = threading.BoundedSemaphore(args.jobs)
 
-    def one(candidate: releases.ReleaseCandidate) -> run.Row:
+    def one(candidate: releases.ReleaseCandidate) -> release.Row:
         version = candidate.release.version
         t0 = time.perf_counter()
 
@@ -241,9 +241,9 @@ def _run_all(
 
         with light:
             try:
-                row = run.prepare(candidate, ctx, step)
+                row = release.prepare(candidate, ctx, step)
             except ToolkitError as exc:
-                row = run.new_row(candidate, ctx)
+                row = release.new_row(candidate, ctx)
                 row.series, row.series_detail = "error", str(exc)
                 board.done(version, f"error: {exc}")
                 return row
@@ -251,13 +251,13 @@ def _run_all(
             if row.runnable and python is None and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
                 try:
-                    python = run.release_python(ctx, version)
+                    python = release.release_python(ctx, version)
                 except ToolkitError as exc:
                     row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
         if row.runnable:
             step("waiting for a free core")
             with heavy:
-                run.check(row, ctx, python, step)
+                release.check(row, ctx, python, step)
         row.timings["total"] = time.perf_counter() - t0
         board.done(version, _done_text(row))
         return row
@@ -266,7 +266,7 @@ def _run_all(
         return list(pool.map(one, candidates))
 
 
-def _done_text(row: run.Row) -> str:
+def _done_text(row: release.Row) -> str:
     checks = ", ".join(
         f"{name} {c.status}" + (" (cached)" if c.cached else "")
         for name, c in (

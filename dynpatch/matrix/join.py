@@ -18,8 +18,8 @@ from typing import Any
 from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.matrix import report
+from dynpatch.matrix.release import Row
 from dynpatch.matrix.releases import version_key
-from dynpatch.matrix.run import Row
 from dynpatch.matrix.stages import SKIPPED, STAGES
 
 # Meta every part must agree on: rows of different pins or series are not one matrix.

@@ -20,9 +20,9 @@ from dynpatch import console
 from dynpatch.console import out
 from dynpatch.io import files
 from dynpatch.matrix import stages
+from dynpatch.matrix.release import FIXED_UPSTREAM, Row
+from dynpatch.matrix.release import series_steps as _steps
 from dynpatch.matrix.releases import version_key
-from dynpatch.matrix.run import FIXED_UPSTREAM, Row
-from dynpatch.matrix.run import series_steps as _steps
 from dynpatch.matrix.stages import Check
 
 # Short headers of the series' steps, in SERIES order.

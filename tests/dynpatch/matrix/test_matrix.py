@@ -192,7 +192,7 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
             patches=tmp_path / "no-patches",
             **kw,
         )
-        assert command.main(options) == 0
+        assert command.run(options) == 0
         return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
     assert listed() == ["9.9.8", "9.9.9"]  # the pin's [matrix] (newest = false)
@@ -204,7 +204,7 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     assert listed(versions="9.9.8", newest=False) == ["9.9.8"]
     assert not out.exists()  # nothing ran, nothing written (and no series needed)
     with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
-        command.main(command.MatrixOptions(pin=v.pin.path, versions="0.0.1", list_json=True))
+        command.run(command.MatrixOptions(pin=v.pin.path, versions="0.0.1", list_json=True))
 
 
 def test_all_adds_every_wheel_on_the_index_from_all_from_on(

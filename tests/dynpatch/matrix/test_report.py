@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from dynpatch.matrix import report
-from dynpatch.matrix.run import Row
+from dynpatch.matrix.release import Row
 from dynpatch.matrix.stages import FAIL, NA, NOT_RUN, PASS, Check
 
 APPLIED = [{"target": "t", "status": "applied", "detail": ""}] * 5

@@ -73,5 +73,7 @@ def test_the_gpu_tier_installs_into_the_container_python_and_runs_both(
 
 def test_a_stock_ai_dynamo_in_the_interpreter_is_refused(tmp_path: Path, ran, monkeypatch) -> None:
     monkeypatch.setattr(prove, "installed_helper", lambda python: (tmp_path, tmp_path, "1.6.1"))
-    with pytest.raises(ToolkitError, match=r"installed ai-dynamo is 1\.6\.1, not the patched wheel"):
+    with pytest.raises(
+        ToolkitError, match=r"installed ai-dynamo is 1\.6\.1, not the patched wheel"
+    ):
         prove.run_proof(load_pin(), WHEEL, tmp_path, into=Path(sys.executable))

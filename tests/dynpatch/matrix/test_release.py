@@ -12,7 +12,7 @@ from dynpatch.apply import export as apply
 from dynpatch.evidence import series_digest
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
-from dynpatch.matrix import releases, run
+from dynpatch.matrix import release, releases
 from dynpatch.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, Check
 from dynpatch.pin import PIN_FILE, load_pin
 from tests.fixtures import snippets
@@ -30,13 +30,15 @@ def vendor(tmp_path: Path) -> Vendor:
     )
 
 
-def context(v: Vendor, out: Path) -> run.Context:
-    return run.Context(pin=v.pin, vendor=v.vendor, out=out, committed=v.patches, budget=0, seed=0)
+def context(v: Vendor, out: Path) -> release.Context:
+    return release.Context(
+        pin=v.pin, vendor=v.vendor, out=out, committed=v.patches, budget=0, seed=0
+    )
 
 
-def prepare(v: Vendor, out: Path, version: str) -> run.Row:
+def prepare(v: Vendor, out: Path, version: str) -> release.Row:
     candidate = releases.pinned(v.pin, [version])[0]
-    return run.prepare(candidate, context(v, out), lambda text: None)
+    return release.prepare(candidate, context(v, out), lambda text: None)
 
 
 def objects(repo: Path) -> list[Path]:
@@ -113,22 +115,22 @@ def test_an_error_of_verify_is_an_error_on_every_release(
     # No release is declared beyond the replay's reach any more: an error of verify on an
     # old release is reported as it is, fails the row, and is not cached.
     pin = load_pin(PIN_FILE)
-    ctx = run.Context(
+    ctx = release.Context(
         pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path, budget=0, seed=0
     )
     seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
-    monkeypatch.setattr(run, "run_stage", lambda stage, job: seen[stage])
-    row = run.Row(
+    monkeypatch.setattr(release, "run_stage", lambda stage, job: seen[stage])
+    row = release.Row(
         version="1.3.1", sha256="ab", trust="pinned", series="applied", own_am=Check(PASS)
     )
-    run.check(row, ctx, tmp_path / "python", lambda text: None)
+    release.check(row, ctx, tmp_path / "python", lambda text: None)
     assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
     cached = (ctx.folder("1.3.1") / "checks.json").read_text()
     assert '"test-upstream"' in cached and '"verify"' not in cached
 
 
 def test_helper_guard() -> None:
-    assert run.helper_guard(snippets.HELPER_IS_NONE_GUARD) == "output.logprobs is None"
-    assert run.helper_guard(snippets.HELPER).startswith("not getattr(output")
-    assert run.helper_guard(None) == "-"
-    assert run.helper_guard("def (:\n") == "does not parse"
+    assert release.helper_guard(snippets.HELPER_IS_NONE_GUARD) == "output.logprobs is None"
+    assert release.helper_guard(snippets.HELPER).startswith("not getattr(output")
+    assert release.helper_guard(None) == "-"
+    assert release.helper_guard("def (:\n") == "does not parse"
