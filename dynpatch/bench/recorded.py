@@ -22,14 +22,16 @@ PLOT = "instructions.png"
 
 
 def record(data: dict[str, Any], png: bytes, root: Path = ROOT) -> Path:
-    """Replace ``root/docs/bench`` with ``data`` (which names its ``code_sha256``) and
-    its plot, whole; return the record's path."""
+    """Write ``data`` (which names its ``code_sha256``) and its plot into
+    ``root/docs/bench``, both or neither; the folder's other files (the reviewer's script)
+    stay. Return the record's path."""
     if not data.get("code_sha256"):
         raise ValueError("a reference record names the code it measured (code_sha256)")
     folder = root / DOCS
+    others = {p.name for p in folder.iterdir()} - {RECORD, PLOT} if folder.is_dir() else set()
     with (
         files.lock(root / "out" / ".docs-bench.lock", f"{folder}"),
-        files.staged_dir(folder) as tmp,
+        files.staged_dir(folder, keep=frozenset(others)) as tmp,
     ):
         files.write_atomic(tmp / RECORD, json.dumps(data, indent=1, sort_keys=True) + "\n")
         files.write_atomic(tmp / PLOT, png)

@@ -1,4 +1,5 @@
-"""The committed reference: written whole, handed out only for the code it measured."""
+"""The committed reference: its two files written together (the folder's others kept),
+handed out only for the code it measured."""
 
 from __future__ import annotations
 
@@ -58,3 +59,19 @@ def test_a_record_must_name_its_code(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="code_sha256"):
         recorded.record({"requests": {}}, b"", tmp_path)
     assert not (tmp_path / "docs").exists()
+
+
+def test_recording_again_keeps_the_folder_s_other_files(tmp_path: Path) -> None:
+    """docs/bench/ also holds the reviewer's script: a new record replaces only its own."""
+    root = root_with(tmp_path, patch_text())
+    data = {"code_sha256": evidence.code_digest(root / "patches")}
+    recorded.record(data, b"\x89PNG old", root)
+    (root / "docs/bench/per_chunk_cost.py").write_text("print('the reviewer script')\n")
+    recorded.record({**data, "requests": {"256x4": 2}}, b"\x89PNG new", root)
+    assert (root / "docs/bench/per_chunk_cost.py").read_text() == "print('the reviewer script')\n"
+    assert (root / "docs/bench/instructions.png").read_bytes() == b"\x89PNG new"
+    assert sorted(p.name for p in (root / "docs/bench").iterdir()) == [
+        "instructions.json",
+        "instructions.png",
+        "per_chunk_cost.py",
+    ]
