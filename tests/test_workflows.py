@@ -146,6 +146,7 @@ def test_ci_has_exactly_those_jobs() -> None:
 def test_torch_comes_from_the_cpu_index_where_the_replay_runs(job: str) -> None:
     env = load("ci.yml")["jobs"][job]["env"]
     assert env["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+    assert env["UV_TORCH_BACKEND"] == "cpu"  # uv does not read PIP_* settings
 
 
 def test_the_bench_job_installs_valgrind_first() -> None:
