@@ -70,35 +70,13 @@ class HandlerCallPassesDelta(TargetedCommand):
         return shape.replace_function(tree, LOOP, new_fn)
 
 
-class _BlockOf(cst.CSTVisitor):
-    """Finds the innermost indented block around one given node."""
-
-    def __init__(self, node: cst.CSTNode) -> None:
-        self.node = node
-        self.stack: list[cst.IndentedBlock] = []
-        self.block: cst.IndentedBlock | None = None
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.stack.append(node)
-
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
-        self.stack.pop()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.node and self.block is None:
-            self.block = self.stack[-1]
-        return self.block is None and super().on_visit(node)
-
-
 def _enclosing_block(fn: cst.FunctionDef, call: cst.Call) -> tuple[list[cst.BaseStatement], int]:
-    """The statement list that directly holds the statement containing ``call``."""
-    finder = _BlockOf(call)
-    fn.visit(finder)
-    block = finder.block
-    if block is not None:
+    """The statement list that directly holds the simple statement containing ``call``."""
+    for block in m.findall(fn, m.IndentedBlock()):
+        assert isinstance(block, cst.IndentedBlock)
         for i, stmt in enumerate(block.body):
-            if isinstance(stmt, cst.SimpleStatementLine) and any(
-                c is call for c in m.findall(stmt, m.Call())
+            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
+                stmt, m.MatchIfTrue(lambda node: node is call)
             ):
                 return list(block.body), i
     raise Drifted(TARGET, "the call outside a simple statement")

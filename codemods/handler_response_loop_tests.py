@@ -1,22 +1,13 @@
 """Carry the response loop's regression test into dynamo's own handler tests.
 
-``HandlerResponseLoopTests`` changes ``trtllm/tests/test_trtllm_handler_base.py`` the way
-a dynamo reviewer would, with the text of ``carried/handler_response_loop_tests.template.py``:
-
-* dynamo's mock builder ``TestGenerateLocally._make_mock_generation_result_sequence``
-  gains an optional ``choices``: chunk ``i`` then carries one output per choice, with
-  that choice's cumulative ids (in the stand-in ``_CumulativeTokenIds``, which fails the
-  test when the history is copied), its ``index`` and aligned ``logprobs``. Its callers
-  and what they get are unchanged;
-* one test in ``TestGenerateLocally`` streams interleaved choices, one not advancing,
-  through ``generate_locally`` and checks the chunks: ``index``, ``token_ids`` and
-  ``log_probs`` aligned, nothing for the choice that did not advance;
-* ``test_trtllm_handler_matches_shared`` gets one case with ``new_token_ids``.
-
-The module is gpu_1 in dynamo's CI (it imports TensorRT-LLM). A module without
-``TestGenerateLocally`` (releases before 1.5, which have no sequence builder either) does
-not get the test: not applicable. A module with the class but without the builder or
-the comparison test has drifted.
+``HandlerResponseLoopTests`` grows ``trtllm/tests/test_trtllm_handler_base.py`` with
+``carried/handler_response_loop_tests.template.py``: dynamo's mock builder
+``TestGenerateLocally._make_mock_generation_result_sequence`` gains an optional
+``choices`` (one output per choice, its cumulative ids in the stand-in
+``_CumulativeTokenIds`` that fails the test when copied); one test streams interleaved
+choices through ``generate_locally``; ``test_trtllm_handler_matches_shared`` gets one
+``new_token_ids`` case. Without ``TestGenerateLocally`` (releases before 1.5) it is not
+applicable.
 """
 
 from __future__ import annotations
@@ -100,31 +91,19 @@ for choice, token_ids in enumerate(per_choice):
 """
 
 
-def _template(
-    template: str = TEMPLATE,
-) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
+def _template() -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
     """The template's stand-in class, its test methods, and the comparison's new lines."""
-    standin, cls, comparison = cst.parse_module(template).body
+    standin, cls, comparison = cst.parse_module(TEMPLATE).body
     assert isinstance(standin, cst.ClassDef) and isinstance(cls, cst.ClassDef)
     assert isinstance(comparison, cst.FunctionDef)
     methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
     return standin, methods, list(comparison.body.body)  # type: ignore[arg-type]
 
 
-def added_names(template: str = TEMPLATE) -> tuple[str, ...]:
+def added_names() -> tuple[str, ...]:
     """The definitions ``HandlerResponseLoopTests`` adds or rewrites, in order."""
-    standin, methods, _ = _template(template)
+    standin, methods, _ = _template()
     return (standin.name.value, *(fn.name.value for fn in methods), BUILDER, COMPARISON)
-
-
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
-    block = cls.body
-    body = block.body if isinstance(block, cst.IndentedBlock) else ()
-    return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
-
-
-def _top(tree: cst.Module, kind: type, name: str) -> cst.CSTNode | None:
-    return next((s for s in tree.body if isinstance(s, kind) and s.name.value == name), None)
 
 
 class HandlerResponseLoopTests(TargetedCommand):
@@ -136,15 +115,15 @@ class HandlerResponseLoopTests(TargetedCommand):
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        cls = _top(tree, cst.ClassDef, CLASS)
-        if cls is None:
+        cls = shape.named(tree.body, cst.ClassDef, CLASS)
+        if not isinstance(cls, cst.ClassDef):
             raise NotApplicable(
                 f"{PATH} has no {CLASS} (dynamo added it, and its sequence builder, in "
                 "1.5.0): the response-loop test is not carried"
             )
-        assert isinstance(cls, cst.ClassDef)
-        present = _methods(cls)
-        builder, comparison = present.get(BUILDER), _top(tree, cst.FunctionDef, COMPARISON)
+        present = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        builder = present.get(BUILDER)
+        comparison = shape.named(tree.body, cst.FunctionDef, COMPARISON)
         if builder is None:
             raise Drifted(TARGET, f"no {CLASS}.{BUILDER} to extend")
         if comparison is None:
@@ -160,7 +139,7 @@ class HandlerResponseLoopTests(TargetedCommand):
                 raise Drifted(TARGET, f"no `from {module} import {name}`")
         if not shape.imports_module(tree, "pytest"):
             raise Drifted(TARGET, "no `import pytest`")
-        if _top(tree, cst.FunctionDef, "_logprob") is None:
+        if shape.named(tree.body, cst.FunctionDef, "_logprob") is None:
             raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
         why = shape.unmarked(tree, MARKS)  # dynamo's GPU stage selects them by these marks
         if why:
@@ -192,10 +171,12 @@ class HandlerResponseLoopTests(TargetedCommand):
         case: list[cst.BaseStatement],
     ) -> None:
         """AlreadyApplied when the whole change is there, Drifted when part of it is."""
-        old_standin = _top(tree, cst.ClassDef, STANDIN)
+        old_standin = shape.named(tree.body, cst.ClassDef, STANDIN)
         parts = {
             f"{STANDIN}": old_standin is not None,
-            f"{BUILDER}({KEYWORD}=...)": KEYWORD in _all_params(builder),
+            f"{BUILDER}({KEYWORD}=...)": any(
+                KEYWORD in names for names in shape.param_names(builder)
+            ),
             **{f"{CLASS}.{fn.name.value}": fn.name.value in present for fn in tests},
             f"{COMPARISON}'s new case": _ends_with(comparison, case),
         }
@@ -214,11 +195,6 @@ class HandlerResponseLoopTests(TargetedCommand):
             raise AlreadyApplied(f"{PATH} already has the response-loop test")
         there = ", ".join(name for name, found in parts.items() if found)
         raise Drifted(TARGET, f"the change, in part or with other content, already there: {there}")
-
-
-def _all_params(fn: cst.FunctionDef) -> list[str]:
-    positional, kwonly = shape.param_names(fn)
-    return [*positional, *kwonly]
 
 
 def _ends_with(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> bool:

@@ -1,13 +1,10 @@
 """Carry the CPU regression test of the helper's ``new_token_ids`` into dynamo's tests.
 
-``HelperDeltaTests`` inserts the test in ``carried/helper_delta_tests.template.py`` into
-``common/backend/tests/test_logprobs.py``, right after its last
-``test_extract_completion_*`` test: one parametrised test that the delta gives what the
-helper's own slice gives, on a ``token_ids`` that must not be read. That is the module's
-own sentinel, ``_ExplodingTokenIds`` (dynamo added it with the empty-logprobs fix, 1.5.0);
-its assertion message, which names that fix's case ("no logprobs were requested"), is
-made to fit both. A module without the sentinel (releases before 1.5) does not get the
-test: it is not applicable there, unless the module has the test the sentinel serves.
+``HelperDeltaTests`` inserts ``carried/helper_delta_tests.template.py`` into
+``common/backend/tests/test_logprobs.py`` after its last ``test_extract_completion_*``
+test: the delta gives what the helper's own slice gives, on the module's own sentinel
+``_ExplodingTokenIds`` (added with the empty-logprobs fix, 1.5.0), whose message is made
+to fit both tests. Without the sentinel (releases before 1.5) it is not applicable.
 """
 
 from __future__ import annotations
@@ -56,9 +53,9 @@ def _names(body: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> dic
     return found
 
 
-def added_names(template: str = TESTS) -> tuple[str, ...]:
+def added_names() -> tuple[str, ...]:
     """The top-level definitions ``HelperDeltaTests`` rewrites (``SENTINEL``) and adds."""
-    return (SENTINEL, *_names(cst.parse_module(template).body))
+    return (SENTINEL, *_names(cst.parse_module(TESTS).body))
 
 
 class HelperDeltaTests(TargetedCommand):

@@ -1,13 +1,10 @@
 """What a codemod reports about its target, and the exceptions that carry it.
 
-Every codemod ends in exactly one of four states on its target. ``applied`` and
-``already-applied`` are successes; ``not-applicable`` is a reasoned skip (the defect does
-not exist in that shape of the code); ``drifted`` means upstream moved away from the
-shape the codemod was written against, and names what was expected and what was found.
-The series runner turns a drift into a fifth, ``fixed-upstream``, when the release already
-has an equivalent fix under other names (:mod:`codemods.fixed_upstream`).
-Each command is a ``TargetedCommand``: on any file but its target it skips with
-``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
+A codemod ends in one of four states on its target: ``applied``, ``already-applied`` (a
+skip), ``not-applicable`` (a skip: the code has no such defect) or ``drifted`` (a failure
+naming the expected shape and what was found). The series runner may judge a drift
+``fixed-upstream`` (:mod:`codemods.fixed_upstream`). On any other file a command skips
+with ``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
 """
 
 from __future__ import annotations
@@ -46,11 +43,8 @@ class Target:
         return self.path.removeprefix(_REPO_PREFIX)
 
     def is_file(self, filename: str | None) -> bool:
-        """True when ``filename`` is this target in a repository or wheel layout.
-
-        ``None`` (a module from stdin, or a caller that names no file) is taken as the
-        target: the caller vouches for it.
-        """
+        """True when ``filename`` is this target in a repository or wheel layout, or is
+        None (a module from stdin: the caller vouches for it)."""
         if filename is None:
             return True
         name = PurePath(filename).as_posix()
@@ -74,20 +68,18 @@ class Outcome:
 
 
 class NotTarget(SkipFile):
-    """The file is not the codemod's target; the module is returned untouched."""
+    pass
 
 
 class AlreadyApplied(SkipFile):
-    """The target already has the change; the module is returned untouched."""
+    pass
 
 
 class NotApplicable(SkipFile):
-    """The target's code has no such defect (e.g. a release without the shared helper)."""
+    pass
 
 
 class Drifted(Exception):
-    """The target no longer has the shape the codemod expects."""
-
     def __init__(self, target: Target, found: str) -> None:
         super().__init__(
             f"{target.path}: {target.qualname}: expected {target.expected}; found {found}"

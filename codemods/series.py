@@ -1,13 +1,11 @@
 """The patch series as an ordered list of codemods, run purely over file contents.
 
-``run_series`` takes a ``read(path) -> source | None`` function and returns every
-target's outcome plus the new contents of the files that changed. It never writes:
-the caller writes only when ``SeriesResult.ok`` is true, so a drifted target can
-never leave a half-patched tree behind. When a target of the fix drifts and the release
-looks as if it had an equivalent fix of its own (:func:`codemods.fixed_upstream.detect`),
-the result names that candidate and stays drifted: only a run of the release's code can
-judge it, and :meth:`SeriesResult.judged` records that verdict (fixed: every target of
-the fix ``fixed-upstream``, the test steps not applicable, nothing changed).
+``run_series`` reads sources through ``read(path) -> source | None`` and returns every
+target's outcome and the new text of the files that changed; it never writes, so a
+drifted target cannot leave a half-patched tree. When the fix drifts where the release
+looks fixed by its own hand (:func:`codemods.fixed_upstream.detect`), the result names
+that candidate and stays drifted until a run of the release's code judges it
+(:meth:`SeriesResult.judged`).
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod import Codemod, CodemodContext
+from libcst.codemod import CodemodContext
 
 # Modules, not classes: `libcst.tool list` names a command after the shortest module
 # that holds it, so importing a command class here would list it as `series.<Command>`.
@@ -36,15 +34,14 @@ from codemods.outcome import (
     Outcome,
     Status,
     Target,
+    TargetedCommand,
 )
 
 
 @dataclass(frozen=True)
 class Step:
-    codemod: type[Codemod]
-    target: Target
-    # What it means when the target's file does not exist at all.
-    when_file_missing: Status = Status.DRIFTED
+    codemod: type[TargetedCommand]
+    # Why the target's file may not exist (it is then not applicable); "": it must.
     missing_reason: str = ""
     # The step adds tests for the change made by the other steps. It is skipped (not
     # applicable) when the change itself is, and a missing test file does not block
@@ -57,33 +54,27 @@ class Step:
     # Names the step imports at module level: those import lines are in its scope too.
     imports: tuple[str, ...] = ()
 
+    @property
+    def target(self) -> Target:
+        return self.codemod.TARGET
+
 
 SERIES: tuple[Step, ...] = (
     Step(
         logprobs_helper.LogprobsHelperDelta,
-        logprobs_helper.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared logprob helper module (releases <= 1.2.1)",
         imports=("Sequence",),
     ),
-    Step(
-        handler_extract_forwards_delta.HandlerExtractForwardsDelta,
-        handler_extract_forwards_delta.TARGET,
-        imports=("Sequence",),
-    ),
-    Step(handler_call_passes_delta.HandlerCallPassesDelta, handler_call_passes_delta.TARGET),
+    Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
+    Step(handler_call_passes_delta.HandlerCallPassesDelta),
     Step(
         helper_delta_tests.HelperDeltaTests,
-        helper_delta_tests.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared-logprob test module: the helper's regression tests are not carried",
         carries_tests=True,
         adds=helper_delta_tests.added_names(),
     ),
     Step(
         handler_response_loop_tests.HandlerResponseLoopTests,
-        handler_response_loop_tests.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no TRT-LLM handler test module: the response-loop tests are not carried",
         carries_tests=True,
         adds=handler_response_loop_tests.added_names(),
@@ -108,10 +99,6 @@ class SeriesResult:
         """What the release has instead of the series, when it is fixed upstream (else "")."""
         fixed = self.fixed_upstream and self.candidate is not None
         return f"{self.candidate.reason}; {self.verdict}" if fixed else ""
-
-    @property
-    def drifted(self) -> tuple[Outcome, ...]:
-        return tuple(o for o in self.outcomes if o.status is Status.DRIFTED)
 
     @property
     def not_applicable(self) -> bool:
@@ -162,7 +149,7 @@ class SeriesResult:
             return [f"series not applicable: {self.outcomes[0].detail}"]
         if self.fixed_upstream:
             return [f"series fixed upstream: {self.upstream_fix}"]
-        lines = [o.detail for o in self.drifted]
+        lines = [o.detail for o in self.outcomes if o.status is Status.DRIFTED]
         if self.candidate is not None:  # first: it says what to do about the drift
             verdict = self.verdict or "not judged (only a run of the release's code can tell)"
             lines.insert(0, f"upstream's own fix? {self.candidate.reason}: {verdict}")
@@ -176,7 +163,7 @@ class SeriesResult:
 
 
 def run_codemod(
-    codemod: type[Codemod], path: str, tree: cst.Module
+    codemod: type[TargetedCommand], path: str, tree: cst.Module
 ) -> tuple[Status, str, cst.Module]:
     """Run one codemod on one parsed module: (status, detail, resulting module)."""
     try:
@@ -194,10 +181,8 @@ def run_codemod(
 
 
 def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES) -> SeriesResult:
-    """Run ``steps`` in order over the sources ``read`` returns; write nothing.
-
-    Each file is parsed once; codemods on the same file see each other's results.
-    """
+    """Run ``steps`` in order over the sources ``read`` returns, each file parsed once (so
+    codemods on one file see each other's results); write nothing."""
     trees: dict[str, cst.Module | str | None] = {}
     touched: set[str] = set()
     outcomes: list[Outcome] = []
@@ -210,19 +195,13 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
         if path not in trees:
             trees[path] = _parse(read(path))
         tree = trees[path]
-        if tree is None:
-            reason = step.missing_reason or "file does not exist"
-            detail = f"{path}: {reason}"
-            if step.when_file_missing is Status.DRIFTED:
-                detail = f"{path}: {step.target.qualname}: expected the file; found {reason}"
-            outcomes.append(Outcome(step.target, step.when_file_missing, detail))
-            continue
-        if isinstance(tree, str):  # did not parse
-            outcomes.append(Outcome(step.target, Status.DRIFTED, f"{path}: {tree}"))
-            continue
-        status, detail, trees[path] = run_codemod(step.codemod, path, tree)
-        if status is Status.APPLIED:
-            touched.add(path)
+        if isinstance(tree, cst.Module):
+            status, detail, trees[path] = run_codemod(step.codemod, path, tree)
+            touched |= {path} if status is Status.APPLIED else set()
+        elif tree is None and step.missing_reason:
+            status, detail = Status.NOT_APPLICABLE, f"{path}: {step.missing_reason}"
+        else:  # the file is missing, or does not parse
+            status, detail = Status.DRIFTED, f"{path}: {step.target.qualname}: {tree or 'no file'}"
         outcomes.append(Outcome(step.target, status, detail))
     optional = frozenset(s.target for s in steps if s.carries_tests)
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
@@ -258,10 +237,8 @@ def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> 
 
 def _parse(source: str | None) -> cst.Module | str | None:
     """The parsed module, the parse error as text, or None for a missing file."""
-    if source is None:
-        return None
     try:
-        return cst.parse_module(source)
+        return None if source is None else cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         return f"does not parse: {exc.message} (line {exc.raw_line})"
 

@@ -150,7 +150,7 @@ def test_partial_applicability_is_refused() -> None:
 def test_missing_handler_file_is_drift_naming_the_file() -> None:
     result = run_series(reader({HELPER_PATH: snippets.HELPER}), CORE)
     assert result.outcomes[1].status is Status.DRIFTED
-    assert f"{HANDLER_PATH}: HandlerBase._extract_logprobs: expected the file" in (
+    assert f"{HANDLER_PATH}: HandlerBase._extract_logprobs: no file" in (
         result.outcomes[1].detail
     )
 
