@@ -50,11 +50,6 @@ class Target:
         name = PurePath(filename).as_posix()
         return any(name == p or name.endswith("/" + p) for p in (self.path, self.wheel_path))
 
-    def require_file(self, filename: str | None) -> None:
-        """Raise ``NotTarget`` unless ``filename`` is this target."""
-        if not self.is_file(filename):
-            raise NotTarget(f"not {self.path} (or {self.wheel_path} in a wheel)")
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -100,5 +95,7 @@ class TargetedCommand(CodemodCommand):
     def transform_module(self, tree: Module) -> Module:
         # Checked before LibCST copies the module for metadata: over a whole tree that
         # copy, not the parse, is most of the run.
-        self.TARGET.require_file(self.context.filename)
+        target = self.TARGET
+        if not target.is_file(self.context.filename):
+            raise NotTarget(f"not {target.path} (or {target.wheel_path} in a wheel)")
         return super().transform_module(tree)
