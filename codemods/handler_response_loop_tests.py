@@ -49,30 +49,28 @@ TARGET = Target(
 
 TEMPLATE = shape.carried("handler_response_loop_tests.template.py")
 
+
+def _sets(
+    target: m.BaseMatcherNode, value: m.BaseMatcherNode | None = None
+) -> m.SimpleStatementLine:
+    return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)], value or m.DoNotCare())])
+
+
 # The builder's loop, before (by shape) and after: one output per choice.
 _LOOP = m.For(
     target=m.Tuple([m.Element(m.Name("index")), m.Element(m.Name("prompt_logprobs"))]),
     iter=m.Call(func=m.Name("enumerate"), args=[m.Arg(m.Name("prompt_logprobs_per_chunk"))]),
 )
-_OUTPUT = m.SimpleStatementLine(
-    [m.Assign([m.AssignTarget(m.Name("output"))], m.Call(m.Name("MagicMock"), args=[]))]
-)
-
-
-def _sets(obj: str, attr: m.BaseMatcherNode | None = None) -> m.SimpleStatementLine:
-    target = m.Attribute(m.Name(obj), attr or m.Name())
-    return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)])])
-
-
-_RES = m.SimpleStatementLine(
-    [m.Assign([m.AssignTarget(m.Name("res"))], m.Call(m.Name("MagicMock"), args=[]))]
-)
-_RES_OUTPUTS = m.SimpleStatementLine(
-    [
-        m.Assign(
-            [m.AssignTarget(m.Attribute(m.Name("res"), m.Name("outputs")))],
-            m.List([m.Element(m.Name("output"))]),
-        )
+_MOCK = m.Call(m.Name("MagicMock"), args=[])
+_RES = _sets(m.Name("res"), _MOCK)
+_ONE_OUTPUT = m.IndentedBlock(
+    body=[
+        _sets(m.Name("output"), _MOCK),
+        _sets(m.Attribute(m.Name("output"), m.Name("token_ids"))),
+        m.ZeroOrMore(_sets(m.Attribute(m.Name("output")))),
+        _RES,
+        _sets(m.Attribute(m.Name("res"), m.Name("outputs")), m.List([m.Element(m.Name("output"))])),
+        m.ZeroOrMore(),
     ]
 )
 PER_CHOICE = f"""\
@@ -134,16 +132,9 @@ class HandlerResponseLoopTests(TargetedCommand):
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
-        for module, name in NEEDED_IMPORTS:
-            if not shape.imports(tree, module, name):
-                raise Drifted(TARGET, f"no `from {module} import {name}`")
-        if not shape.imports_module(tree, "pytest"):
-            raise Drifted(TARGET, "no `import pytest`")
-        if shape.named(tree.body, cst.FunctionDef, "_logprob") is None:
-            raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
-        why = shape.unmarked(tree, MARKS)  # dynamo's GPU stage selects them by these marks
-        if why:
-            raise Drifted(TARGET, why)
+        lacks = shape.test_module_lacks(tree, NEEDED_IMPORTS, MARKS)  # GPU tests by marks
+        if lacks:
+            raise Drifted(TARGET, lacks)
 
         block = cls.body
         assert isinstance(block, cst.IndentedBlock)
@@ -215,18 +206,10 @@ def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
         raise Drifted(TARGET, f"{len(loops)} loops over enumerate(prompt_logprobs_per_chunk)")
     loop = fn.body.body[loops[0]]
     assert isinstance(loop, cst.For)
-    stmts = list(loop.body.body)
-    res = next((i for i, s in enumerate(stmts) if m.matches(s, _RES)), None)
-    if (
-        len(stmts) < 4
-        or not m.matches(stmts[0], _OUTPUT)
-        or not m.matches(stmts[1], _sets("output", m.Name("token_ids")))
-        or res is None
-        or not all(m.matches(s, _sets("output")) for s in stmts[2:res])
-        or res + 1 >= len(stmts)
-        or not m.matches(stmts[res + 1], _RES_OUTPUTS)
-    ):
+    if not m.matches(loop.body, _ONE_OUTPUT):
         raise Drifted(TARGET, f"a loop in {CLASS}.{BUILDER} that is not the one-output shape")
+    stmts = list(loop.body.body)
+    res = next(i for i, s in enumerate(stmts) if m.matches(s, _RES))
     default = stmts[1].body[0].value  # type: ignore[attr-defined]
     header = cst.parse_module(PER_CHOICE.replace("DEFAULT", shape.code(default))).body
     *head, inner = header

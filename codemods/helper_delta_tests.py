@@ -93,19 +93,10 @@ class HelperDeltaTests(TargetedCommand):
         if message.evaluated_value not in (OLD_MESSAGE, MESSAGE):
             raise Drifted(TARGET, f"{SENTINEL}.__iter__ raising AssertionError({message.value})")
 
-        if not shape.imports(tree, HELPER_MODULE, "extract_from_completion_output"):
-            raise Drifted(
-                TARGET, f"no `from {HELPER_MODULE} import extract_from_completion_output`"
-            )
-        if not shape.imports(tree, "types", "SimpleNamespace"):
-            raise Drifted(TARGET, "no `from types import SimpleNamespace`")
-        if not shape.imports_module(tree, "pytest"):
-            raise Drifted(TARGET, "no `import pytest`")
-        if "_logprob" not in present:
-            raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
-        why = shape.unmarked(tree, CPU_MARKS)  # they run as CPU tests through these marks
-        if why:
-            raise Drifted(TARGET, why)
+        needs = ((HELPER_MODULE, "extract_from_completion_output"), ("types", "SimpleNamespace"))
+        lacks = shape.test_module_lacks(tree, needs, CPU_MARKS)  # run as CPU tests by marks
+        if lacks:
+            raise Drifted(TARGET, lacks)
         anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
         if not anchors:
             raise Drifted(TARGET, f"no `{ANCHOR_PREFIX}*` test to add after")

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-# Modules, not classes: `libcst.tool list` names a command after the shortest module
-# that holds it, so importing a command class here would list it as `series.<Command>`.
+# Modules, not classes: a class imported here would be listed as `series.<Command>`.
 from codemods import (
     fixed_upstream,
     handler_call_passes_delta,
@@ -43,15 +42,12 @@ class Step:
     codemod: type[TargetedCommand]
     # Why the target's file may not exist (it is then not applicable); "": it must.
     missing_reason: str = ""
-    # The step adds tests for the change made by the other steps. It is skipped (not
-    # applicable) when the change itself is, and a missing test file does not block
-    # the change: the outcome table says the tests were not carried.
+    # Tests for the other steps' change: not applicable when the change is not, and
+    # never blocking it.
     carries_tests: bool = False
-    # Definitions the step adds to its file or rewrites there (top-level, or methods of
-    # a top-level class); their lines are its scope in the changed-lines check
-    # (dynpatch.apply.scope.lines_changed_in).
+    # What the step adds or rewrites (definitions) and imports: its scope in the
+    # changed-lines check (dynpatch.apply.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
-    # Names the step imports at module level: those import lines are in its scope too.
     imports: tuple[str, ...] = ()
 
     @property
@@ -89,8 +85,7 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
-    # The release's own fix, as its syntax suggests (None: nothing like it), and what a
-    # run of its code said of it ("" until judged).
+    # The release's own fix as its syntax suggests, and what a run of its code said.
     candidate: fixed_upstream.Candidate | None = None
     verdict: str = ""
 
@@ -113,15 +108,14 @@ class SeriesResult:
 
     @property
     def ok(self) -> bool:
-        """True when every target is applied or already applied (or is an optional
-        test step that does not apply)."""
+        """True when every target is applied or already applied, or is a test step that
+        does not apply."""
         return all(o.ok or self._skipped_tests(o) for o in self.outcomes)
 
     def judged(self, fixed: bool, verdict: str) -> SeriesResult:
-        """This result once a run of the release's code judged its candidate: ``fixed``
-        makes every target of the fix fixed upstream (applying the series on top of
-        upstream's fix would be wrong) and the test steps not applicable; either way
-        ``verdict`` says why."""
+        """This result once a run of the release's code judged its candidate, ``verdict``
+        saying why: ``fixed`` makes the fix's targets fixed upstream, the test steps not
+        applicable and nothing changed."""
         if self.candidate is None:
             raise ValueError("no candidate upstream fix to judge")
         if not fixed:
@@ -167,9 +161,7 @@ def run_codemod(
 ) -> tuple[Status, str, cst.Module]:
     """Run one codemod on one parsed module: (status, detail, resulting module)."""
     try:
-        # transform_module_impl directly: these codemods use no metadata, and the
-        # MetadataWrapper that transform_module builds deep-copies the whole module.
-        # (That also skips TargetedCommand's file check: a step's path is its target.)
+        # _impl: no metadata, so no deep copy of the module (nor TargetedCommand's check).
         new = codemod(CodemodContext(filename=path)).transform_module_impl(tree)
     except AlreadyApplied as exc:
         return Status.ALREADY_APPLIED, str(exc), tree
@@ -228,8 +220,7 @@ def _candidate(
 
 
 def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:
-    """True when every step of the change itself (the non-test steps) so far was not
-    applicable: there is nothing for the test-carrying steps to test."""
+    """True when every step of the change so far was not applicable: nothing to test."""
     change = {s.target for s in steps if not s.carries_tests}
     done = [o for o in outcomes if o.target in change]
     return bool(done) and all(o.status is Status.NOT_APPLICABLE for o in done)

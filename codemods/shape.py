@@ -230,14 +230,24 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
     return AddImportsVisitor(CodemodContext(), [item]).transform_module_impl(tree)
 
 
-def unmarked(tree: cst.Module, wanted: tuple[str, ...]) -> str | None:
-    """What a drift message says when the module-level ``pytestmark = [...]`` lacks one of
-    ``wanted`` (tests are selected by these marks alone); None when it has them all."""
+def test_module_lacks(
+    tree: cst.Module, imports_from: tuple[tuple[str, str], ...], marks: tuple[str, ...]
+) -> str | None:
+    """What a test module lacks of what a carried test uses: ``from <module> import <name>``
+    for each of ``imports_from``, ``import pytest``, a module-level ``_logprob(...)``, and
+    each of ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
+    for module, name in imports_from:
+        if not imports(tree, module, name):
+            return f"no `from {module} import {name}`"
+    if not imports_module(tree, "pytest"):
+        return "no `import pytest`"
+    if named(tree.body, cst.FunctionDef, "_logprob") is None:
+        return "no module-level `_logprob(...)` helper"
     mark = m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark")))
     assigns = m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name("pytestmark"))])])
     line = next((s for s in tree.body if m.matches(s, assigns)), None)
-    marks = {n.attr.value for n in m.findall(line, mark)} if line else set()  # type: ignore[attr-defined]
-    missing = [name for name in wanted if name not in marks]
+    found = {n.attr.value for n in m.findall(line, mark)} if line else set()  # type: ignore[attr-defined]
+    missing = [name for name in marks if name not in found]
     if not missing:
         return None
-    return f"`pytestmark` without {', '.join(missing)} (has: {', '.join(sorted(marks)) or 'none'})"
+    return f"`pytestmark` without {', '.join(missing)} (has: {', '.join(sorted(found)) or 'none'})"
