@@ -1,11 +1,6 @@
-"""Make the TRT-LLM response loop hand its already-built delta to the logprob helper.
-
-``HandlerBase._generate_locally_impl`` builds each chunk's
-``out = {"token_ids": output.token_ids[cursor:], ...}`` and then calls
-``self._extract_logprobs(output, cursor)``. After this codemod the call also passes
-``new_token_ids=out["token_ids"]``, which ``handler_extract_forwards_delta`` taught
-``_extract_logprobs`` to forward.
-"""
+"""Make the TRT-LLM response loop hand the delta it built,
+``out = {"token_ids": output.token_ids[cursor:], ...}``, to
+``self._extract_logprobs(output, cursor, new_token_ids=out["token_ids"])``."""
 
 from __future__ import annotations
 
@@ -42,7 +37,9 @@ class HandlerCallPassesDelta(TargetedCommand):
         method = shape.find_function(tree, METHOD)
         if method is not None and not shape.references(method, HELPER):
             raise NotApplicable(INLINE)
-        fn = shape.require_method(tree, LOOP, lambda found: Drifted(TARGET, found))
+        fn = shape.find_function(tree, LOOP)
+        if fn is None:
+            raise Drifted(TARGET, f"no method {LOOP}")
         calls = m.findall(fn, _CALL)
         if len(calls) != 1:
             raise Drifted(TARGET, f"{len(calls)} calls to self._extract_logprobs")

@@ -1,14 +1,7 @@
-"""Carry the response loop's regression test into dynamo's own handler tests.
-
-``HandlerResponseLoopTests`` grows ``trtllm/tests/test_trtllm_handler_base.py`` with
-``carried/handler_response_loop_tests.template.py``: dynamo's mock builder
-``TestGenerateLocally._make_mock_generation_result_sequence`` gains an optional
-``choices`` (one output per choice, its cumulative ids in the stand-in
-``_CumulativeTokenIds`` that fails the test when copied); one test streams interleaved
-choices through ``generate_locally``; ``test_trtllm_handler_matches_shared`` gets one
-``new_token_ids`` case. Without ``TestGenerateLocally`` (releases before 1.5) it is not
-applicable.
-"""
+"""Carry the response loop's regression test into dynamo's
+``test_trtllm_handler_base.py`` (``carried/handler_response_loop_tests.template.py``):
+dynamo's mock builder gains ``choices`` (one output per choice, its ids in a stand-in that
+fails when copied), ``TestGenerateLocally`` one test, the comparison one case (1.5.0 on)."""
 
 from __future__ import annotations
 

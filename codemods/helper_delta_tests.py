@@ -1,11 +1,6 @@
-"""Carry the CPU regression test of the helper's ``new_token_ids`` into dynamo's tests.
-
-``HelperDeltaTests`` inserts ``carried/helper_delta_tests.template.py`` into
-``common/backend/tests/test_logprobs.py`` after its last ``test_extract_completion_*``
-test: the delta gives what the helper's own slice gives, on the module's own sentinel
-``_ExplodingTokenIds`` (added with the empty-logprobs fix, 1.5.0), whose message is made
-to fit both tests. Without the sentinel (releases before 1.5) it is not applicable.
-"""
+"""Carry ``carried/helper_delta_tests.template.py``, the CPU test of the helper's
+``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last
+``test_extract_completion_*``, on the module's own ``_ExplodingTokenIds`` (1.5.0 on)."""
 
 from __future__ import annotations
 

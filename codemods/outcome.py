@@ -1,11 +1,6 @@
-"""What a codemod reports about its target, and the exceptions that carry it.
-
-A codemod ends in one of four states on its target: ``applied``, ``already-applied`` (a
-skip), ``not-applicable`` (a skip: the code has no such defect) or ``drifted`` (a failure
-naming the expected shape and what was found). The series runner may judge a drift
-``fixed-upstream`` (:mod:`codemods.fixed_upstream`). On any other file a command skips
-with ``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
-"""
+"""What a codemod reports about its target: ``applied``; ``already-applied`` or
+``not-applicable`` (skips); ``drifted`` (a failure naming the expected shape and what was
+found). On any other file a command skips with ``NotTarget``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The patch series as an ordered list of codemods, run purely over file contents.
-
-``run_series`` reads sources through ``read(path) -> source | None`` and returns every
-target's outcome and the new text of the files that changed; it never writes, so a
-drifted target cannot leave a half-patched tree. When the fix drifts where the release
-looks fixed by its own hand (:func:`codemods.fixed_upstream.detect`), the result names
-that candidate and stays drifted until a run of the release's code judges it
-(:meth:`SeriesResult.judged`).
-"""
+"""The patch series, an ordered list of codemods run purely over file contents: every
+target's outcome and the changed files' new text come back; nothing is written, so a
+drifted target cannot leave a half-patched tree."""
 
 from __future__ import annotations
 

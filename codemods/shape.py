@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import TypeVar
 
@@ -70,16 +70,6 @@ def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
     return named(body, cst.FunctionDef, name)  # type: ignore[return-value]
 
 
-def require_method(
-    module: cst.Module, qualname: str, drifted: Callable[[str], Exception]
-) -> cst.FunctionDef:
-    """The method ``qualname``; else ``drifted("no method <qualname>")`` is raised."""
-    fn = find_function(module, qualname)
-    if fn is None:
-        raise drifted(f"no method {qualname}")
-    return fn
-
-
 def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef) -> cst.Module:
     """``module`` with the function ``qualname`` swapped for ``new_fn``, rebuilding only the
     path to it (``deep_replace`` walks the whole module: slow on large files)."""
@@ -115,9 +105,8 @@ def param_names(fn: cst.FunctionDef) -> tuple[list[str], list[str]]:
 
 
 def _append(items: Sequence[N], new: N, before: Sequence[N] = ()) -> list[N]:
-    """``items`` then ``new``, in the list's own comma style (``before``: the items that
-    come ahead of ``items``): the new item takes the last one's trailing comma or
-    whitespace, so an exploded (one-per-line) list stays exploded, a short one short."""
+    """``items`` then ``new`` in the list's own style (``before``: what comes ahead of
+    ``items``), so an exploded (one-per-line) list stays exploded, a short one short."""
     if not items:
         return [new]
     ws = "whitespace_after_param" if isinstance(new, cst.Param) else "whitespace_after_arg"
@@ -138,9 +127,8 @@ def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
 
 
 def add_param(fn: cst.FunctionDef, param: cst.Param, *, kwonly: bool = False) -> cst.FunctionDef:
-    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or
-    else to its positional-or-keyword ones (``fn`` then takes no ``*``, ``*args`` or
-    ``**kwargs``), in the signature's own style."""
+    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or to
+    its positional ones (then ``fn`` must take no ``*``, ``*args`` or ``**kwargs``)."""
     p = fn.params
     if not kwonly:
         if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.kwonly_params or p.star_kwarg:
@@ -190,20 +178,13 @@ def _alias(name: str) -> list[m.BaseMatcherNode]:
 
 def imports(tree: cst.Module, module: str, name: str) -> bool:
     """True when ``tree`` has ``from <module> import <name>`` (not renamed) at module
-    level, also inside a module-level ``if`` or ``try`` (functions and classes, the bulk
-    of a module, are not searched)."""
+    level, also inside a module-level ``if`` or ``try``."""
     wanted = _from(module, _alias(name))  # type: ignore[arg-type]
     return any(
         m.findall(stmt, wanted)
         for stmt in tree.body
         if not isinstance(stmt, cst.FunctionDef | cst.ClassDef)
     )
-
-
-def imports_module(tree: cst.Module, name: str) -> bool:
-    """True when ``tree`` has a plain ``import <name>`` at module level."""
-    wanted = m.SimpleStatementLine(body=[m.Import(names=_alias(name))])  # type: ignore[arg-type]
-    return any(m.matches(stmt, wanted) for stmt in tree.body)
 
 
 def with_sequence_import(tree: cst.Module) -> cst.Module:
@@ -239,7 +220,8 @@ def test_module_lacks(
     for module, name in imports_from:
         if not imports(tree, module, name):
             return f"no `from {module} import {name}`"
-    if not imports_module(tree, "pytest"):
+    pytest = m.SimpleStatementLine([m.Import(names=_alias("pytest"))])  # type: ignore[arg-type]
+    if not any(m.matches(stmt, pytest) for stmt in tree.body):
         return "no `import pytest`"
     if named(tree.body, cst.FunctionDef, "_logprob") is None:
         return "no module-level `_logprob(...)` helper"
