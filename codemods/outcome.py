@@ -71,15 +71,12 @@ class NotApplicable(SkipFile):
 
 class Drifted(Exception):
     def __init__(self, target: Target, found: str) -> None:
-        super().__init__(
-            f"{target.path}: {target.qualname}: expected {target.expected}; found {found}"
-        )
-        self.target = target
-        self.found = found
+        super().__init__(target, found)  # the args pickle back from libcst.tool's workers
+        self.target, self.found = target, found
 
-    def __reduce__(self) -> tuple[type[Drifted], tuple[Target, str]]:
-        # libcst.tool's worker processes send the failure back pickled.
-        return (Drifted, (self.target, self.found))
+    def __str__(self) -> str:
+        t = self.target
+        return f"{t.path}: {t.qualname}: expected {t.expected}; found {self.found}"
 
 
 class TargetedCommand(CodemodCommand):

@@ -111,6 +111,10 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
             ),
         )
 
+    def test_a_1_5_builder_without_cached_tokens_grows_too(self) -> None:
+        new = self.run_on(BEFORE.replace(", cached_tokens=None", ""))
+        self.assertIn("(self, prompt_logprobs_per_chunk, choices=None):", new)
+
     def test_already_applied_is_skipped_however_formatted(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "already has the response-loop test")
         spaced = AFTER.replace("return len(self._token_ids)", "return len( self._token_ids )")

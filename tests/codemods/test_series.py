@@ -8,6 +8,10 @@ from textwrap import dedent
 import libcst
 import pytest
 
+import tests.codemods.test_handler_call_passes_delta as handler
+import tests.codemods.test_handler_response_loop_tests as handler_tests
+import tests.codemods.test_helper_delta_tests as helper_tests
+import tests.codemods.test_logprobs_helper as helper
 from codemods import (
     handler_extract_forwards_delta,
     handler_response_loop_tests,
@@ -16,18 +20,6 @@ from codemods import (
 )
 from codemods.outcome import Status
 from codemods.series import SERIES, SeriesResult, run_codemod, run_series
-from tests.codemods import (
-    test_handler_call_passes_delta as handler,
-)
-from tests.codemods import (
-    test_handler_response_loop_tests as handler_tests,
-)
-from tests.codemods import (
-    test_helper_delta_tests as helper_tests,
-)
-from tests.codemods import (
-    test_logprobs_helper as helper,
-)
 
 HELPER = logprobs_helper.TARGET.path
 HANDLER = handler_extract_forwards_delta.PATH
@@ -40,11 +32,8 @@ TREE = {
     HELPER_TESTS: dedent(helper_tests.BEFORE),
     HANDLER_TESTS: dedent(handler_tests.BEFORE),
 }
-APPLIED, SAME, NA, DRIFTED = (
-    Status.APPLIED,
-    Status.ALREADY_APPLIED,
-    Status.NOT_APPLICABLE,
-    Status.DRIFTED,
+APPLIED, SAME, NA, DRIFTED = map(
+    Status, ("applied", "already-applied", "not-applicable", "drifted")
 )
 
 
