@@ -8,7 +8,7 @@ from codemods.helper_delta_tests import MESSAGE, OLD_MESSAGE, TESTS, HelperDelta
 from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods.support import TargetedCodemodTest
 
-BEFORE = """
+BEFORE = dedent("""\
     from types import SimpleNamespace
 
     import pytest
@@ -33,13 +33,11 @@ BEFORE = """
 
     def test_prompt_logprobs():
         assert True
-    """
+    """)
 # The test after the last test_extract_completion_*; the sentinel's message, which
 # named the empty-logprobs case, reworded to fit both.
-AFTER = (
-    dedent(BEFORE)
-    .replace(OLD_MESSAGE, MESSAGE)
-    .replace("\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt")
+AFTER = BEFORE.replace(OLD_MESSAGE, MESSAGE).replace(
+    "\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt"
 )
 
 

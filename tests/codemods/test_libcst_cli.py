@@ -28,10 +28,8 @@ TARGETS = sorted({s.target.path for s in SERIES})
 def libcst_tool(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     """``python -m libcst.tool ARGS`` in ``cwd`` with this repository importable; where
     ``cwd`` has this repository's config, it must be found."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
+    env = {k: v for k, v in os.environ.items() if k != "LIBCST_TOOL_REQUIRE_CONFIG"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     if cwd == ROOT:  # fail rather than fall back to LibCST's defaults
         env["LIBCST_TOOL_REQUIRE_CONFIG"] = "1"
     return subprocess.run(
@@ -54,12 +52,14 @@ def codemod(tree: Path, step: Step, *paths: str) -> subprocess.CompletedProcess:
 
 def summary(stderr: str) -> tuple[int, int, int]:
     """(transformed, skipped, failed) from libcst.tool's closing lines."""
-    counts = {}
-    for line in stderr.splitlines():
-        for head in (" - Transformed ", " - Skipped ", " - Failed to codemod "):
-            if line.startswith(head):
-                counts[head] = int(line.removeprefix(head).split()[0])
-    return tuple(counts.values())  # type: ignore[return-value]
+    heads = (" - Transformed ", " - Skipped ", " - Failed to codemod ")
+    counts = {
+        h: int(ln.removeprefix(h).split()[0])
+        for ln in stderr.splitlines()
+        for h in heads
+        if ln.startswith(h)
+    }
+    return tuple(counts.get(h, -1) for h in heads)  # type: ignore[return-value]
 
 
 def test_list_shows_every_command_with_its_description() -> None:

@@ -9,8 +9,8 @@ from codemods import handler_response_loop_tests, helper_delta_tests
 from codemods.series import run_series
 from dynpatch.apply.scope import lines_changed_in
 from dynpatch.errors import ToolkitError
+from tests.codemods.test_helper_delta_tests import BEFORE as TEST_MODULE  # dynamo's shape
 from tests.fixtures import snippets
-from tests.fixtures.snippets import TEST_MODULE
 
 NEW_NAMES = helper_delta_tests.added_names()
 
