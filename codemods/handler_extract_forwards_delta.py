@@ -68,11 +68,6 @@ class HandlerExtractForwardsDelta(TargetedCommand):
             raise Drifted(TARGET, f"a half-made change: `{shape.one_line(fn)}`")
 
         new_fn = fn.deep_replace(call, shape.add_keyword_arg(call, PARAM, cst.Name(PARAM)))
-        param = cst.Param(
-            name=cst.Name(PARAM),
-            annotation=cst.Annotation(cst.parse_expression("Sequence[int] | None")),
-            equal=cst.AssignEqual(),
-            default=cst.Name("None"),
-        )
+        param = shape.param(f"{PARAM}: Sequence[int] | None = None")
         new_fn = shape.add_kwonly_param(new_fn, param)  # type: ignore[arg-type]
         return shape.with_sequence_import(shape.replace_function(tree, METHOD, new_fn))

@@ -217,9 +217,7 @@ def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
     body = list(fn.body.body)
     body[loops[0]] = new_loop
     new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
-    no_space = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    param = cst.Param(cst.Name(KEYWORD), default=cst.Name("None"), equal=no_space)
-    return shape.add_param(new_fn, param)
+    return shape.add_param(new_fn, shape.param(f"{KEYWORD}=None"))
 
 
 def _extend_comparison(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> cst.FunctionDef:

@@ -134,16 +134,10 @@ def _describe_mismatch(body: list[cst.BaseStatement]) -> str:
 
 
 def _param(tree: cst.Module) -> cst.Param:
-    # Only len(), indexing and truthiness are used: a Sequence. Match the module's
-    # annotation style: Optional[...] where it imports typing.Optional.
+    # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
     optional = shape.imports(tree, "typing", "Optional")
     annotation = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-    return cst.Param(
-        name=cst.Name(PARAM),
-        annotation=cst.Annotation(cst.parse_expression(annotation)),
-        equal=cst.AssignEqual(),
-        default=cst.Name("None"),
-    )
+    return shape.param(f"{PARAM}: {annotation} = None")
 
 
 def _document(fn: cst.FunctionDef) -> cst.FunctionDef:

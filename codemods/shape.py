@@ -121,6 +121,12 @@ def _append(items: Sequence[N], new: N, before: Sequence[N] = ()) -> list[N]:
     return [*head, last.with_changes(comma=between, **{ws: _NO_SPACE}), new]
 
 
+def param(source: str) -> cst.Param:
+    """The parameter written as ``source`` (``name: annotation = default``)."""
+    fn = cst.parse_statement(f"def f(*, {source}):\n    pass\n")
+    return fn.params.kwonly_params[0]  # type: ignore[attr-defined,no-any-return]
+
+
 def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
     """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed."""
     return add_param(fn, param, kwonly=True)
