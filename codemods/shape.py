@@ -204,13 +204,10 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
             if m.matches(line, m.SimpleStatementLine([_from(module)])):
                 stmt = line.body[0]  # type: ignore[attr-defined]
                 *head, last = stmt.names
-                comma = last.comma if isinstance(last.comma, cst.Comma) else _COMMA
-                names = [
-                    *head,
-                    last.with_changes(comma=comma),
-                    cst.ImportAlias(cst.Name("Sequence")),
-                ]
-                new = line.with_changes(body=[stmt.with_changes(names=names)])
+                if not isinstance(last.comma, cst.Comma):
+                    last = last.with_changes(comma=_COMMA)
+                sequence = cst.ImportAlias(cst.Name("Sequence"))
+                new = line.with_changes(body=[stmt.with_changes(names=[*head, last, sequence])])
                 return tree.with_changes(body=[*tree.body[:i], new, *tree.body[i + 1 :]])
     # No such import to join (AddImportsVisitor walks the whole module: slow, so last).
     item = ImportItem("collections.abc", "Sequence")
