@@ -170,7 +170,6 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
     """Run ``steps`` in order over the sources ``read`` returns, each file parsed once (so
     codemods on one file see each other's results); write nothing."""
     trees: dict[str, cst.Module | str | None] = {}
-    touched: set[str] = set()
     outcomes: list[Outcome] = []
     for step in steps:
         path = step.target.path
@@ -183,13 +182,13 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
         tree = trees[path]
         if isinstance(tree, cst.Module):
             status, detail, trees[path] = run_codemod(step.codemod, path, tree)
-            touched |= {path} if status is Status.APPLIED else set()
         elif tree is None and step.missing_reason:
             status, detail = Status.NOT_APPLICABLE, f"{path}: {step.missing_reason}"
         else:  # the file is missing, or does not parse
             status, detail = Status.DRIFTED, f"{path}: {step.target.qualname}: {tree or 'no file'}"
         outcomes.append(Outcome(step.target, status, detail))
     optional = frozenset(s.target for s in steps if s.carries_tests)
+    touched = {o.target.path for o in outcomes if o.status is Status.APPLIED}
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
     candidate = _candidate(outcomes, optional, trees, read)
     return SeriesResult(tuple(outcomes), changed, optional, candidate)
