@@ -1,13 +1,9 @@
-"""Does a release carry its own fix under other names? (dynamo PR #14402 and its kind.)
+"""Does a drifted release carry its own fix under other names (dynamo PR #14402's kind)?
 
-An equivalent upstream change will not have this series' shape, so the codemods call it
-drifted. :func:`detect` finds the *candidate* by syntax: a parameter of the helper
-``extract_from_completion_output`` (beyond output and cursor) to which the TRT-LLM loop
-``HandlerBase._generate_locally_impl`` hands the chunk's delta (something derived from
-``out["token_ids"]`` or ``output.token_ids[<cursor>:]``), directly or through
-``HandlerBase._extract_logprobs``. Whether it *is* a fix is not decided here: only a run
-of that release's code can tell (:mod:`dynpatch.upstream_fix`). Pure: modules
-in, a candidate out.
+:func:`detect` finds the *candidate* by syntax: a parameter of the helper (beyond output
+and cursor) to which the TRT-LLM loop hands the chunk's delta, directly or through
+``HandlerBase._extract_logprobs``. Only a run of the release's code can tell whether it
+*is* a fix (:mod:`dynpatch.upstream_fix`).
 """
 
 from __future__ import annotations
@@ -103,8 +99,7 @@ def _derived_names(loop: cst.FunctionDef) -> set[str]:
 
 
 def _bind(fn: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, cst.Arg]:
-    """``call``'s arguments by the parameter of ``fn`` they land in (``self`` skipped for a
-    method that is not a staticmethod)."""
+    """``call``'s arguments by the parameter of ``fn`` they land in."""
     positional, kwonly = shape.param_names(fn)
     static = any(m.matches(d.decorator, m.Name("staticmethod")) for d in fn.decorators)
     if method and not static and positional[:1] in (["self"], ["cls"]):

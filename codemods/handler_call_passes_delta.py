@@ -1,11 +1,6 @@
-"""Make the TRT-LLM response loop hand its already-built delta to the logprob helper.
-
-``HandlerBase._generate_locally_impl`` builds each chunk's
-``out = {"token_ids": output.token_ids[cursor:], ...}`` and then calls
-``self._extract_logprobs(output, cursor)``. After this codemod the call also passes
-``new_token_ids=out["token_ids"]``, which ``handler_extract_forwards_delta`` taught
-``_extract_logprobs`` to forward.
-"""
+"""Make the TRT-LLM response loop hand the delta it built,
+``out = {"token_ids": output.token_ids[cursor:], ...}``, to
+``self._extract_logprobs(output, cursor, new_token_ids=out["token_ids"])``."""
 
 from __future__ import annotations
 
@@ -42,7 +37,9 @@ class HandlerCallPassesDelta(TargetedCommand):
         method = shape.find_function(tree, METHOD)
         if method is not None and not shape.references(method, HELPER):
             raise NotApplicable(INLINE)
-        fn = shape.require_method(tree, LOOP, lambda found: Drifted(TARGET, found))
+        fn = shape.find_function(tree, LOOP)
+        if fn is None:
+            raise Drifted(TARGET, f"no method {LOOP}")
         calls = m.findall(fn, _CALL)
         if len(calls) != 1:
             raise Drifted(TARGET, f"{len(calls)} calls to self._extract_logprobs")
@@ -70,35 +67,13 @@ class HandlerCallPassesDelta(TargetedCommand):
         return shape.replace_function(tree, LOOP, new_fn)
 
 
-class _BlockOf(cst.CSTVisitor):
-    """Finds the innermost indented block around one given node."""
-
-    def __init__(self, node: cst.CSTNode) -> None:
-        self.node = node
-        self.stack: list[cst.IndentedBlock] = []
-        self.block: cst.IndentedBlock | None = None
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.stack.append(node)
-
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
-        self.stack.pop()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.node and self.block is None:
-            self.block = self.stack[-1]
-        return self.block is None and super().on_visit(node)
-
-
 def _enclosing_block(fn: cst.FunctionDef, call: cst.Call) -> tuple[list[cst.BaseStatement], int]:
-    """The statement list that directly holds the statement containing ``call``."""
-    finder = _BlockOf(call)
-    fn.visit(finder)
-    block = finder.block
-    if block is not None:
+    """The statement list that directly holds the simple statement containing ``call``."""
+    for block in m.findall(fn, m.IndentedBlock()):
+        assert isinstance(block, cst.IndentedBlock)
         for i, stmt in enumerate(block.body):
-            if isinstance(stmt, cst.SimpleStatementLine) and any(
-                c is call for c in m.findall(stmt, m.Call())
+            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
+                stmt, m.MatchIfTrue(lambda node: node is call)
             ):
                 return list(block.body), i
     raise Drifted(TARGET, "the call outside a simple statement")

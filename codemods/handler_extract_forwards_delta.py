@@ -1,12 +1,5 @@
-"""Let ``HandlerBase._extract_logprobs`` take the chunk's delta and forward it.
-
-The TRT-LLM handler's ``_extract_logprobs(output, num_output_tokens_so_far)`` is a thin
-wrapper around the shared ``extract_from_completion_output``. After this codemod it
-also accepts an optional keyword-only ``new_token_ids`` (a ``Sequence[int]``, in the
-module's ``X | None`` style) and passes it on, so
-``_extract_logprobs(output, 0)`` keeps working and the response loop can hand over the
-delta it has already built (``handler_call_passes_delta``).
-"""
+"""Let ``HandlerBase._extract_logprobs``, the TRT-LLM wrapper of the shared helper, take
+an optional keyword-only ``new_token_ids`` and forward it (its callers keep working)."""
 
 from __future__ import annotations
 
@@ -47,7 +40,9 @@ class HandlerExtractForwardsDelta(TargetedCommand):
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        fn = shape.require_method(tree, METHOD, lambda found: Drifted(TARGET, found))
+        fn = shape.find_function(tree, METHOD)
+        if fn is None:
+            raise Drifted(TARGET, f"no method {METHOD}")
         if not shape.references(fn, HELPER):
             raise NotApplicable(INLINE)
         positional, kwonly = shape.param_names(fn)
@@ -73,11 +68,6 @@ class HandlerExtractForwardsDelta(TargetedCommand):
             raise Drifted(TARGET, f"a half-made change: `{shape.one_line(fn)}`")
 
         new_fn = fn.deep_replace(call, shape.add_keyword_arg(call, PARAM, cst.Name(PARAM)))
-        param = cst.Param(
-            name=cst.Name(PARAM),
-            annotation=cst.Annotation(cst.parse_expression("Sequence[int] | None")),
-            equal=cst.AssignEqual(),
-            default=cst.Name("None"),
-        )
+        param = shape.param(f"{PARAM}: Sequence[int] | None = None")
         new_fn = shape.add_kwonly_param(new_fn, param)  # type: ignore[arg-type]
         return shape.with_sequence_import(shape.replace_function(tree, METHOD, new_fn))

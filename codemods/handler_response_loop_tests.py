@@ -1,23 +1,7 @@
-"""Carry the response loop's regression test into dynamo's own handler tests.
-
-``HandlerResponseLoopTests`` changes ``trtllm/tests/test_trtllm_handler_base.py`` the way
-a dynamo reviewer would, with the text of ``carried/handler_response_loop_tests.template.py``:
-
-* dynamo's mock builder ``TestGenerateLocally._make_mock_generation_result_sequence``
-  gains an optional ``choices``: chunk ``i`` then carries one output per choice, with
-  that choice's cumulative ids (in the stand-in ``_CumulativeTokenIds``, which fails the
-  test when the history is copied), its ``index`` and aligned ``logprobs``. Its callers
-  and what they get are unchanged;
-* one test in ``TestGenerateLocally`` streams interleaved choices, one not advancing,
-  through ``generate_locally`` and checks the chunks: ``index``, ``token_ids`` and
-  ``log_probs`` aligned, nothing for the choice that did not advance;
-* ``test_trtllm_handler_matches_shared`` gets one case with ``new_token_ids``.
-
-The module is gpu_1 in dynamo's CI (it imports TensorRT-LLM). A module without
-``TestGenerateLocally`` (releases before 1.5, which have no sequence builder either) does
-not get the test: not applicable. A module with the class but without the builder or
-the comparison test has drifted.
-"""
+"""Carry the response loop's regression test into dynamo's
+``test_trtllm_handler_base.py`` (``carried/handler_response_loop_tests.template.py``):
+dynamo's mock builder gains ``choices`` (one output per choice, its ids in a stand-in that
+fails when copied), ``TestGenerateLocally`` one test, the comparison one case (1.5.0 on)."""
 
 from __future__ import annotations
 
@@ -58,30 +42,28 @@ TARGET = Target(
 
 TEMPLATE = shape.carried("handler_response_loop_tests.template.py")
 
+
+def _sets(
+    target: m.BaseMatcherNode, value: m.BaseMatcherNode | None = None
+) -> m.SimpleStatementLine:
+    return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)], value or m.DoNotCare())])
+
+
 # The builder's loop, before (by shape) and after: one output per choice.
 _LOOP = m.For(
     target=m.Tuple([m.Element(m.Name("index")), m.Element(m.Name("prompt_logprobs"))]),
     iter=m.Call(func=m.Name("enumerate"), args=[m.Arg(m.Name("prompt_logprobs_per_chunk"))]),
 )
-_OUTPUT = m.SimpleStatementLine(
-    [m.Assign([m.AssignTarget(m.Name("output"))], m.Call(m.Name("MagicMock"), args=[]))]
-)
-
-
-def _sets(obj: str, attr: m.BaseMatcherNode | None = None) -> m.SimpleStatementLine:
-    target = m.Attribute(m.Name(obj), attr or m.Name())
-    return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)])])
-
-
-_RES = m.SimpleStatementLine(
-    [m.Assign([m.AssignTarget(m.Name("res"))], m.Call(m.Name("MagicMock"), args=[]))]
-)
-_RES_OUTPUTS = m.SimpleStatementLine(
-    [
-        m.Assign(
-            [m.AssignTarget(m.Attribute(m.Name("res"), m.Name("outputs")))],
-            m.List([m.Element(m.Name("output"))]),
-        )
+_MOCK = m.Call(m.Name("MagicMock"), args=[])
+_RES = _sets(m.Name("res"), _MOCK)
+_ONE_OUTPUT = m.IndentedBlock(
+    body=[
+        _sets(m.Name("output"), _MOCK),
+        _sets(m.Attribute(m.Name("output"), m.Name("token_ids"))),
+        m.ZeroOrMore(_sets(m.Attribute(m.Name("output")))),
+        _RES,
+        _sets(m.Attribute(m.Name("res"), m.Name("outputs")), m.List([m.Element(m.Name("output"))])),
+        m.ZeroOrMore(),
     ]
 )
 PER_CHOICE = f"""\
@@ -100,31 +82,19 @@ for choice, token_ids in enumerate(per_choice):
 """
 
 
-def _template(
-    template: str = TEMPLATE,
-) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
+def _template() -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
     """The template's stand-in class, its test methods, and the comparison's new lines."""
-    standin, cls, comparison = cst.parse_module(template).body
+    standin, cls, comparison = cst.parse_module(TEMPLATE).body
     assert isinstance(standin, cst.ClassDef) and isinstance(cls, cst.ClassDef)
     assert isinstance(comparison, cst.FunctionDef)
     methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
     return standin, methods, list(comparison.body.body)  # type: ignore[arg-type]
 
 
-def added_names(template: str = TEMPLATE) -> tuple[str, ...]:
+def added_names() -> tuple[str, ...]:
     """The definitions ``HandlerResponseLoopTests`` adds or rewrites, in order."""
-    standin, methods, _ = _template(template)
+    standin, methods, _ = _template()
     return (standin.name.value, *(fn.name.value for fn in methods), BUILDER, COMPARISON)
-
-
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
-    block = cls.body
-    body = block.body if isinstance(block, cst.IndentedBlock) else ()
-    return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.FunctionDef)}
-
-
-def _top(tree: cst.Module, kind: type, name: str) -> cst.CSTNode | None:
-    return next((s for s in tree.body if isinstance(s, kind) and s.name.value == name), None)
 
 
 class HandlerResponseLoopTests(TargetedCommand):
@@ -136,15 +106,15 @@ class HandlerResponseLoopTests(TargetedCommand):
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        cls = _top(tree, cst.ClassDef, CLASS)
-        if cls is None:
+        cls = shape.named(tree.body, cst.ClassDef, CLASS)
+        if not isinstance(cls, cst.ClassDef):
             raise NotApplicable(
                 f"{PATH} has no {CLASS} (dynamo added it, and its sequence builder, in "
                 "1.5.0): the response-loop test is not carried"
             )
-        assert isinstance(cls, cst.ClassDef)
-        present = _methods(cls)
-        builder, comparison = present.get(BUILDER), _top(tree, cst.FunctionDef, COMPARISON)
+        present = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        builder = present.get(BUILDER)
+        comparison = shape.named(tree.body, cst.FunctionDef, COMPARISON)
         if builder is None:
             raise Drifted(TARGET, f"no {CLASS}.{BUILDER} to extend")
         if comparison is None:
@@ -155,16 +125,9 @@ class HandlerResponseLoopTests(TargetedCommand):
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
-        for module, name in NEEDED_IMPORTS:
-            if not shape.imports(tree, module, name):
-                raise Drifted(TARGET, f"no `from {module} import {name}`")
-        if not shape.imports_module(tree, "pytest"):
-            raise Drifted(TARGET, "no `import pytest`")
-        if _top(tree, cst.FunctionDef, "_logprob") is None:
-            raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
-        why = shape.unmarked(tree, MARKS)  # dynamo's GPU stage selects them by these marks
-        if why:
-            raise Drifted(TARGET, why)
+        lacks = shape.test_module_lacks(tree, NEEDED_IMPORTS, MARKS)  # GPU tests by marks
+        if lacks:
+            raise Drifted(TARGET, lacks)
 
         block = cls.body
         assert isinstance(block, cst.IndentedBlock)
@@ -192,10 +155,12 @@ class HandlerResponseLoopTests(TargetedCommand):
         case: list[cst.BaseStatement],
     ) -> None:
         """AlreadyApplied when the whole change is there, Drifted when part of it is."""
-        old_standin = _top(tree, cst.ClassDef, STANDIN)
+        old_standin = shape.named(tree.body, cst.ClassDef, STANDIN)
         parts = {
             f"{STANDIN}": old_standin is not None,
-            f"{BUILDER}({KEYWORD}=...)": KEYWORD in _all_params(builder),
+            f"{BUILDER}({KEYWORD}=...)": any(
+                KEYWORD in names for names in shape.param_names(builder)
+            ),
             **{f"{CLASS}.{fn.name.value}": fn.name.value in present for fn in tests},
             f"{COMPARISON}'s new case": _ends_with(comparison, case),
         }
@@ -216,11 +181,6 @@ class HandlerResponseLoopTests(TargetedCommand):
         raise Drifted(TARGET, f"the change, in part or with other content, already there: {there}")
 
 
-def _all_params(fn: cst.FunctionDef) -> list[str]:
-    positional, kwonly = shape.param_names(fn)
-    return [*positional, *kwonly]
-
-
 def _ends_with(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> bool:
     tail = list(fn.body.body)[-len(case) :]
     return len(tail) == len(case) and all(
@@ -239,18 +199,10 @@ def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
         raise Drifted(TARGET, f"{len(loops)} loops over enumerate(prompt_logprobs_per_chunk)")
     loop = fn.body.body[loops[0]]
     assert isinstance(loop, cst.For)
-    stmts = list(loop.body.body)
-    res = next((i for i, s in enumerate(stmts) if m.matches(s, _RES)), None)
-    if (
-        len(stmts) < 4
-        or not m.matches(stmts[0], _OUTPUT)
-        or not m.matches(stmts[1], _sets("output", m.Name("token_ids")))
-        or res is None
-        or not all(m.matches(s, _sets("output")) for s in stmts[2:res])
-        or res + 1 >= len(stmts)
-        or not m.matches(stmts[res + 1], _RES_OUTPUTS)
-    ):
+    if not m.matches(loop.body, _ONE_OUTPUT):
         raise Drifted(TARGET, f"a loop in {CLASS}.{BUILDER} that is not the one-output shape")
+    stmts = list(loop.body.body)
+    res = next(i for i, s in enumerate(stmts) if m.matches(s, _RES))
     default = stmts[1].body[0].value  # type: ignore[attr-defined]
     header = cst.parse_module(PER_CHOICE.replace("DEFAULT", shape.code(default))).body
     *head, inner = header
@@ -265,9 +217,7 @@ def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
     body = list(fn.body.body)
     body[loops[0]] = new_loop
     new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
-    no_space = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    param = cst.Param(cst.Name(KEYWORD), default=cst.Name("None"), equal=no_space)
-    return shape.add_param(new_fn, param)
+    return shape.add_param(new_fn, shape.param(f"{KEYWORD}=None"))
 
 
 def _extend_comparison(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> cst.FunctionDef:

@@ -1,14 +1,6 @@
-"""Carry the CPU regression test of the helper's ``new_token_ids`` into dynamo's tests.
-
-``HelperDeltaTests`` inserts the test in ``carried/helper_delta_tests.template.py`` into
-``common/backend/tests/test_logprobs.py``, right after its last
-``test_extract_completion_*`` test: one parametrised test that the delta gives what the
-helper's own slice gives, on a ``token_ids`` that must not be read. That is the module's
-own sentinel, ``_ExplodingTokenIds`` (dynamo added it with the empty-logprobs fix, 1.5.0);
-its assertion message, which names that fix's case ("no logprobs were requested"), is
-made to fit both. A module without the sentinel (releases before 1.5) does not get the
-test: it is not applicable there, unless the module has the test the sentinel serves.
-"""
+"""Carry ``carried/helper_delta_tests.template.py``, the CPU test of the helper's
+``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last
+``test_extract_completion_*``, on the module's own ``_ExplodingTokenIds`` (1.5.0 on)."""
 
 from __future__ import annotations
 
@@ -56,9 +48,9 @@ def _names(body: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> dic
     return found
 
 
-def added_names(template: str = TESTS) -> tuple[str, ...]:
+def added_names() -> tuple[str, ...]:
     """The top-level definitions ``HelperDeltaTests`` rewrites (``SENTINEL``) and adds."""
-    return (SENTINEL, *_names(cst.parse_module(template).body))
+    return (SENTINEL, *_names(cst.parse_module(TESTS).body))
 
 
 class HelperDeltaTests(TargetedCommand):
@@ -96,19 +88,10 @@ class HelperDeltaTests(TargetedCommand):
         if message.evaluated_value not in (OLD_MESSAGE, MESSAGE):
             raise Drifted(TARGET, f"{SENTINEL}.__iter__ raising AssertionError({message.value})")
 
-        if not shape.imports(tree, HELPER_MODULE, "extract_from_completion_output"):
-            raise Drifted(
-                TARGET, f"no `from {HELPER_MODULE} import extract_from_completion_output`"
-            )
-        if not shape.imports(tree, "types", "SimpleNamespace"):
-            raise Drifted(TARGET, "no `from types import SimpleNamespace`")
-        if not shape.imports_module(tree, "pytest"):
-            raise Drifted(TARGET, "no `import pytest`")
-        if "_logprob" not in present:
-            raise Drifted(TARGET, "no module-level `_logprob(...)` helper")
-        why = shape.unmarked(tree, CPU_MARKS)  # they run as CPU tests through these marks
-        if why:
-            raise Drifted(TARGET, why)
+        needs = ((HELPER_MODULE, "extract_from_completion_output"), ("types", "SimpleNamespace"))
+        lacks = shape.test_module_lacks(tree, needs, CPU_MARKS)  # run as CPU tests by marks
+        if lacks:
+            raise Drifted(TARGET, lacks)
         anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
         if not anchors:
             raise Drifted(TARGET, f"no `{ANCHOR_PREFIX}*` test to add after")

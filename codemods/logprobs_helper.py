@@ -1,11 +1,8 @@
 """Let ``extract_from_completion_output`` take the caller's delta token ids.
 
-Before: every call copies the whole cumulative ``output.token_ids`` history with
-``list(...)`` and slices the copy again, although the TRT-LLM caller has just built
-that very slice. After: a keyword-only ``new_token_ids`` carries it in; when given,
-neither the copy nor the second slice happens. When it is not given (vLLM's caller)
-the code path is exactly the old one. The parameter is never rebound: the old local of
-that name becomes ``chunk_token_ids``, bound on both paths.
+Every call copied the cumulative ``output.token_ids`` with ``list(...)`` to slice it,
+though the TRT-LLM caller has that slice. A keyword-only ``new_token_ids`` now carries it
+in and spares the copy; without it (vLLM's caller) the path is the old one.
 """
 
 from __future__ import annotations
@@ -110,42 +107,37 @@ class LogprobsHelperDelta(TargetedCommand):
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 
+def _run_length(body: list[cst.BaseStatement], i: int, templates: tuple[str, ...]) -> int:
+    """How many of ``templates`` match ``body``'s statements from ``i`` on, in order."""
+    k = 0
+    while i + k < len(body) and k < len(templates) and shape.same_code(body[i + k], templates[k]):
+        k += 1
+    return k
+
+
 def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int | None:
-    """Index where ``templates`` match consecutive statements of ``body``."""
-    for i in range(len(body) - len(templates) + 1):
-        if all(shape.same_code(body[i + k], t) for k, t in enumerate(templates)):
-            return i
-    return None
+    """Index where all ``templates`` match consecutive statements of ``body``."""
+    full = (i for i in range(len(body)) if _run_length(body, i, templates) == len(templates))
+    return next(full, None)
 
 
 def _describe_mismatch(body: list[cst.BaseStatement]) -> str:
-    """Say where the expected run breaks off, for a precise drift report."""
-    best_i, best_k = None, 0
-    for i in range(len(body)):
-        k = 0
-        while i + k < len(body) and k < len(BEFORE) and shape.same_code(body[i + k], BEFORE[k]):
-            k += 1
-        if k > best_k:
-            best_i, best_k = i, k
-    if best_i is None:
+    """Where the longest start of the expected run breaks off, for a precise drift report."""
+    best = max(range(len(body)), key=lambda i: _run_length(body, i, BEFORE), default=0)
+    k = _run_length(body, best, BEFORE) if body else 0
+    if k == 0:
         return "no statement `" + BEFORE[0] + "` in the body"
-    at = best_i + best_k
+    at = best + k
     got = shape.one_line(body[at]) if at < len(body) else "end of function"
-    expected = " ".join(BEFORE[best_k].split())
-    return f"`{expected}` expected after `{' '.join(BEFORE[best_k - 1].split())}`, found `{got}`"
+    expected = " ".join(BEFORE[k].split())
+    return f"`{expected}` expected after `{' '.join(BEFORE[k - 1].split())}`, found `{got}`"
 
 
 def _param(tree: cst.Module) -> cst.Param:
-    # Only len(), indexing and truthiness are used: a Sequence. Match the module's
-    # annotation style: Optional[...] where it imports typing.Optional.
+    # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
     optional = shape.imports(tree, "typing", "Optional")
     annotation = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-    return cst.Param(
-        name=cst.Name(PARAM),
-        annotation=cst.Annotation(cst.parse_expression(annotation)),
-        equal=cst.AssignEqual(),
-        default=cst.Name("None"),
-    )
+    return shape.param(f"{PARAM}: {annotation} = None")
 
 
 def _document(fn: cst.FunctionDef) -> cst.FunctionDef:

@@ -1,14 +1,6 @@
-"""What a codemod reports about its target, and the exceptions that carry it.
-
-Every codemod ends in exactly one of four states on its target. ``applied`` and
-``already-applied`` are successes; ``not-applicable`` is a reasoned skip (the defect does
-not exist in that shape of the code); ``drifted`` means upstream moved away from the
-shape the codemod was written against, and names what was expected and what was found.
-The series runner turns a drift into a fifth, ``fixed-upstream``, when the release already
-has an equivalent fix under other names (:mod:`codemods.fixed_upstream`).
-Each command is a ``TargetedCommand``: on any file but its target it skips with
-``NotTarget``, so ``python -m libcst.tool codemod`` can run it over a whole tree.
-"""
+"""What a codemod reports about its target: ``applied``; ``already-applied`` or
+``not-applicable`` (skips); ``drifted`` (a failure naming the expected shape and what was
+found). On any other file a command skips with ``NotTarget``."""
 
 from __future__ import annotations
 
@@ -46,20 +38,12 @@ class Target:
         return self.path.removeprefix(_REPO_PREFIX)
 
     def is_file(self, filename: str | None) -> bool:
-        """True when ``filename`` is this target in a repository or wheel layout.
-
-        ``None`` (a module from stdin, or a caller that names no file) is taken as the
-        target: the caller vouches for it.
-        """
+        """True when ``filename`` is this target in a repository or wheel layout, or is
+        None (a module from stdin: the caller vouches for it)."""
         if filename is None:
             return True
         name = PurePath(filename).as_posix()
         return any(name == p or name.endswith("/" + p) for p in (self.path, self.wheel_path))
-
-    def require_file(self, filename: str | None) -> None:
-        """Raise ``NotTarget`` unless ``filename`` is this target."""
-        if not self.is_file(filename):
-            raise NotTarget(f"not {self.path} (or {self.wheel_path} in a wheel)")
 
 
 @dataclass(frozen=True)
@@ -74,30 +58,25 @@ class Outcome:
 
 
 class NotTarget(SkipFile):
-    """The file is not the codemod's target; the module is returned untouched."""
+    pass
 
 
 class AlreadyApplied(SkipFile):
-    """The target already has the change; the module is returned untouched."""
+    pass
 
 
 class NotApplicable(SkipFile):
-    """The target's code has no such defect (e.g. a release without the shared helper)."""
+    pass
 
 
 class Drifted(Exception):
-    """The target no longer has the shape the codemod expects."""
-
     def __init__(self, target: Target, found: str) -> None:
-        super().__init__(
-            f"{target.path}: {target.qualname}: expected {target.expected}; found {found}"
-        )
-        self.target = target
-        self.found = found
+        super().__init__(target, found)  # the args pickle back from libcst.tool's workers
+        self.target, self.found = target, found
 
-    def __reduce__(self) -> tuple[type[Drifted], tuple[Target, str]]:
-        # libcst.tool's worker processes send the failure back pickled.
-        return (Drifted, (self.target, self.found))
+    def __str__(self) -> str:
+        t = self.target
+        return f"{t.path}: {t.qualname}: expected {t.expected}; found {self.found}"
 
 
 class TargetedCommand(CodemodCommand):
@@ -108,5 +87,7 @@ class TargetedCommand(CodemodCommand):
     def transform_module(self, tree: Module) -> Module:
         # Checked before LibCST copies the module for metadata: over a whole tree that
         # copy, not the parse, is most of the run.
-        self.TARGET.require_file(self.context.filename)
+        target = self.TARGET
+        if not target.is_file(self.context.filename):
+            raise NotTarget(f"not {target.path} (or {target.wheel_path} in a wheel)")
         return super().transform_module(tree)

@@ -1,14 +1,6 @@
-"""The patch series as an ordered list of codemods, run purely over file contents.
-
-``run_series`` takes a ``read(path) -> source | None`` function and returns every
-target's outcome plus the new contents of the files that changed. It never writes:
-the caller writes only when ``SeriesResult.ok`` is true, so a drifted target can
-never leave a half-patched tree behind. When a target of the fix drifts and the release
-looks as if it had an equivalent fix of its own (:func:`codemods.fixed_upstream.detect`),
-the result names that candidate and stays drifted: only a run of the release's code can
-judge it, and :meth:`SeriesResult.judged` records that verdict (fixed: every target of
-the fix ``fixed-upstream``, the test steps not applicable, nothing changed).
-"""
+"""The patch series, an ordered list of codemods run purely over file contents: every
+target's outcome and the changed files' new text come back; nothing is written, so a
+drifted target cannot leave a half-patched tree."""
 
 from __future__ import annotations
 
@@ -17,10 +9,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod import Codemod, CodemodContext
+from libcst.codemod import CodemodContext
 
-# Modules, not classes: `libcst.tool list` names a command after the shortest module
-# that holds it, so importing a command class here would list it as `series.<Command>`.
+# Modules, not classes: a class imported here would be listed as `series.<Command>`.
 from codemods import (
     fixed_upstream,
     handler_call_passes_delta,
@@ -36,54 +27,44 @@ from codemods.outcome import (
     Outcome,
     Status,
     Target,
+    TargetedCommand,
 )
 
 
 @dataclass(frozen=True)
 class Step:
-    codemod: type[Codemod]
-    target: Target
-    # What it means when the target's file does not exist at all.
-    when_file_missing: Status = Status.DRIFTED
+    codemod: type[TargetedCommand]
+    # Why the target's file may not exist (it is then not applicable); "": it must.
     missing_reason: str = ""
-    # The step adds tests for the change made by the other steps. It is skipped (not
-    # applicable) when the change itself is, and a missing test file does not block
-    # the change: the outcome table says the tests were not carried.
+    # Tests for the other steps' change: not applicable when the change is not, and
+    # never blocking it.
     carries_tests: bool = False
-    # Definitions the step adds to its file or rewrites there (top-level, or methods of
-    # a top-level class); their lines are its scope in the changed-lines check
-    # (dynpatch.apply.scope.lines_changed_in).
+    # What the step adds or rewrites (definitions) and imports: its scope in the
+    # changed-lines check (dynpatch.apply.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
-    # Names the step imports at module level: those import lines are in its scope too.
     imports: tuple[str, ...] = ()
+
+    @property
+    def target(self) -> Target:
+        return self.codemod.TARGET
 
 
 SERIES: tuple[Step, ...] = (
     Step(
         logprobs_helper.LogprobsHelperDelta,
-        logprobs_helper.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared logprob helper module (releases <= 1.2.1)",
         imports=("Sequence",),
     ),
-    Step(
-        handler_extract_forwards_delta.HandlerExtractForwardsDelta,
-        handler_extract_forwards_delta.TARGET,
-        imports=("Sequence",),
-    ),
-    Step(handler_call_passes_delta.HandlerCallPassesDelta, handler_call_passes_delta.TARGET),
+    Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
+    Step(handler_call_passes_delta.HandlerCallPassesDelta),
     Step(
         helper_delta_tests.HelperDeltaTests,
-        helper_delta_tests.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no shared-logprob test module: the helper's regression tests are not carried",
         carries_tests=True,
         adds=helper_delta_tests.added_names(),
     ),
     Step(
         handler_response_loop_tests.HandlerResponseLoopTests,
-        handler_response_loop_tests.TARGET,
-        when_file_missing=Status.NOT_APPLICABLE,
         missing_reason="no TRT-LLM handler test module: the response-loop tests are not carried",
         carries_tests=True,
         adds=handler_response_loop_tests.added_names(),
@@ -98,8 +79,7 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
-    # The release's own fix, as its syntax suggests (None: nothing like it), and what a
-    # run of its code said of it ("" until judged).
+    # The release's own fix as its syntax suggests, and what a run of its code said.
     candidate: fixed_upstream.Candidate | None = None
     verdict: str = ""
 
@@ -108,10 +88,6 @@ class SeriesResult:
         """What the release has instead of the series, when it is fixed upstream (else "")."""
         fixed = self.fixed_upstream and self.candidate is not None
         return f"{self.candidate.reason}; {self.verdict}" if fixed else ""
-
-    @property
-    def drifted(self) -> tuple[Outcome, ...]:
-        return tuple(o for o in self.outcomes if o.status is Status.DRIFTED)
 
     @property
     def not_applicable(self) -> bool:
@@ -126,15 +102,14 @@ class SeriesResult:
 
     @property
     def ok(self) -> bool:
-        """True when every target is applied or already applied (or is an optional
-        test step that does not apply)."""
+        """True when every target is applied or already applied, or is a test step that
+        does not apply."""
         return all(o.ok or self._skipped_tests(o) for o in self.outcomes)
 
     def judged(self, fixed: bool, verdict: str) -> SeriesResult:
-        """This result once a run of the release's code judged its candidate: ``fixed``
-        makes every target of the fix fixed upstream (applying the series on top of
-        upstream's fix would be wrong) and the test steps not applicable; either way
-        ``verdict`` says why."""
+        """This result once a run of the release's code judged its candidate, ``verdict``
+        saying why: ``fixed`` makes the fix's targets fixed upstream, the test steps not
+        applicable and nothing changed."""
         if self.candidate is None:
             raise ValueError("no candidate upstream fix to judge")
         if not fixed:
@@ -162,7 +137,7 @@ class SeriesResult:
             return [f"series not applicable: {self.outcomes[0].detail}"]
         if self.fixed_upstream:
             return [f"series fixed upstream: {self.upstream_fix}"]
-        lines = [o.detail for o in self.drifted]
+        lines = [o.detail for o in self.outcomes if o.status is Status.DRIFTED]
         if self.candidate is not None:  # first: it says what to do about the drift
             verdict = self.verdict or "not judged (only a run of the release's code can tell)"
             lines.insert(0, f"upstream's own fix? {self.candidate.reason}: {verdict}")
@@ -176,13 +151,11 @@ class SeriesResult:
 
 
 def run_codemod(
-    codemod: type[Codemod], path: str, tree: cst.Module
+    codemod: type[TargetedCommand], path: str, tree: cst.Module
 ) -> tuple[Status, str, cst.Module]:
     """Run one codemod on one parsed module: (status, detail, resulting module)."""
     try:
-        # transform_module_impl directly: these codemods use no metadata, and the
-        # MetadataWrapper that transform_module builds deep-copies the whole module.
-        # (That also skips TargetedCommand's file check: a step's path is its target.)
+        # _impl: no metadata, so no deep copy of the module (nor TargetedCommand's check).
         new = codemod(CodemodContext(filename=path)).transform_module_impl(tree)
     except AlreadyApplied as exc:
         return Status.ALREADY_APPLIED, str(exc), tree
@@ -194,12 +167,9 @@ def run_codemod(
 
 
 def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES) -> SeriesResult:
-    """Run ``steps`` in order over the sources ``read`` returns; write nothing.
-
-    Each file is parsed once; codemods on the same file see each other's results.
-    """
+    """Run ``steps`` in order over the sources ``read`` returns, each file parsed once (so
+    codemods on one file see each other's results); write nothing."""
     trees: dict[str, cst.Module | str | None] = {}
-    touched: set[str] = set()
     outcomes: list[Outcome] = []
     for step in steps:
         path = step.target.path
@@ -210,21 +180,15 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
         if path not in trees:
             trees[path] = _parse(read(path))
         tree = trees[path]
-        if tree is None:
-            reason = step.missing_reason or "file does not exist"
-            detail = f"{path}: {reason}"
-            if step.when_file_missing is Status.DRIFTED:
-                detail = f"{path}: {step.target.qualname}: expected the file; found {reason}"
-            outcomes.append(Outcome(step.target, step.when_file_missing, detail))
-            continue
-        if isinstance(tree, str):  # did not parse
-            outcomes.append(Outcome(step.target, Status.DRIFTED, f"{path}: {tree}"))
-            continue
-        status, detail, trees[path] = run_codemod(step.codemod, path, tree)
-        if status is Status.APPLIED:
-            touched.add(path)
+        if isinstance(tree, cst.Module):
+            status, detail, trees[path] = run_codemod(step.codemod, path, tree)
+        elif tree is None and step.missing_reason:
+            status, detail = Status.NOT_APPLICABLE, f"{path}: {step.missing_reason}"
+        else:  # the file is missing, or does not parse
+            status, detail = Status.DRIFTED, f"{path}: {step.target.qualname}: {tree or 'no file'}"
         outcomes.append(Outcome(step.target, status, detail))
     optional = frozenset(s.target for s in steps if s.carries_tests)
+    touched = {o.target.path for o in outcomes if o.status is Status.APPLIED}
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
     candidate = _candidate(outcomes, optional, trees, read)
     return SeriesResult(tuple(outcomes), changed, optional, candidate)
@@ -249,8 +213,7 @@ def _candidate(
 
 
 def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> bool:
-    """True when every step of the change itself (the non-test steps) so far was not
-    applicable: there is nothing for the test-carrying steps to test."""
+    """True when every step of the change so far was not applicable: nothing to test."""
     change = {s.target for s in steps if not s.carries_tests}
     done = [o for o in outcomes if o.target in change]
     return bool(done) and all(o.status is Status.NOT_APPLICABLE for o in done)
@@ -258,10 +221,8 @@ def _change_not_applicable(outcomes: list[Outcome], steps: tuple[Step, ...]) -> 
 
 def _parse(source: str | None) -> cst.Module | str | None:
     """The parsed module, the parse error as text, or None for a missing file."""
-    if source is None:
-        return None
     try:
-        return cst.parse_module(source)
+        return None if source is None else cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         return f"does not parse: {exc.message} (line {exc.raw_line})"
 

@@ -1,5 +1,4 @@
-"""Small, pure helpers for describing and locating the code shapes the codemods expect,
-and for reading the test source the patch carries.
+"""Small, pure helpers that locate, compare and grow the code shapes the codemods expect.
 
 Statements are compared by their Python AST (``ast.dump``), so formatting and comments
 never decide a match; names, literals and structure do.
@@ -9,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Callable
+from collections.abc import Sequence
 from importlib import resources
+from typing import TypeVar
 
 import libcst as cst
 import libcst.matchers as m
@@ -18,15 +18,13 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
 _EMPTY = cst.Module(body=[])
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+_NO_SPACE = cst.SimpleWhitespace("")
+N = TypeVar("N", cst.Param, cst.Arg)
 
 
 def carried(name: str) -> str:
-    """Text of the carried test source ``codemods/carried/<name>``.
-
-    These are dynamo-style files the patch adds to dynamo, kept as real files so that
-    editors and linters see Python; their names keep pytest and ``libcst.tool list``
-    from importing them (see ``codemods/carried/``).
-    """
+    """Text of ``codemods/carried/<name>``, a test source the patch adds to dynamo."""
     return resources.files("codemods").joinpath("carried", name).read_text(encoding="utf-8")
 
 
@@ -55,50 +53,35 @@ def same_code(node: cst.CSTNode, template: str) -> bool:
         return False
 
 
+def named(body: Sequence[cst.CSTNode], kind: type, name: str) -> cst.CSTNode | None:
+    """The first ``kind`` (a def or class) in ``body`` called ``name``."""
+    return next((n for n in body if isinstance(n, kind) and n.name.value == name), None)
+
+
 def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
     """The module-level function or ``Class.method`` named ``qualname``, if present."""
     *outer, name = qualname.split(".")
-    body: tuple[cst.CSTNode, ...] = tuple(module.body)
+    body: Sequence[cst.CSTNode] = module.body
     for class_name in outer:
-        cls = next(
-            (n for n in body if isinstance(n, cst.ClassDef) and n.name.value == class_name),
-            None,
-        )
-        if cls is None or not isinstance(cls.body, cst.IndentedBlock):
+        cls = named(body, cst.ClassDef, class_name)
+        if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
             return None
-        body = tuple(cls.body.body)
-    return next(
-        (n for n in body if isinstance(n, cst.FunctionDef) and n.name.value == name),
-        None,
-    )
-
-
-def require_method(
-    module: cst.Module, qualname: str, drifted: Callable[[str], Exception]
-) -> cst.FunctionDef:
-    """The method ``qualname`` of ``module``; ``drifted(what was found)`` is raised when it
-    is not there."""
-    fn = find_function(module, qualname)
-    if fn is None:
-        raise drifted(f"no method {qualname}")
-    return fn
+        body = cls.body.body
+    return named(body, cst.FunctionDef, name)  # type: ignore[return-value]
 
 
 def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef) -> cst.Module:
-    """``module`` with the function ``qualname`` swapped for ``new_fn``.
-
-    Rebuilds only the path from the module to the function (``deep_replace`` would
-    walk the whole module, which is slow on large files).
-    """
+    """``module`` with the function ``qualname`` swapped for ``new_fn``, rebuilding only the
+    path to it (``deep_replace`` walks the whole module: slow on large files)."""
     *outer, name = qualname.split(".")
 
-    def swap(body: tuple[cst.CSTNode, ...], names: list[str]) -> list[cst.CSTNode]:
+    def swap(body: Sequence[cst.CSTNode], names: list[str]) -> list[cst.CSTNode]:
         nodes = list(body)
         for i, node in enumerate(nodes):
             if names and isinstance(node, cst.ClassDef) and node.name.value == names[0]:
                 block = node.body
                 assert isinstance(block, cst.IndentedBlock)
-                inner = swap(tuple(block.body), names[1:])
+                inner = swap(block.body, names[1:])
                 nodes[i] = node.with_changes(body=block.with_changes(body=inner))
                 return nodes
             if not names and isinstance(node, cst.FunctionDef) and node.name.value == name:
@@ -106,7 +89,7 @@ def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef)
                 return nodes
         raise LookupError(qualname)
 
-    return module.with_changes(body=swap(tuple(module.body), outer))
+    return module.with_changes(body=swap(module.body, outer))
 
 
 def references(node: cst.CSTNode, name: str) -> bool:
@@ -121,80 +104,62 @@ def param_names(fn: cst.FunctionDef) -> tuple[list[str], list[str]]:
     return positional, [x.name.value for x in p.kwonly_params]
 
 
+def _append(items: Sequence[N], new: N, before: Sequence[N] = ()) -> list[N]:
+    """``items`` then ``new`` in the list's own style (``before``: what comes ahead of
+    ``items``), so an exploded (one-per-line) list stays exploded, a short one short."""
+    if not items:
+        return [new]
+    ws = "whitespace_after_param" if isinstance(new, cst.Param) else "whitespace_after_arg"
+    *head, last = items
+    between = _COMMA
+    if isinstance(last.comma, cst.Comma):
+        sample = [*before, *head][-1].comma if before or head else last.comma
+        between = sample if isinstance(sample, cst.Comma) else _COMMA
+        new = new.with_changes(comma=last.comma)
+    else:  # no trailing comma: the whitespace before ")" hangs on the last item
+        new = new.with_changes(**{ws: getattr(last, ws)})
+    return [*head, last.with_changes(comma=between, **{ws: _NO_SPACE}), new]
+
+
+def param(source: str) -> cst.Param:
+    """The parameter written as ``source`` (``name: annotation = default``)."""
+    fn = cst.parse_statement(f"def f(*, {source}):\n    pass\n")
+    return fn.params.kwonly_params[0]  # type: ignore[attr-defined,no-any-return]
+
+
 def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
     """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed."""
     return add_param(fn, param, kwonly=True)
 
 
 def add_param(fn: cst.FunctionDef, param: cst.Param, *, kwonly: bool = False) -> cst.FunctionDef:
-    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or
-    else to its positional-or-keyword ones (``fn`` then takes no ``*``, ``*args`` or
-    ``**kwargs``).
-
-    The new parameter takes the last parameter's trailing comma/whitespace, so an
-    exploded (one-per-line) signature stays exploded and a one-line one stays short.
-    """
+    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or to
+    its positional ones (then ``fn`` must take no ``*``, ``*args`` or ``**kwargs``)."""
     p = fn.params
-    everything = [*p.posonly_params, *p.params, *p.kwonly_params]
-    last = everything[-1] if everything else None
-    comma_between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if last is not None and isinstance(last.comma, cst.Comma):
-        # Reuse the separator style of the signature (newline+indent when exploded).
-        sample = everything[-2].comma if len(everything) > 1 else last.comma
-        if isinstance(sample, cst.Comma):
-            comma_between = sample
-        param = param.with_changes(comma=last.comma)
-    elif last is not None:
-        # No trailing comma: the whitespace before ")" hangs on the last parameter.
-        param = param.with_changes(whitespace_after_param=last.whitespace_after_param)
-
-    def with_comma(x: cst.Param) -> cst.Param:
-        return x.with_changes(comma=comma_between, whitespace_after_param=cst.SimpleWhitespace(""))
-
     if not kwonly:
         if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.kwonly_params or p.star_kwarg:
             raise ValueError(f"{fn.name.value} takes *, *args or **kwargs")
-        params = [*p.params[:-1], with_comma(p.params[-1]), param] if p.params else [param]
-        return fn.with_changes(params=p.with_changes(params=params))
+        return fn.with_changes(
+            params=p.with_changes(params=_append(p.params, param, p.posonly_params))
+        )
     if p.kwonly_params:
-        kwonly_params = [*p.kwonly_params[:-1], with_comma(p.kwonly_params[-1]), param]
-        return fn.with_changes(params=p.with_changes(kwonly_params=kwonly_params))
-
-    star = cst.ParamStar(comma=comma_between)
-    if p.params:
-        params = [*p.params[:-1], with_comma(p.params[-1])]
-        new = p.with_changes(params=params, star_arg=star, kwonly_params=[param])
-    else:
-        posonly = [*p.posonly_params[:-1], with_comma(p.posonly_params[-1])]
-        new = p.with_changes(posonly_params=posonly, star_arg=star, kwonly_params=[param])
-    return fn.with_changes(params=new)
+        return fn.with_changes(
+            params=p.with_changes(
+                kwonly_params=_append(p.kwonly_params, param, [*p.posonly_params, *p.params])
+            )
+        )
+    group = "params" if p.params else "posonly_params"
+    *head, new = _append(getattr(p, group), param)
+    star = cst.ParamStar(comma=head[-1].comma)  # the separator between the parameters
+    new_params = p.with_changes(**{group: head}, star_arg=star, kwonly_params=[new])
+    return fn.with_changes(params=new_params)
 
 
 def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
     """Append ``keyword=value`` to ``call``, keeping its trailing-comma style."""
-    args = list(call.args)
-    new_arg = cst.Arg(
-        keyword=cst.Name(keyword),
-        value=value,
-        equal=cst.AssignEqual(
-            whitespace_before=cst.SimpleWhitespace(""),
-            whitespace_after=cst.SimpleWhitespace(""),
-        ),
-    )
-    if not args:
-        return call.with_changes(args=[new_arg])
-    last = args[-1]
-    between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if isinstance(last.comma, cst.Comma):
-        sample = args[-2].comma if len(args) > 1 else last.comma
-        if isinstance(sample, cst.Comma):
-            between = sample
-        new_arg = new_arg.with_changes(comma=last.comma)
-    else:
-        # No trailing comma: the whitespace before ")" hangs on the last argument.
-        new_arg = new_arg.with_changes(whitespace_after_arg=last.whitespace_after_arg)
-    args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
-    return call.with_changes(args=[*args, new_arg])
+    equal = cst.AssignEqual(whitespace_before=_NO_SPACE, whitespace_after=_NO_SPACE)
+    new_arg = cst.Arg(keyword=cst.Name(keyword), value=value, equal=equal)
+    return call.with_changes(args=_append(call.args, new_arg))
 
 
 def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
@@ -204,14 +169,23 @@ def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
     return None
 
 
+def _from(module: str, names: m.BaseMatcherNode | None = None) -> m.ImportFrom:
+    """``from <module> import ...`` (not relative, not ``*``), with ``names`` if given."""
+    return m.ImportFrom(
+        module=m.MatchIfTrue(lambda node: code(node) == module),
+        names=names or m.MatchIfTrue(lambda names: not isinstance(names, cst.ImportStar)),
+        relative=[],
+    )
+
+
+def _alias(name: str) -> list[m.BaseMatcherNode]:
+    return [m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()]
+
+
 def imports(tree: cst.Module, module: str, name: str) -> bool:
     """True when ``tree`` has ``from <module> import <name>`` (not renamed) at module
-    level, also inside a module-level ``if`` or ``try`` (functions and classes, the bulk
-    of a module, are not searched)."""
-    wanted = m.ImportFrom(
-        module=m.MatchIfTrue(lambda node: code(node) == module),
-        names=[m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()],
-    )
+    level, also inside a module-level ``if`` or ``try``."""
+    wanted = _from(module, _alias(name))  # type: ignore[arg-type]
     return any(
         m.findall(stmt, wanted)
         for stmt in tree.body
@@ -230,69 +204,35 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
             if m.matches(line, m.SimpleStatementLine([_from(module)])):
                 stmt = line.body[0]  # type: ignore[attr-defined]
                 *head, last = stmt.names
-                comma = last.comma if isinstance(last.comma, cst.Comma) else _COMMA
-                names = [
-                    *head,
-                    last.with_changes(comma=comma),
-                    cst.ImportAlias(cst.Name("Sequence")),
-                ]
-                new = line.with_changes(body=[stmt.with_changes(names=names)])
+                if not isinstance(last.comma, cst.Comma):
+                    last = last.with_changes(comma=_COMMA)
+                sequence = cst.ImportAlias(cst.Name("Sequence"))
+                new = line.with_changes(body=[stmt.with_changes(names=[*head, last, sequence])])
                 return tree.with_changes(body=[*tree.body[:i], new, *tree.body[i + 1 :]])
     # No such import to join (AddImportsVisitor walks the whole module: slow, so last).
     item = ImportItem("collections.abc", "Sequence")
     return AddImportsVisitor(CodemodContext(), [item]).transform_module_impl(tree)
 
 
-_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-
-
-def _from(module: str) -> m.ImportFrom:
-    """``from <module> import a, b`` (not relative, not ``*``)."""
-    return m.ImportFrom(
-        module=m.MatchIfTrue(lambda node: code(node) == module),
-        names=m.MatchIfTrue(lambda names: not isinstance(names, cst.ImportStar)),
-        relative=[],
-    )
-
-
-def imports_module(tree: cst.Module, name: str) -> bool:
-    """True when ``tree`` has a plain ``import <name>`` at module level."""
-    wanted = m.SimpleStatementLine(
-        body=[
-            m.Import(
-                names=[
-                    m.ZeroOrMore(),
-                    m.ImportAlias(name=m.Name(name), asname=None),
-                    m.ZeroOrMore(),
-                ]
-            )
-        ]
-    )
-    return any(m.matches(stmt, wanted) for stmt in tree.body)
-
-
-def module_marks(tree: cst.Module) -> set[str]:
-    """``pytest.mark.X`` names in a module-level ``pytestmark = [...]``."""
-    for stmt in tree.body:
-        if m.matches(
-            stmt,
-            m.SimpleStatementLine(
-                body=[m.Assign(targets=[m.AssignTarget(target=m.Name("pytestmark"))])]
-            ),
-        ):
-            marks = m.findall(
-                stmt,
-                m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark"))),
-            )
-            return {node.attr.value for node in marks if isinstance(node, cst.Attribute)}
-    return set()
-
-
-def unmarked(tree: cst.Module, wanted: tuple[str, ...]) -> str | None:
-    """What a drift message says when the module's ``pytestmark`` lacks one of ``wanted``
-    (tests are selected by these marks alone); None when it has them all."""
-    marks = module_marks(tree)
-    missing = [mark for mark in wanted if mark not in marks]
+def test_module_lacks(
+    tree: cst.Module, imports_from: tuple[tuple[str, str], ...], marks: tuple[str, ...]
+) -> str | None:
+    """What a test module lacks of what a carried test uses: ``from <module> import <name>``
+    for each of ``imports_from``, ``import pytest``, a module-level ``_logprob(...)``, and
+    each of ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
+    for module, name in imports_from:
+        if not imports(tree, module, name):
+            return f"no `from {module} import {name}`"
+    pytest = m.SimpleStatementLine([m.Import(names=_alias("pytest"))])  # type: ignore[arg-type]
+    if not any(m.matches(stmt, pytest) for stmt in tree.body):
+        return "no `import pytest`"
+    if named(tree.body, cst.FunctionDef, "_logprob") is None:
+        return "no module-level `_logprob(...)` helper"
+    mark = m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark")))
+    assigns = m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name("pytestmark"))])])
+    line = next((s for s in tree.body if m.matches(s, assigns)), None)
+    found = {n.attr.value for n in m.findall(line, mark)} if line else set()  # type: ignore[attr-defined]
+    missing = [name for name in marks if name not in found]
     if not missing:
         return None
-    return f"`pytestmark` without {', '.join(missing)} (has: {', '.join(sorted(marks)) or 'none'})"
+    return f"`pytestmark` without {', '.join(missing)} (has: {', '.join(sorted(found)) or 'none'})"

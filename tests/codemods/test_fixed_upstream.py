@@ -114,13 +114,3 @@ def test_a_real_drift_has_no_candidate() -> None:
     # a helper with its own parameter, and a loop that does not pass the delta
     half = {**FIXED_UPSTREAM, HANDLER_PATH.removeprefix("components/src/"): snippets.HANDLER}
     assert run_series(wheel(half)).candidate is None
-
-
-def test_the_unfixed_release_still_applies() -> None:
-    files = {
-        **FIXED_UPSTREAM,
-        HELPER_PATH.removeprefix("components/src/"): snippets.HELPER,
-        HANDLER_PATH.removeprefix("components/src/"): snippets.HANDLER,
-    }
-    result = run_series(wheel(files))
-    assert result.ok and result.candidate is None and result.changed

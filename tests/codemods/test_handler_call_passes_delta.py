@@ -1,104 +1,100 @@
-"""HandlerCallPassesDelta on synthetic HandlerBase modules."""
+"""HandlerCallPassesDelta: the response loop hands its already-built delta over."""
 
 from __future__ import annotations
 
 from codemods.handler_call_passes_delta import HandlerCallPassesDelta
 from codemods.outcome import AlreadyApplied, NotApplicable
-from tests.codemods import support
-from tests.fixtures import snippets
+from tests.codemods.support import TargetedCodemodTest
 
-# The handler as HandlerExtractForwardsDelta leaves it: the series runs this one next.
-BEFORE = snippets.HANDLER_PATCHED.replace(
-    'output, tokens_so_far, new_token_ids=out["token_ids"]', "output, tokens_so_far"
-)
-CALL = """\
-                log_probs, top_logprobs = self._extract_logprobs(
-                    output, tokens_so_far
-                )
-"""
-DELTA = """\
-                out = {
-                    "token_ids": output.token_ids[tokens_so_far:],
-                    "index": output_idx,
-                }
-"""
+BEFORE = """
+    class HandlerBase:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far):
+            return extract_from_completion_output(output, num_output_tokens_so_far)
+
+        async def _generate_locally_impl(self, request, context):
+            async for res in self.engine.generate(request):
+                for output in res.outputs:
+                    tokens_so_far = cursors.get(output.index, 0)
+                    out = {
+                        "token_ids": output.token_ids[tokens_so_far:],
+                        "index": output.index,
+                    }
+                    if out["token_ids"] and not self.seen:
+                        self.seen = True
+                    log_probs, top_logprobs = self._extract_logprobs(
+                        output, tokens_so_far
+                    )
+                    yield out
+    """
+
+AFTER = """
+    class HandlerBase:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far):
+            return extract_from_completion_output(output, num_output_tokens_so_far)
+
+        async def _generate_locally_impl(self, request, context):
+            async for res in self.engine.generate(request):
+                for output in res.outputs:
+                    tokens_so_far = cursors.get(output.index, 0)
+                    out = {
+                        "token_ids": output.token_ids[tokens_so_far:],
+                        "index": output.index,
+                    }
+                    if out["token_ids"] and not self.seen:
+                        self.seen = True
+                    log_probs, top_logprobs = self._extract_logprobs(
+                        output, tokens_so_far, new_token_ids=out["token_ids"]
+                    )
+                    yield out
+    """
 
 
-class TestHandlerCallPassesDelta(support.TargetedCodemodTest):
+class TestHandlerCallPassesDelta(TargetedCodemodTest):
     TRANSFORM = HandlerCallPassesDelta
 
-    # --- applies ------------------------------------------------------------------
-
     def test_passes_the_built_delta(self) -> None:
-        self.assertApplies(BEFORE, snippets.HANDLER_PATCHED)
-
-    def test_applies_in_the_wheel_layout(self) -> None:
-        self.assertApplies(BEFORE, snippets.HANDLER_PATCHED, filename=self.in_wheel())
-
-    def test_the_call_changes_whether_or_not_the_method_forwards_yet(self) -> None:
-        # Only the call is this command's: run alone on the original handler, it
-        # passes the delta and leaves `_extract_logprobs` as it is.
-        after = snippets.HANDLER.replace(
-            "output, tokens_so_far\n", 'output, tokens_so_far, new_token_ids=out["token_ids"]\n'
-        )
-        self.assertApplies(snippets.HANDLER, after)
-
-    def test_vllm_style_wrapper_in_the_same_module_is_untouched(self) -> None:
-        wrapper = "class BaseWorkerHandler:"
-        new = self.run_on(BEFORE)
-        self.assertEqual(new.split(wrapper)[1], BEFORE.split(wrapper)[1])
-
-    # --- skips --------------------------------------------------------------------
-
-    def test_other_files_are_skipped(self) -> None:
-        self.assertNotTarget(BEFORE)
+        self.assertApplies(BEFORE, AFTER)
 
     def test_already_applied_is_skipped(self) -> None:
-        self.assertSkips(
-            snippets.HANDLER_PATCHED,
-            AlreadyApplied,
-            'HandlerBase._generate_locally_impl already passes new_token_ids=out["token_ids"]',
-        )
+        self.assertSkips(AFTER, AlreadyApplied, 'already passes new_token_ids=out["token_ids"]')
 
-    def test_inline_pre_1_3_handler_is_not_applicable(self) -> None:
-        self.assertSkips(snippets.HANDLER_INLINE, NotApplicable, "indexes token by token")
-        self.assertSkips(snippets.HANDLER_INLINE, NotApplicable, "(releases <= 1.2.1)")
+    def test_an_inline_handler_is_not_applicable(self) -> None:
+        inline = BEFORE.replace("return extract_from_completion_output(", "return (")
+        self.assertSkips(inline, NotApplicable, "(releases <= 1.2.1)")
 
-    # --- drift --------------------------------------------------------------------
-
-    def test_missing_loop_is_drift(self) -> None:
-        source = BEFORE.replace("async def _generate_locally_impl", "async def _generate")
-        self.assertDrifts(source, "found no method HandlerBase._generate_locally_impl")
-
-    def test_removed_call_is_drift(self) -> None:
-        source = BEFORE.replace(CALL, "                log_probs = None\n")
-        self.assertDrifts(source, "found 0 calls to self._extract_logprobs")
-
-    def test_call_moved_before_the_delta_is_drift(self) -> None:
-        source = BEFORE.replace(CALL, "").replace(DELTA, CALL + DELTA)
-        self.assertDrifts(
-            source, 'no `out = {"token_ids": output.token_ids[tokens_so_far:], ...}` before'
-        )
-
-    def test_cursor_renamed_only_in_the_call_is_drift(self) -> None:
-        source = BEFORE.replace("output, tokens_so_far\n", "output, so_far\n")
-        self.assertDrifts(source, "cursor `so_far`")
-
-    def test_cursor_that_is_not_a_name_is_drift(self) -> None:
-        source = BEFORE.replace("output, tokens_so_far\n", "output, cursors[0]\n")
-        self.assertDrifts(source, "a cursor that is not a plain name")
-
-    def test_out_rebound_between_delta_and_call_is_drift(self) -> None:
-        """If something rewrites out["token_ids"] after the slice, passing it would be wrong."""
-        source = BEFORE.replace(
-            "                    self.seen = True\n",
-            "                    self.seen = True\n"
-            '                out["token_ids"] = list(output.token_ids)\n',
-        )
-        self.assertDrifts(source, "before the call in its block")
-
-    def test_another_delta_already_passed_is_drift(self) -> None:
-        source = BEFORE.replace(
-            "output, tokens_so_far\n", "output, tokens_so_far, new_token_ids=output.token_ids\n"
-        )
-        self.assertDrifts(source, "new_token_ids=output.token_ids already passed")
+    def test_drift(self) -> None:
+        call = "log_probs, top_logprobs = self._extract_logprobs(\n"
+        cases = [
+            (
+                "def _generate_locally_impl",
+                "def _generate",
+                "no method HandlerBase._generate_locally",
+            ),
+            (call, "log_probs = (\n", "0 calls to self._extract_logprobs"),
+            ("output, tokens_so_far\n", "output, so_far\n", "cursor `so_far`"),
+            (
+                "output, tokens_so_far\n",
+                "output, cursors[0]\n",
+                "a cursor that is not a plain name",
+            ),
+            (
+                "output, tokens_so_far\n",
+                "output, tokens_so_far, new_token_ids=output.token_ids\n",
+                "new_token_ids=output.token_ids already passed",
+            ),
+            (  # something rewrites the delta after the slice: passing it would be wrong
+                "self.seen = True\n",
+                f"self.seen = True\n{' ' * 16}out[\"token_ids\"] = list(output.token_ids)\n",
+                "before the call in its block",
+            ),
+        ]
+        for old, new, found in cases:
+            with self.subTest(found):
+                self.assertDrifts(BEFORE, found, (old, new))
+        # the call moved ahead of the delta
+        ahead = 'no `out = {"token_ids": output.token_ids[tokens_so_far:], ...}` before'
+        moved = f"{' ' * 16}{call}{' ' * 20}output, tokens_so_far\n{' ' * 16})\n"
+        out = f"{' ' * 16}out = {{\n"
+        self.assertDrifts(BEFORE, ahead, (moved, ""), (out, moved + out))

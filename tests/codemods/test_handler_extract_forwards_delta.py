@@ -1,92 +1,93 @@
-"""HandlerExtractForwardsDelta on synthetic HandlerBase modules."""
+"""HandlerExtractForwardsDelta: ``HandlerBase._extract_logprobs`` takes the delta and
+forwards it to the shared helper."""
 
 from __future__ import annotations
 
-import inspect
-
 from codemods.handler_extract_forwards_delta import HandlerExtractForwardsDelta
 from codemods.outcome import AlreadyApplied, NotApplicable
-from tests.codemods import support
-from tests.fixtures import snippets
+from tests.codemods.support import TargetedCodemodTest
 
-# The handler after this command only: the response loop does not pass the delta yet.
-FORWARDS = snippets.HANDLER_PATCHED.replace(
-    'output, tokens_so_far, new_token_ids=out["token_ids"]', "output, tokens_so_far"
-)
+BEFORE = """
+    from collections.abc import AsyncGenerator
+
+    from dynamo.common.backend import logprobs as _shared_logprobs
 
 
-class TestHandlerExtractForwardsDelta(support.TargetedCodemodTest):
+    class HandlerBase:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far: int) -> tuple:
+            return _shared_logprobs.extract_from_completion_output(
+                output,
+                num_output_tokens_so_far,
+                fallback_to_first_on_missing=True,
+            )
+
+
+    class BaseWorkerHandler:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far):
+            return _shared_logprobs.extract_from_completion_output(output, 0)
+    """
+
+AFTER = """
+    from collections.abc import AsyncGenerator, Sequence
+
+    from dynamo.common.backend import logprobs as _shared_logprobs
+
+
+    class HandlerBase:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far: int, *, new_token_ids: Sequence[int] | None = None) -> tuple:
+            return _shared_logprobs.extract_from_completion_output(
+                output,
+                num_output_tokens_so_far,
+                fallback_to_first_on_missing=True,
+                new_token_ids=new_token_ids,
+            )
+
+
+    class BaseWorkerHandler:
+        @staticmethod
+        def _extract_logprobs(output, num_output_tokens_so_far):
+            return _shared_logprobs.extract_from_completion_output(output, 0)
+    """
+
+# Releases <= 1.2.1: logprobs computed inline, token by token.
+INLINE = """
+    class HandlerBase:
+        def _extract_logprobs(self, output, num_output_tokens_so_far):
+            return [d[output.token_ids[i]] for i, d in enumerate(output.logprobs)], None
+    """
+
+
+class TestHandlerExtractForwardsDelta(TargetedCodemodTest):
     TRANSFORM = HandlerExtractForwardsDelta
 
-    # --- applies ------------------------------------------------------------------
-
-    def test_adds_keyword_and_forwards_it(self) -> None:
-        self.assertApplies(snippets.HANDLER, FORWARDS)
-
-    def test_applies_in_the_wheel_layout(self) -> None:
-        self.assertApplies(snippets.HANDLER, FORWARDS, filename=self.in_wheel())
-
-    def test_vllm_style_wrapper_in_the_same_module_is_untouched(self) -> None:
-        wrapper = "class BaseWorkerHandler:"
-        new = self.run_on(snippets.HANDLER)
-        self.assertEqual(new.split(wrapper)[1], snippets.HANDLER.split(wrapper)[1])
-
-    def test_positional_two_argument_call_still_matches_the_signature(self) -> None:
-        """`HandlerBase._extract_logprobs(output, 0)` stays valid: the new parameter is
-        keyword-only with a default."""
-        new = self.run_on(snippets.HANDLER)
-        namespace: dict[str, object] = {}
-        exec(compile(new.replace("from dynamo.common.backend", "# "), "h", "exec"), namespace)
-        sig = inspect.signature(namespace["HandlerBase"]._extract_logprobs)  # type: ignore[attr-defined]
-        sig.bind(object(), 0)
-        param = sig.parameters["new_token_ids"]
-        self.assertIs(param.kind, inspect.Parameter.KEYWORD_ONLY)
-        self.assertIsNone(param.default)
-
-    # --- skips --------------------------------------------------------------------
-
-    def test_other_files_are_skipped(self) -> None:
-        self.assertNotTarget(snippets.HANDLER)
-        # The same handler text anywhere else (e.g. another backend) is not the target.
-        self.assertNotTarget(
-            snippets.HANDLER,
-            filename=f"{support.CLONE}/components/src/dynamo/sglang/request_handlers/handler_base.py",
-        )
+    def test_takes_and_forwards_the_delta_and_leaves_other_handlers(self) -> None:
+        self.assertApplies(BEFORE, AFTER)
 
     def test_already_applied_is_skipped(self) -> None:
-        self.assertSkips(
-            FORWARDS, AlreadyApplied, "HandlerBase._extract_logprobs already forwards new_token_ids"
-        )
-        self.assertSkips(snippets.HANDLER_PATCHED, AlreadyApplied, "already forwards")
+        self.assertSkips(AFTER, AlreadyApplied, "_extract_logprobs already forwards new_token_ids")
 
-    def test_inline_pre_1_3_handler_is_not_applicable(self) -> None:
-        self.assertSkips(snippets.HANDLER_INLINE, NotApplicable, "indexes token by token")
-        self.assertSkips(snippets.HANDLER_INLINE, NotApplicable, "(releases <= 1.2.1)")
+    def test_an_inline_handler_is_not_applicable(self) -> None:
+        self.assertSkips(INLINE, NotApplicable, "indexes token by token, so there is no history")
 
-    # --- drift --------------------------------------------------------------------
-
-    def test_missing_method_is_drift(self) -> None:
-        self.assertDrifts("class HandlerBase:\n    pass\n", "found no method HandlerBase._extract")
-
-    def test_helper_signature_changed_in_handler_is_drift(self) -> None:
-        source = snippets.HANDLER.replace(
-            "        output, num_output_tokens_so_far: int\n", "        output, start: int\n"
-        )
-        self.assertDrifts(source, "found parameters (output, start)")
-
-    def test_method_that_no_longer_just_delegates_is_drift(self) -> None:
-        source = snippets.HANDLER.replace(
-            "        return _shared_logprobs.extract_from_completion_output(",
-            "        result = _shared_logprobs.extract_from_completion_output(",
-        ).replace(
-            "            include_bytes=False,\n        )\n",
-            "            include_bytes=False,\n        )\n        return result\n",
-            1,
-        )
-        self.assertDrifts(source, "not one `return ...extract_from_completion_output(...)`")
-
-    def test_half_made_change_is_drift(self) -> None:
-        keyword_only = FORWARDS.replace(
-            "            new_token_ids=new_token_ids,\n", "", 1
-        )  # the parameter without the forwarding
-        self.assertDrifts(keyword_only, "found a half-made change")
+    def test_drift(self) -> None:
+        cases = [
+            ("class HandlerBase:", "class Handler:", "no method HandlerBase._extract_logprobs"),
+            (
+                "(output, num_output_tokens_so_far: int)",
+                "(output, i: int)",
+                "parameters (output, i)",
+            ),
+            (
+                "return _shared_logprobs",
+                "result = _shared_logprobs",
+                "a body that is not one `return ...extract_from_completion_output(...)`",
+            ),
+        ]
+        for old, new, found in cases:
+            with self.subTest(found):
+                self.assertDrifts(BEFORE, found, (old, new))
+        # the parameter without the forwarding
+        self.assertDrifts(AFTER, "a half-made change", ("    new_token_ids=new_token_ids,\n", ""))

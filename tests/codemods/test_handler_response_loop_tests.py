@@ -1,30 +1,63 @@
-"""HandlerResponseLoopTests: dynamo's own builder, class and comparison test, extended."""
+"""HandlerResponseLoopTests: dynamo's mock builder, test class and comparison test grow
+the carried response-loop test."""
 
 from __future__ import annotations
 
-import ast
+from textwrap import dedent
 
-from codemods.handler_response_loop_tests import (
-    BUILDER,
-    COMPARISON,
-    STANDIN,
-    HandlerResponseLoopTests,
-    added_names,
-)
+from codemods.handler_response_loop_tests import TEMPLATE, HandlerResponseLoopTests, added_names
 from codemods.outcome import AlreadyApplied, NotApplicable
-from tests.codemods import support
-from tests.fixtures.snippets import HANDLER_TESTS
+from tests.codemods.support import TargetedCodemodTest
 
-TEST = "test_interleaved_choices_stream_aligned_logprobs"
+BEFORE = """
+    from types import SimpleNamespace
+    from unittest.mock import MagicMock
 
-# What the builder's loop becomes (the fixture's own output attributes kept, in place).
-BUILDER_AFTER = '''\
-    def _make_mock_generation_result_sequence(
-        self, prompt_logprobs_per_chunk, cached_tokens=mock.sentinel.unset, choices=None
-    ):
-        """Mock GenerationResult with cumulative output across streaming chunks."""
+    import pytest
+
+    from dynamo.common.backend.logprobs import extract_from_completion_output
+    from dynamo.trtllm.request_handlers.handler_base import HandlerBase
+
+    pytestmark = [pytest.mark.trtllm, pytest.mark.pre_merge, pytest.mark.gpu_1]
+
+
+    class TestGenerateLocally:
+        def _make_handler(self):
+            return MagicMock()
+
+        def _make_mock_generation_result_sequence(self, prompt_logprobs_per_chunk, cached_tokens=None):
+            results = []
+            for index, prompt_logprobs in enumerate(prompt_logprobs_per_chunk):
+                output = MagicMock()
+                output.token_ids = list(range(42, 43 + index))
+                output.prompt_logprobs = prompt_logprobs
+
+                res = MagicMock()
+                res.outputs = [output]
+                results.append(res)
+            return results
+
+        def _make_context(self):
+            return MagicMock()
+
+
+    class TestDefaultMaxTokens:
+        def test_floors_at_one(self):
+            assert HandlerBase
+
+
+    def _logprob(lp):
+        return SimpleNamespace(logprob=lp)
+
+
+    def test_trtllm_handler_matches_shared():
+        output = SimpleNamespace(token_ids=[11, 12], logprobs=[{11: _logprob(-0.1)}])
+        assert HandlerBase._extract_logprobs(output, 0) == extract_from_completion_output(output, 0)
+    """
+# What the command writes of its own: the builder, one output per choice (in its class).
+BUILDER = """\
+    def _make_mock_generation_result_sequence(self, prompt_logprobs_per_chunk, cached_tokens=None, choices=None):
         results = []
-        last_index = len(prompt_logprobs_per_chunk) - 1
         for index, prompt_logprobs in enumerate(prompt_logprobs_per_chunk):
             res = MagicMock()
             res.outputs = []
@@ -37,178 +70,116 @@ BUILDER_AFTER = '''\
                 if choices:
                     output.index = choice
                     output.logprobs = [{t: _logprob(-t / 10)} for t in token_ids]
-                output.finish_reason = "stop" if index == last_index else None
                 output.prompt_logprobs = prompt_logprobs
                 res.outputs.append(output)
 
-            res.finished = index == last_index
             results.append(res)
         return results
-'''
+
+"""
+# The carried template's three parts land before the class, in it, and in the comparison.
+STANDIN, METHODS, CASE = (
+    TEMPLATE.replace("\n\n\nclass TestGenerateLocally:\n", "\0")
+    .replace("\n\n\ndef test_trtllm_handler_matches_shared():\n", "\0")
+    .split("\0")
+)
+_BEFORE = dedent(BEFORE)
+OLD_BUILDER = _BEFORE[_BEFORE.index("    def _make_mock") : _BEFORE.index("    def _make_context")]
+AFTER = (
+    _BEFORE.replace("class TestGenerateLocally:", f"{STANDIN}\n\n\nclass TestGenerateLocally:")
+    .replace(OLD_BUILDER, BUILDER)
+    .replace(
+        "        return MagicMock()\n\n\nclass TestDefault",
+        f"        return MagicMock()\n\n{METHODS}\n\n\nclass TestDefault",
+    )
+    + f"\n{CASE}"
+)
 
 
-def _class_methods(source: str, name: str) -> list[str]:
-    (cls,) = [n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name]
-    return [n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-
-
-class TestHandlerResponseLoopTests(support.TargetedCodemodTest):
+class TestHandlerResponseLoopTests(TargetedCodemodTest):
     TRANSFORM = HandlerResponseLoopTests
 
-    def patched(self) -> str:
-        return self.run_on(HANDLER_TESTS)
-
-    # --- applies ------------------------------------------------------------------
-
-    def test_names_what_it_adds_and_rewrites(self) -> None:
-        self.assertEqual(added_names(), (STANDIN, TEST, BUILDER, COMPARISON))
-
-    def test_extends_the_builder_in_place(self) -> None:
-        new = self.patched()
-        self.assertIn(BUILDER_AFTER, new)
-        old_loop = HANDLER_TESTS[HANDLER_TESTS.index(f"    def {BUILDER}(") :]
-        self.assertNotIn(old_loop.split("    def _make_context")[0], new)
-
-    def test_one_test_joins_the_class_and_the_stand_in_comes_before_it(self) -> None:
-        new = self.patched()
+    def test_grows_the_builder_the_class_and_the_comparison(self) -> None:
+        self.assertApplies(BEFORE, AFTER)
         self.assertEqual(
-            _class_methods(new, "TestGenerateLocally"),
-            [
-                "_make_handler",
-                BUILDER,
-                "_make_context",
-                "test_regular_request_gets_default_priority",
-                TEST,
-            ],
-        )
-        names = [n.name for n in ast.parse(new).body if isinstance(n, ast.ClassDef)]
-        self.assertEqual(names.index(STANDIN) + 1, names.index("TestGenerateLocally"))
-        self.assertEqual(_class_methods(new, "TestDefaultMaxTokens"), ["test_floors_at_one"])
-
-    def test_the_comparison_gets_one_case_after_its_own(self) -> None:
-        new = self.patched()
-        self.assertTrue(
-            new.endswith(
-                "    assert wrapper == extract_from_completion_output(output, 0, fallback_to_first_on_missing=True)\n"
-                "\n"
-                "    direct = extract_from_completion_output(\n"
-                "        output, 1, fallback_to_first_on_missing=True, include_bytes=False\n"
-                "    )\n"
-                "    output.token_ids = _CumulativeTokenIds(output.token_ids)  # the delta, not a copy\n"
-                "    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct\n"
-            )
+            added_names(),
+            (
+                "_CumulativeTokenIds",
+                "test_interleaved_choices_stream_aligned_logprobs",
+                "_make_mock_generation_result_sequence",
+                "test_trtllm_handler_matches_shared",
+            ),
         )
 
-    def test_nothing_else_moves(self) -> None:
-        new = self.patched()
-        head = HANDLER_TESTS.split("\n\n\nclass TestGenerateLocally:")[0]
-        self.assertTrue(new.startswith(head + "\n\n\nclass " + STANDIN))
-        for kept in ("class TestDefaultMaxTokens:", "def _logprob(", "def _make_context(self):"):
-            tail = HANDLER_TESTS[HANDLER_TESTS.index(kept) :].split("\n\n\n")[0]
-            self.assertIn(tail, new)
-        compile(new, "test_trtllm_handler_base.py", "exec")
+    def test_a_1_5_builder_without_cached_tokens_grows_too(self) -> None:
+        new = self.run_on(BEFORE.replace(", cached_tokens=None", ""))
+        self.assertIn("(self, prompt_logprobs_per_chunk, choices=None):", new)
 
-    def test_a_1_5_builder_without_cached_tokens_is_extended_too(self) -> None:
-        older = HANDLER_TESTS.replace(
-            "        self, prompt_logprobs_per_chunk, cached_tokens=mock.sentinel.unset\n    ):",
-            "        self, prompt_logprobs_per_chunk\n    ):",
-        )
-        self.assertNotEqual(older, HANDLER_TESTS)
-        self.assertIn(
-            "        self, prompt_logprobs_per_chunk, choices=None\n    ):", self.run_on(older)
-        )
-
-    def test_applies_in_the_wheel_layout(self) -> None:
-        self.assertEqual(self.run_on(HANDLER_TESTS, filename=self.in_wheel()), self.patched())
-
-    # --- skips --------------------------------------------------------------------
-
-    def test_other_files_are_skipped(self) -> None:
-        self.assertNotTarget(HANDLER_TESTS)
-
-    def test_patched_module_is_already_applied(self) -> None:
-        self.assertSkips(self.patched(), AlreadyApplied, "already has the response-loop test")
-
-    def test_already_applied_survives_reformatting(self) -> None:
-        spaced = self.patched().replace(
-            "return len(self._token_ids)", "return len( self._token_ids )"
-        )
-        self.assertSkips(spaced, AlreadyApplied, "already has")
+    def test_already_applied_is_skipped_however_formatted(self) -> None:
+        self.assertSkips(AFTER, AlreadyApplied, "already has the response-loop test")
+        spaced = AFTER.replace("return len(self._token_ids)", "return len( self._token_ids )")
+        self.assertSkips(spaced, AlreadyApplied, "already has the response-loop test")
 
     def test_without_the_class_the_test_is_not_carried(self) -> None:
-        """Before 1.5 the class is TestHealthCheckPriority, with no sequence builder."""
-        older = HANDLER_TESTS.replace(
-            "class TestGenerateLocally:", "class TestHealthCheckPriority:"
-        )
+        older = BEFORE.replace("class TestGenerateLocally:", "class TestHealthCheckPriority:")
         self.assertSkips(older, NotApplicable, "has no TestGenerateLocally (dynamo added it")
 
-    # --- drift, with the reason -----------------------------------------------------
-
-    def test_a_missing_builder_or_comparison_is_drift(self) -> None:
-        self.assertDrifts(
-            HANDLER_TESTS.replace(f"def {BUILDER}(", "def _make_results("),
-            f"no TestGenerateLocally.{BUILDER} to extend",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace(f"def {COMPARISON}(", "def test_wrapper("),
-            f"no module-level {COMPARISON}() to extend",
-        )
-
-    def test_a_builder_of_another_shape_is_drift(self) -> None:
-        self.assertDrifts(
-            HANDLER_TESTS.replace(
-                "            res.outputs = [output]\n", "            res.outputs = (output,)\n"
+    def test_drift(self) -> None:
+        builder = "_make_mock_generation_result_sequence"
+        cases = [
+            (
+                f"def {builder}(",
+                "def _make_results(",
+                f"no TestGenerateLocally.{builder} to extend",
             ),
-            f"a loop in TestGenerateLocally.{BUILDER} that is not the one-output shape",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace(
-                "enumerate(prompt_logprobs_per_chunk)", "enumerate(prompt_logprobs_per_chunk, 1)"
+            (
+                "def test_trtllm_handler_matches_shared(",
+                "def test_wrapper(",
+                "no module-level test_trtllm_handler_matches_shared() to extend",
             ),
-            "0 loops over enumerate(prompt_logprobs_per_chunk)",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace(
-                "        self, prompt_logprobs_per_chunk, cached_tokens",
-                "        self, chunks, cached_tokens",
+            (
+                "res.outputs = [output]",
+                "res.outputs = (output,)",
+                "that is not the one-output shape",
             ),
-            f"TestGenerateLocally.{BUILDER}(self, chunks, cached_tokens)",
-        )
-
-    def test_a_comparison_without_its_output_is_drift(self) -> None:
+            (
+                "(prompt_logprobs_per_chunk):",
+                "(prompt_logprobs_per_chunk, 1):",
+                "0 loops over enumerate(",
+            ),
+            (
+                "(self, prompt_logprobs_per_chunk, c",
+                "(self, chunks, c",
+                f"{builder}(self, chunks, cached",
+            ),
+            (
+                "    output = SimpleNamespace(",
+                "    out = SimpleNamespace(",
+                "without an `output = ...`",
+            ),
+            (
+                "def _make_context(",
+                "def _context(",
+                "no TestGenerateLocally._make_context to reuse",
+            ),
+            (
+                "from unittest.mock import MagicMock\n",
+                "",
+                "no `from unittest.mock import MagicMock`",
+            ),
+            ("import pytest\n", "from pytest import mark\n", "no `import pytest`"),
+            ("def _logprob(", "def _lp(", "no module-level `_logprob(...)`"),
+            (", pytest.mark.gpu_1", "", "`pytestmark` without gpu_1"),
+        ]
+        for old, new, found in cases:
+            with self.subTest(found):
+                self.assertDrifts(BEFORE, found, (old, new))
+        # Part of the change, or the change with other content.
+        test = METHODS[METHODS.index("    @pytest.mark.asyncio") :]
+        self.assertDrifts(AFTER, "in part or with other content", (test, ""))
+        unused = ("_CumulativeTokenIds(token_ids) if choices else token_ids", "token_ids")
+        self.assertDrifts(AFTER, "in part or with other content", unused)  # a builder without it
+        edited = ('pytest.fail("token_ids history copied")', 'pytest.fail("copied")')
         self.assertDrifts(
-            HANDLER_TESTS.replace("    output = SimpleNamespace(", "    out = SimpleNamespace("),
-            f"{COMPARISON}() without an `output = ...` to reuse",
+            AFTER, f"already there: _CumulativeTokenIds, {builder}(choices=...)", edited
         )
-
-    def test_missing_reused_helper_or_import_is_drift(self) -> None:
-        self.assertDrifts(
-            HANDLER_TESTS.replace("def _make_context(self):", "def _context(self):"),
-            "no TestGenerateLocally._make_context to reuse",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace("from unittest.mock import MagicMock\n", ""),
-            "no `from unittest.mock import MagicMock`",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace("import pytest\n", "from pytest import mark\n"),
-            "no `import pytest`",
-        )
-        self.assertDrifts(
-            HANDLER_TESTS.replace("def _logprob(", "def _lp("), "no module-level `_logprob(...)`"
-        )
-
-    def test_unmarked_module_is_drift(self) -> None:
-        self.assertDrifts(
-            HANDLER_TESTS.replace("    pytest.mark.gpu_1,\n", ""), "`pytestmark` without gpu_1"
-        )
-
-    def test_part_of_the_change_or_an_edited_one_is_drift(self) -> None:
-        patched = self.patched()
-        start = patched.index("    @pytest.mark.asyncio\n    async def test_interleaved")
-        end = patched.index("\n\nclass TestDefaultMaxTokens:")
-        self.assertDrifts(
-            patched[:start].rstrip() + "\n" + patched[end:], "in part or with other content"
-        )
-        edited = patched.replace('pytest.fail("token_ids history copied")', 'pytest.fail("copied")')
-        self.assertDrifts(edited, f"already there: {STANDIN}, {BUILDER}(choices=...)")

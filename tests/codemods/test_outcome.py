@@ -1,89 +1,65 @@
-"""Target: which file is the target (clone or wheel layout); and what each ending means
-to libcst.tool (a skip) or to the series (drift)."""
+"""Target: which file is a command's target (clone or wheel layout); and what each ending
+means to libcst.tool (a skip or a failure) and to the series."""
 
 from __future__ import annotations
 
+import contextlib
 import pickle
+from textwrap import dedent
 
+import libcst
 import pytest
-from libcst.codemod import SkipFile
+from libcst.codemod import CodemodContext, SkipFile
 
-from codemods.outcome import (
-    AlreadyApplied,
-    Drifted,
-    NotApplicable,
-    NotTarget,
-    Outcome,
-    Status,
-    Target,
-)
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, NotTarget, Outcome, Status
+from codemods.series import SERIES
+from tests.codemods.test_logprobs_helper import BEFORE
 
-TARGET = Target(
-    path="components/src/dynamo/common/backend/logprobs.py",
-    qualname="extract_from_completion_output",
-    expected="a shape",
-)
+TARGET = SERIES[0].target  # components/src/dynamo/common/backend/logprobs.py
+HERE = "/home/me/dynamo/components/src/dynamo/"
 
 
 @pytest.mark.parametrize(
-    "filename",
+    ("filename", "is_target"),
     [
-        "components/src/dynamo/common/backend/logprobs.py",
-        "/home/me/dynamo/components/src/dynamo/common/backend/logprobs.py",
-        "./components/src/dynamo/common/backend/logprobs.py",
-        "dynamo/common/backend/logprobs.py",
-        "/venv/lib/python3.12/site-packages/dynamo/common/backend/logprobs.py",
-        None,  # stdin: the caller vouches for the file
+        (TARGET.path, True),
+        (f"{HERE}common/backend/logprobs.py", True),
+        (f"./{TARGET.path}", True),
+        ("/venv/lib/python3.12/site-packages/dynamo/common/backend/logprobs.py", True),
+        (None, True),  # stdin: the caller vouches for the file
+        ("backend/logprobs.py", False),
+        (f"{HERE}vllm/logprobs.py", False),
+        ("/src/components/src/mydynamo/common/backend/logprobs.py", False),
+        (f"{HERE}common/backend/logprobs.pyi", False),
+        (f"{HERE}common/backend/logprobs.py.orig", False),
     ],
 )
-def test_the_target_in_a_clone_or_a_wheel(filename: str | None) -> None:
-    assert TARGET.is_file(filename)
-    TARGET.require_file(filename)
+def test_the_target_in_a_clone_or_a_wheel_and_nothing_else(filename, is_target) -> None:
+    assert TARGET.is_file(filename) is is_target
 
 
-@pytest.mark.parametrize(
-    "filename",
-    [
-        "logprobs.py",
-        "backend/logprobs.py",
-        "/home/me/dynamo/components/src/dynamo/vllm/logprobs.py",
-        "/home/me/dynamo/components/src/mydynamo/common/backend/logprobs.py",
-        "/home/me/dynamo/components/src/dynamo/common/backend/logprobs.pyi",
-        "/home/me/dynamo/components/src/dynamo/common/backend/logprobs.py.orig",
-    ],
-)
-def test_anything_else_is_not_the_target(filename: str) -> None:
-    assert not TARGET.is_file(filename)
-    with pytest.raises(NotTarget, match=r"^not components/src/dynamo/common/backend/logprobs\.py "):
-        TARGET.require_file(filename)
+@pytest.mark.parametrize("step", SERIES, ids=lambda s: s.codemod.__name__)
+def test_every_command_skips_what_is_not_its_target(step) -> None:
+    """The same text under another name is skipped untouched; in the wheel it is the target."""
+    tree = libcst.parse_module(dedent(BEFORE))
+    other = f"{HERE}sglang/{step.target.path.rpartition('/')[2]}"
+    with pytest.raises(NotTarget, match=f"^not {step.target.path} \\(or {step.target.wheel_path}"):
+        step.codemod(CodemodContext(filename=other)).transform_module(tree)
+    wheel = CodemodContext(filename=f"/site-packages/{step.target.wheel_path}")
+    with contextlib.suppress(AlreadyApplied, NotApplicable, Drifted):  # not NotTarget
+        step.codemod(wheel).transform_module(tree)
 
 
-def test_wheel_path_drops_the_repository_prefix() -> None:
-    assert TARGET.wheel_path == "dynamo/common/backend/logprobs.py"
-
-
-def test_skips_are_what_libcst_tool_reports_as_skipped() -> None:
-    for skip in (NotTarget, AlreadyApplied, NotApplicable):
-        assert issubclass(skip, SkipFile)
-    # Drift is a failure, never a skip.
+def test_skips_are_skips_and_drift_a_failure_that_survives_a_worker() -> None:
+    assert all(issubclass(k, SkipFile) for k in (NotTarget, AlreadyApplied, NotApplicable))
     assert not issubclass(Drifted, SkipFile)
-
-
-def test_drift_names_file_function_expected_and_found() -> None:
-    exc = Drifted(TARGET, "parameters (output, i)")
+    exc = pickle.loads(pickle.dumps(Drifted(TARGET, "parameters (output, i)")))
     assert str(exc) == (
         "components/src/dynamo/common/backend/logprobs.py: extract_from_completion_output: "
-        "expected a shape; found parameters (output, i)"
+        f"expected {TARGET.expected}; found parameters (output, i)"
     )
-    assert exc.target is TARGET and exc.found == "parameters (output, i)"
-
-
-def test_drift_survives_the_trip_back_from_a_libcst_tool_worker() -> None:
-    exc = pickle.loads(pickle.dumps(Drifted(TARGET, "parameters (output, i)")))
-    assert isinstance(exc, Drifted) and str(exc) == str(Drifted(TARGET, "parameters (output, i)"))
     assert exc.target == TARGET and exc.found == "parameters (output, i)"
 
 
 def test_only_applied_and_already_applied_are_ok() -> None:
-    ok = {s for s in Status if Outcome(TARGET, s).ok}
-    assert ok == {Status.APPLIED, Status.ALREADY_APPLIED}
+    assert {s for s in Status if Outcome(TARGET, s).ok} == {Status.APPLIED, Status.ALREADY_APPLIED}

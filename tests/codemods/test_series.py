@@ -1,228 +1,147 @@
 """run_series: the steps in order, their outcomes, and nothing returned for writing unless
-all pass; and how the test-carrying steps meet the changed-lines scope check."""
+all pass; the test-carrying steps never block the fix."""
 
 from __future__ import annotations
 
-import importlib
+from textwrap import dedent
 
 import libcst
+import pytest
 
+import tests.codemods.test_handler_call_passes_delta as handler
+import tests.codemods.test_handler_response_loop_tests as handler_tests
+import tests.codemods.test_helper_delta_tests as helper_tests
+import tests.codemods.test_logprobs_helper as helper
 from codemods import (
-    handler_call_passes_delta,
     handler_extract_forwards_delta,
     handler_response_loop_tests,
     helper_delta_tests,
     logprobs_helper,
 )
 from codemods.outcome import Status
-from codemods.series import SERIES, run_codemod, run_series
-from tests.codemods.support import TEST_MODULE
-from tests.fixtures import snippets
+from codemods.series import SERIES, SeriesResult, run_codemod, run_series
 
-HELPER_PATH = logprobs_helper.TARGET.path
-HANDLER_PATH = handler_extract_forwards_delta.PATH
-HELPER_TESTS_PATH = helper_delta_tests.PATH
-HANDLER_TEST_PATH = handler_response_loop_tests.PATH
-# The steps that make the fix itself (the series also carries regression tests).
-CORE = tuple(s for s in SERIES if s.target.path in (HELPER_PATH, HANDLER_PATH))
-PATHS = {
-    HELPER_PATH: snippets.HELPER,
-    HANDLER_PATH: snippets.HANDLER,
-    HELPER_TESTS_PATH: TEST_MODULE,
-    HANDLER_TEST_PATH: snippets.HANDLER_TESTS,
+HELPER = logprobs_helper.TARGET.path
+HANDLER = handler_extract_forwards_delta.PATH
+HELPER_TESTS = helper_delta_tests.PATH
+HANDLER_TESTS = handler_response_loop_tests.PATH
+# The twins' own befores, one per target file.
+TREE = {
+    HELPER: dedent(helper.BEFORE),
+    HANDLER: dedent(handler.BEFORE),
+    HELPER_TESTS: dedent(helper_tests.BEFORE),
+    HANDLER_TESTS: dedent(handler_tests.BEFORE),
 }
-NEW_NAMES = helper_delta_tests.added_names()
+APPLIED, SAME, NA, DRIFTED = map(
+    Status, ("applied", "already-applied", "not-applicable", "drifted")
+)
 
 
-def reader(files: dict[str, str]):
-    return lambda path: files.get(path)
+def run(files: dict[str, str | None] | None = None) -> tuple[list[Status], SeriesResult]:
+    """The series over ``TREE`` with ``files`` in place (None: the file is missing)."""
+    result = run_series({**TREE, **(files or {})}.get)
+    return [o.status for o in result.outcomes], result
 
 
-# --- the steps -----------------------------------------------------------------------
-
-
-def test_steps_run_each_command_on_its_own_target_in_order() -> None:
-    modules = [
-        logprobs_helper,
-        handler_extract_forwards_delta,
-        handler_call_passes_delta,
-        helper_delta_tests,
-        handler_response_loop_tests,
+def test_the_fix_first_then_its_tests_each_command_once() -> None:
+    assert [s.codemod.__module__.removeprefix("codemods.") for s in SERIES] == [
+        "logprobs_helper",
+        "handler_extract_forwards_delta",
+        "handler_call_passes_delta",
+        "helper_delta_tests",
+        "handler_response_loop_tests",
     ]
-    assert [s.codemod.__module__ for s in SERIES] == [m.__name__ for m in modules]
-    for step in SERIES:
-        module = importlib.import_module(step.codemod.__module__)
-        assert step.target is module.TARGET is step.codemod.TARGET
-        assert step.target.is_file(step.target.path)
-
-
-def test_series_step_for_the_helper_names_its_target() -> None:
-    step = SERIES[0]
-    assert step.codemod is logprobs_helper.LogprobsHelperDelta
-    assert step.target.path == "components/src/dynamo/common/backend/logprobs.py"
-    assert step.target.qualname == "extract_from_completion_output"
-
-
-def test_test_steps_come_after_the_fix_steps() -> None:
-    carries = [s.carries_tests for s in SERIES]
-    assert carries == sorted(carries) and carries[-2:] == [True, True]
+    assert [s.carries_tests for s in SERIES] == [False] * 3 + [True] * 2
     assert [s.adds for s in SERIES if s.adds] == [
-        NEW_NAMES,
+        helper_delta_tests.added_names(),
         handler_response_loop_tests.added_names(),
     ]
 
 
 def test_run_codemod_maps_each_ending_to_a_status() -> None:
-    tree = libcst.parse_module(snippets.HELPER)
+    tree = libcst.parse_module(TREE[HELPER])
     command = logprobs_helper.LogprobsHelperDelta
-    status, detail, new = run_codemod(command, HELPER_PATH, tree)
-    assert (status, detail, new.code) == (
-        Status.APPLIED,
-        command.DESCRIPTION,
-        snippets.HELPER_PATCHED,
-    )
-    status, detail, same = run_codemod(command, HELPER_PATH, new)
-    assert status is Status.ALREADY_APPLIED and same is new and "already takes" in detail
-    gone = libcst.parse_module("x = 1\n")
-    assert run_codemod(command, HELPER_PATH, gone)[0] is Status.NOT_APPLICABLE
-    drifted = libcst.parse_module(snippets.HELPER.replace("num_output_tokens_so_far", "i"))
-    status, detail, same = run_codemod(command, HELPER_PATH, drifted)
-    assert status is Status.DRIFTED and same is drifted
-    assert detail.startswith(f"{HELPER_PATH}: extract_from_completion_output: expected ")
+    status, detail, new = run_codemod(command, HELPER, tree)
+    assert (status, detail, new.code) == (APPLIED, command.DESCRIPTION, dedent(helper.AFTER))
+    status, detail, same = run_codemod(command, HELPER, new)
+    assert status is SAME and same is new and "already takes" in detail
+    assert run_codemod(command, HELPER, libcst.parse_module("x = 1\n"))[0] is NA
+    drifted = libcst.parse_module(TREE[HELPER].replace("num_output_tokens_so_far", "i"))
+    status, detail, same = run_codemod(command, HELPER, drifted)
+    assert status is DRIFTED and same is drifted
+    assert detail.startswith(f"{HELPER}: extract_from_completion_output: expected ")
 
 
-# --- the fix --------------------------------------------------------------------------
+def test_each_file_parsed_once_so_its_steps_build_on_each_other_and_twice_is_once() -> None:
+    statuses, result = run()
+    assert statuses == [APPLIED] * 5 and result.ok and not result.problems()
+    assert result.candidate is None  # nothing drifted: no upstream fix is looked for
+    assert set(result.changed) == set(TREE)
+    # Both handler steps' edits are in the one handler file.
+    assert 'new_token_ids=out["token_ids"]' in result.changed[HANDLER]
+    assert "new_token_ids=new_token_ids" in result.changed[HANDLER]
+    again = run_series({**TREE, **result.changed}.get)
+    assert [o.status for o in again.outcomes] == [SAME] * 5 and again.changed == {}
 
 
-def test_core_series_applies_to_the_synthetic_tree() -> None:
-    result = run_series(
-        reader({HELPER_PATH: snippets.HELPER, HANDLER_PATH: snippets.HANDLER}), CORE
-    )
-    assert [o.status for o in result.outcomes] == [Status.APPLIED] * 3
-    assert result.ok and not result.problems()
-    assert result.changed == {
-        HELPER_PATH: snippets.HELPER_PATCHED,
-        HANDLER_PATH: snippets.HANDLER_PATCHED,
-    }
-
-
-def test_the_handler_steps_see_each_others_result_and_twice_equals_once() -> None:
-    handler_steps = tuple(s for s in SERIES if s.target.path == HANDLER_PATH)
-    assert len(handler_steps) == 2
-    once = run_series(reader({HANDLER_PATH: snippets.HANDLER}), handler_steps)
-    assert once.changed == {HANDLER_PATH: snippets.HANDLER_PATCHED}
-    twice = run_series(reader(dict(once.changed)), handler_steps)
-    assert [o.status for o in twice.outcomes] == [Status.ALREADY_APPLIED] * 2
-    assert twice.changed == {}
-
-
-def test_second_run_is_already_applied_and_changes_nothing() -> None:
-    once = run_series(reader({HELPER_PATH: snippets.HELPER, HANDLER_PATH: snippets.HANDLER}), CORE)
-    twice = run_series(reader(dict(once.changed)), CORE)
-    assert [o.status for o in twice.outcomes] == [Status.ALREADY_APPLIED] * 3
-    assert twice.ok and twice.changed == {}
-
-
-def test_pre_1_3_tree_is_not_applicable_as_a_whole() -> None:
-    result = run_series(reader({HANDLER_PATH: snippets.HANDLER_INLINE}), CORE)
-    assert result.not_applicable and not result.ok
-    assert result.problems()[0].startswith("series not applicable: ")
-    assert result.changed == {}
-
-
-def test_drift_in_one_target_fails_the_series_and_nothing_is_written() -> None:
-    drifted = snippets.HANDLER.replace("output, tokens_so_far\n", "output, so_far\n")
-    result = run_series(reader({HELPER_PATH: snippets.HELPER, HANDLER_PATH: drifted}), CORE)
-    assert [o.status for o in result.outcomes] == [Status.APPLIED, Status.APPLIED, Status.DRIFTED]
-    assert not result.ok
+def test_drift_in_one_target_fails_the_series() -> None:
+    drifted = TREE[HANDLER].replace("output, tokens_so_far\n", "output, so_far\n")
+    statuses, result = run({HANDLER: drifted})
+    assert statuses == [APPLIED, APPLIED, DRIFTED, APPLIED, APPLIED] and not result.ok
     assert len(result.problems()) == 1 and "cursor `so_far`" in result.problems()[0]
 
 
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [(None, f"{HANDLER}: HandlerBase._extract_logprobs: no file"), ("def (:\n", "does not parse")],
+)
+def test_a_missing_or_unparsable_fix_target_is_drift(source: str | None, found: str) -> None:
+    statuses, result = run({HANDLER: source})
+    assert statuses[1:3] == [DRIFTED] * 2 and found in result.outcomes[1].detail
+
+
+def test_a_release_without_the_defect_is_not_applicable_as_a_whole() -> None:
+    inline = TREE[HANDLER].replace("return extract_from_completion_output(", "return (")
+    statuses, result = run({HELPER: None, HANDLER: inline})
+    assert statuses == [NA] * 5 and result.not_applicable and not result.ok
+    assert result.problems()[0].startswith("series not applicable: ")
+    assert result.changed == {} and "no change to test" in result.outcomes[-1].detail
+
+
 def test_partial_applicability_is_refused() -> None:
-    """Helper module gone while the handler still delegates: not a clean 'not applicable'."""
-    result = run_series(reader({HANDLER_PATH: snippets.HANDLER}), CORE)
-    statuses = [o.status for o in result.outcomes]
-    assert statuses == [Status.NOT_APPLICABLE, Status.APPLIED, Status.APPLIED]
-    assert not result.ok and not result.not_applicable
-    assert "refusing a partial series" in result.problems()[0]
+    """The helper module gone while the handler still delegates: not a clean skip."""
+    statuses, result = run({HELPER: None})
+    assert statuses[:3] == [NA, APPLIED, APPLIED] and not result.ok
+    assert not result.not_applicable and "refusing a partial series" in result.problems()[0]
 
 
-def test_missing_handler_file_is_drift_naming_the_file() -> None:
-    result = run_series(reader({HELPER_PATH: snippets.HELPER}), CORE)
-    assert result.outcomes[1].status is Status.DRIFTED
-    assert f"{HANDLER_PATH}: HandlerBase._extract_logprobs: expected the file" in (
-        result.outcomes[1].detail
-    )
+@pytest.mark.parametrize(
+    ("files", "index", "found"),
+    [
+        ({HELPER_TESTS: None}, 3, "the helper's regression tests are not carried"),
+        ({HANDLER_TESTS: None}, 4, "the response-loop tests are not carried"),
+        ({HANDLER_TESTS: "class TestHealthCheckPriority:\n    pass\n"}, 4, "has no TestGen"),
+    ],
+    ids=["no-helper-tests", "no-handler-tests", "handler-tests-before-1.5"],
+)
+def test_tests_that_cannot_be_carried_do_not_block_the_fix(files, index, found) -> None:
+    statuses, result = run(files)
+    assert statuses == [APPLIED] * index + [NA] + [APPLIED] * (4 - index)
+    assert result.ok and result.problems() == [] and found in result.outcomes[index].detail
+    assert len(result.changed) == 3
 
 
-def test_unparsable_file_is_drift() -> None:
-    result = run_series(
-        reader({HELPER_PATH: "def broken(:\n", HANDLER_PATH: snippets.HANDLER}), CORE
-    )
-    assert result.outcomes[0].status is Status.DRIFTED
-    assert "does not parse" in result.outcomes[0].detail
-
-
-# --- the carried tests ----------------------------------------------------------------
-
-
-def test_series_adds_both_test_targets_after_the_fix() -> None:
-    result = run_series(PATHS.get)
-    assert [o.status for o in result.outcomes] == [Status.APPLIED] * 5
-    assert result.ok
-    assert set(result.changed) == set(PATHS)
-    assert "async def test_interleaved_choices" in result.changed[HANDLER_TEST_PATH]
-    again = run_series({**PATHS, **result.changed}.get)
-    assert [o.status for o in again.outcomes] == [Status.ALREADY_APPLIED] * 5
-    assert again.changed == {}
-
-
-def test_missing_test_module_skips_its_tests_but_not_the_fix() -> None:
-    files = {k: v for k, v in PATHS.items() if k != HELPER_TESTS_PATH}
-    result = run_series(files.get)
-    statuses = [o.status for o in result.outcomes]
-    assert statuses == [Status.APPLIED] * 3 + [Status.NOT_APPLICABLE, Status.APPLIED]
-    assert result.ok and result.problems() == []
-    assert "regression tests are not carried" in result.outcomes[3].detail
-
-
-def test_drifted_test_module_blocks_the_series() -> None:
-    files = dict(PATHS)
-    files[HELPER_TESTS_PATH] = TEST_MODULE.replace("    pytest.mark.core,\n", "")
-    result = run_series(files.get)
-    assert not result.ok and result.outcomes[3].status is Status.DRIFTED
-    assert "`pytestmark` without core" in result.problems()[0]
-
-
-def test_missing_handler_test_module_skips_its_tests_but_not_the_fix() -> None:
-    files = {k: v for k, v in PATHS.items() if k != HANDLER_TEST_PATH}
-    result = run_series(files.get)
-    statuses = [o.status for o in result.outcomes]
-    assert statuses == [Status.APPLIED] * 4 + [Status.NOT_APPLICABLE]
-    assert result.ok and HANDLER_TEST_PATH not in result.changed
-    assert "response-loop tests are not carried" in result.outcomes[4].detail
-
-
-def test_drifted_handler_test_module_blocks_the_series() -> None:
-    builder = "def _make_mock_generation_result_sequence("
-    drifted = snippets.HANDLER_TESTS.replace(builder, "def _make_results(")
-    result = run_series({**PATHS, HANDLER_TEST_PATH: drifted}.get)
-    assert not result.ok and result.outcomes[4].status is Status.DRIFTED
-    assert "no TestGenerateLocally._make_mock_generation_result_sequence" in result.problems()[0]
-
-
-def test_a_handler_test_module_before_1_5_carries_no_test_but_the_fix_applies() -> None:
-    older = "class TestHealthCheckPriority:\n    def test_other(self):\n        pass\n"
-    result = run_series({**PATHS, HANDLER_TEST_PATH: older}.get)
-    assert result.ok and result.outcomes[4].status is Status.NOT_APPLICABLE
-    assert HANDLER_TEST_PATH not in result.changed and len(result.changed) == 3
-
-
-def test_not_applicable_fix_carries_no_tests() -> None:
-    files = {
-        HANDLER_PATH: snippets.HANDLER_INLINE,
-        **{k: v for k, v in PATHS.items() if "tests" in k},
-    }
-    result = run_series(files.get)
-    assert result.not_applicable and result.changed == {}
-    assert "no change to test" in result.outcomes[-1].detail
+@pytest.mark.parametrize(
+    ("files", "index", "found"),
+    [
+        ({HELPER_TESTS: TREE[HELPER_TESTS].replace("pytest.mark.core, ", "")}, 3, "core"),
+        (
+            {HANDLER_TESTS: TREE[HANDLER_TESTS].replace("_make_mock_generation", "_mk")},
+            4,
+            "no TestGenerateLocally._make_mock_generation_result_sequence",
+        ),
+    ],
+)
+def test_a_drifted_test_module_blocks_the_series(files, index, found) -> None:
+    statuses, result = run(files)
+    assert statuses[index] is DRIFTED and not result.ok and found in result.problems()[0]

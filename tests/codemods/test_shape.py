@@ -1,5 +1,5 @@
-"""The shared helpers: matching by AST, locating and replacing functions, growing a
-signature or a call in its own style, and reading the carried tests."""
+"""The shared helpers, where the twins do not reach: AST matching, a signature or an
+import grown in the module's own style, and the carried tests."""
 
 from __future__ import annotations
 
@@ -14,65 +14,41 @@ from codemods import shape
 CARRIED = Path(shape.__file__).with_name("carried")
 
 
-def fn(source: str, qualname: str) -> cst.FunctionDef:
-    found = shape.find_function(cst.parse_module(source), qualname)
-    assert found is not None
+def fn(source: str) -> cst.FunctionDef:
+    found = cst.parse_statement(source)
+    assert isinstance(found, cst.FunctionDef)
     return found
 
 
-def test_same_code_ignores_formatting_and_comments() -> None:
+def test_same_code_and_one_line() -> None:
     stmt = cst.parse_statement("x = f( a ,b )  # why\n")
-    assert shape.same_code(stmt, "x = f(a, b)")
-    assert not shape.same_code(stmt, "x = f(b, a)")
+    assert shape.same_code(stmt, "x = f(a, b)") and not shape.same_code(stmt, "x = f(b, a)")
     assert not shape.same_code(stmt, "x = (")  # a template that does not parse never matches
-
-
-def test_one_line_squeezes_and_truncates() -> None:
     node = cst.parse_expression("f(\n    a,\n    b,\n)")
-    assert shape.one_line(node) == "f( a, b, )"
-    assert shape.one_line(node, limit=6) == "f( ..."
+    assert shape.one_line(node) == "f( a, b, )" and shape.one_line(node, limit=6) == "f( ..."
 
 
-def test_find_function_by_qualname() -> None:
-    source = "def f():\n    pass\n\n\nclass C:\n    def m(self):\n        pass\n"
-    assert fn(source, "f").name.value == "f"
-    assert fn(source, "C.m").name.value == "m"
-    module = cst.parse_module(source)
-    assert shape.find_function(module, "C.f") is None
-    assert shape.find_function(module, "D.m") is None
-
-
-def test_replace_function_rebuilds_only_its_path() -> None:
-    source = "class C:\n    def m(self):\n        return 1\n\n\ndef m():\n    return 2\n"
-    module = cst.parse_module(source)
-    new = cst.parse_statement("def m(self):\n    return 3\n")
-    assert isinstance(new, cst.FunctionDef)
-    out = shape.replace_function(module, "C.m", new).code
-    assert "return 3" in out and "return 1" not in out and out.endswith("return 2\n")
-    with pytest.raises(LookupError):
-        shape.replace_function(module, "C.missing", new)
-
-
-def test_add_kwonly_param_keeps_a_one_line_signature_short() -> None:
-    f = fn("def f(a, b):\n    pass\n", "f")
+@pytest.mark.parametrize(
+    ("before", "kwonly", "after"),
+    [
+        ("def f(a, b):", True, "def f(a, b, *, c = None):"),
+        (
+            "def f(\n    a,\n    *,\n    b=1,\n):",
+            True,
+            "def f(\n    a,\n    *,\n    b=1,\n    c = None,\n):",
+        ),
+        ("def f(\n    self, a\n):", False, "def f(\n    self, a, c = None\n):"),
+    ],
+)
+def test_a_parameter_joins_in_the_signature_style(before: str, kwonly: bool, after: str) -> None:
     param = cst.Param(cst.Name("c"), default=cst.Name("None"), equal=cst.AssignEqual())
-    assert shape.code(shape.add_kwonly_param(f, param)) == "def f(a, b, *, c = None):\n    pass"
+    new = shape.add_param(fn(f"{before}\n    pass\n"), param, kwonly=kwonly)
+    assert shape.code(new) == f"{after}\n    pass"
 
 
-def test_add_kwonly_param_keeps_an_exploded_signature_exploded() -> None:
-    f = fn("def f(\n    a,\n    *,\n    b=1,\n):\n    pass\n", "f")
-    out = shape.code(shape.add_kwonly_param(f, cst.Param(cst.Name("c"))))
-    assert out == "def f(\n    a,\n    *,\n    b=1,\n    c,\n):\n    pass"
-
-
-def test_add_param_appends_a_positional_parameter() -> None:
-    f = fn("def f(\n    self, a, b=1\n):\n    pass\n", "f")
-    param = cst.Param(cst.Name("c"), default=cst.Name("None"), equal=cst.AssignEqual())
-    assert (
-        shape.code(shape.add_param(f, param)) == "def f(\n    self, a, b=1, c = None\n):\n    pass"
-    )
+def test_a_positional_parameter_is_refused_after_a_star() -> None:
     with pytest.raises(ValueError, match="takes \\*, \\*args or \\*\\*kwargs"):
-        shape.add_param(fn("def f(a, *, b):\n    pass\n", "f"), param)
+        shape.add_param(fn("def f(a, *, b):\n    pass\n"), cst.Param(cst.Name("c")))
 
 
 @pytest.mark.parametrize(
@@ -83,65 +59,31 @@ def test_add_param_appends_a_positional_parameter() -> None:
             "from collections.abc import Callable\nfrom typing import Any\n",
             "from collections.abc import Callable, Sequence\nfrom typing import Any\n",
         ),
-        ("from typing import Sequence\n", "from typing import Sequence\n"),
+        (
+            "if True:\n    from typing import Sequence\n",
+            "if True:\n    from typing import Sequence\n",
+        ),
         ("import os\n", "import os\nfrom collections.abc import Sequence\n"),
     ],
     ids=["joins-typing", "prefers-collections-abc", "already-there", "a-new-import"],
 )
 def test_with_sequence_import_follows_the_module(imports: str, after: str) -> None:
-    tree = cst.parse_module(f"{imports}\n\nx = 1\n")
-    assert shape.with_sequence_import(tree).code == f"{after}\n\nx = 1\n"
+    tree = cst.parse_module(f"{imports}\n\ndef f():\n    from typing import Sequence\n")
+    assert shape.with_sequence_import(tree).code.startswith(f"{after}\n\ndef f():")
 
 
-def test_imports_looks_at_module_level_only() -> None:
-    source = "if True:\n    from typing import Any\n\n\ndef f():\n    from typing import Optional\n"
-    tree = cst.parse_module(source)
-    assert shape.imports(tree, "typing", "Any")
-    assert not shape.imports(tree, "typing", "Optional")
+def test_param_names_and_docstring_node() -> None:
+    assert shape.param_names(fn("def f(a, /, b, *, c):\n    pass\n")) == (["a", "b"], ["c"])
+    assert shape.docstring_node(fn('def f():\n    """Doc."""\n')) is not None
+    assert shape.docstring_node(fn("def f():\n    x = 1\n")) is None
 
 
-def test_add_keyword_arg_keeps_the_call_style() -> None:
-    short = cst.parse_expression("g(a, b)")
-    assert isinstance(short, cst.Call)
-    assert shape.code(shape.add_keyword_arg(short, "k", cst.Name("v"))) == "g(a, b, k=v)"
-    exploded = cst.parse_expression("g(\n    a,\n    b,\n)")
-    assert isinstance(exploded, cst.Call)
-    out = shape.code(shape.add_keyword_arg(exploded, "k", cst.Name("v")))
-    assert out == "g(\n    a,\n    b,\n    k=v,\n)"
-
-
-def test_references_and_param_names() -> None:
-    f = fn("def f(a, /, b, *, c):\n    return mod.helper(a)\n", "f")
-    assert shape.references(f, "helper") and shape.references(f, "mod")
-    assert not shape.references(f, "other")
-    assert shape.param_names(f) == (["a", "b"], ["c"])
-
-
-def test_docstring_node() -> None:
-    assert shape.docstring_node(fn('def f():\n    """Doc."""\n', "f")) is not None
-    assert shape.docstring_node(fn("def f():\n    x = 1\n", "f")) is None
-
-
-# --- the carried tests ----------------------------------------------------------------
-
-
-def test_carried_reads_the_template_files() -> None:
+def test_the_carried_tests_are_read_and_never_collected_here() -> None:
+    """pytest's file patterns do not match them, and the dot in their stem keeps
+    ``libcst.tool list`` (which imports every .py under ``codemods``) from importing them."""
     names = sorted(p.name for p in CARRIED.glob("*.py"))
-    assert names == [
-        "handler_response_loop_tests.template.py",
-        "helper_delta_tests.template.py",
-    ]
+    assert names == ["handler_response_loop_tests.template.py", "helper_delta_tests.template.py"]
     for name in names:
-        text = shape.carried(name)
-        assert text == (CARRIED / name).read_text(encoding="utf-8")
-        cst.parse_module(text)
-
-
-@pytest.mark.parametrize("pattern", ["test_*.py", "*_test.py"])
-def test_carried_tests_are_never_collected_here(pattern: str) -> None:
-    """pytest's default file patterns do not match them, and the dot in their stem keeps
-    ``libcst.tool list`` (which imports every .py under ``codemods``) from importing them:
-    the GPU module calls ``pytest.skip`` at import time where torch has no CUDA."""
-    for path in CARRIED.glob("*.py"):
-        assert not fnmatch.fnmatch(path.name, pattern)
-        assert "." in path.name.removesuffix(".py")
+        assert shape.carried(name) == (CARRIED / name).read_text(encoding="utf-8")
+        assert not any(fnmatch.fnmatch(name, p) for p in ("test_*.py", "*_test.py"))
+        assert "." in name.removesuffix(".py")

@@ -9,7 +9,7 @@ from codemods import handler_response_loop_tests, helper_delta_tests
 from codemods.series import run_series
 from dynpatch.apply.scope import lines_changed_in
 from dynpatch.errors import ToolkitError
-from tests.codemods.support import TEST_MODULE
+from tests.codemods.test_helper_delta_tests import BEFORE as TEST_MODULE  # dynamo's shape
 from tests.fixtures import snippets
 
 NEW_NAMES = helper_delta_tests.added_names()
