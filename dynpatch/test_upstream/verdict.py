@@ -1,12 +1,5 @@
-"""The differential verdict: baseline vs patched runs of one tier, and the mutation proof.
-
-Pure functions over ``Run`` records (plus reading the trees' files for the import
-check). A tier fails when a test that passes on baseline does not pass on patched,
-when either run collected nothing or hit collection errors, when a run imported
-dynamo modules from outside its own tree, or when the tests the series carries do not
-pass on patched, fail on the baseline for the right reason and, the new ones, fail on
-their own assertions when the helper accepts ``new_token_ids`` and ignores it.
-"""
+"""The differential verdict of one tier (baseline vs patched ``Run`` records) and the
+mutation proof of the tests the series carries."""
 
 from __future__ import annotations
 
@@ -36,7 +29,7 @@ def file_rows(baseline: Run, patched: Run) -> list[FileRow]:
     for side, run in (("baseline", baseline), ("patched", patched)):
         for key, result in run.tests.items():
             path = key.split("::", 1)[0]
-            getattr(rows.setdefault(path, FileRow(path)), side)[result.outcome] += 1
+            getattr(rows.setdefault(path, FileRow(path)), side)[result] += 1
         for path in run.collect_errors:
             getattr(rows.setdefault(path, FileRow(path)), side)["error"] += 1
     return [rows[p] for p in sorted(rows)]
@@ -45,20 +38,15 @@ def file_rows(baseline: Run, patched: Run) -> list[FileRow]:
 def regressions(baseline: Run, patched: Run) -> list[str]:
     """Tests that pass on baseline and do not pass (or are gone) on patched."""
     return [
-        f"{key} ({patched.tests[key].outcome if key in patched.tests else 'not run'})"
-        for key, result in sorted(baseline.tests.items())
-        if result.outcome == "passed"
-        and (key not in patched.tests or patched.tests[key].outcome != "passed")
+        f"{key} ({patched.tests.get(key, 'not run')})"
+        for key, outcome in sorted(baseline.tests.items())
+        if outcome == "passed" and patched.tests.get(key) != "passed"
     ]
 
 
 def fail_on_both(baseline: Run, patched: Run) -> list[str]:
     bad = ("failed", "error")
-    return sorted(
-        k
-        for k, r in baseline.tests.items()
-        if r.outcome in bad and k in patched.tests and patched.tests[k].outcome in bad
-    )
+    return sorted(k for k, o in baseline.tests.items() if o in bad and patched.tests.get(k) in bad)
 
 
 def run_problems(run: Run, side: str) -> list[str]:
@@ -69,15 +57,10 @@ def run_problems(run: Run, side: str) -> list[str]:
         f"{side}: collection error in {path}: {message}"
         for path, message in sorted(run.collect_errors.items())
     ]
-    if not run.tests:
-        problems.append(f"{side}: collected 0 tests")
-    expected = len(run.tests) + len(run.collect_errors)
-    if run.junit_cases is None:
+    if run.junit is None:
         problems.append(f"{side}: no JUnit XML written")
-    elif run.junit_cases != expected:
-        problems.append(
-            f"{side}: JUnit XML has {run.junit_cases} testcases, the probe saw {expected}"
-        )
+    elif not run.tests:
+        problems.append(f"{side}: collected 0 tests")
     return problems + import_problems(run, side)
 
 
@@ -215,10 +198,10 @@ def proof(
             f"{tier} {label}: collection error in {path}: {message}"
             for path, message in sorted(run.collect_errors.items())
         ]
-    result.passed = [k for k in tests if patched.tests[k].outcome == "passed"]
+    result.passed = [k for k in tests if patched.tests[k] == "passed"]
     result.failed = [k for k in tests if right_reason(k, mutant.failures.get(k))]
     result.problems += [
-        f"{k} does not pass on patched ({patched.tests[k].outcome})"
+        f"{k} does not pass on patched ({patched.tests[k]})"
         for k in tests
         if k not in result.passed
     ]
@@ -256,7 +239,7 @@ def _unproven(
 def _what(key: str, run: Run) -> str:
     if key in run.failures:
         return f"fail on {run.failures[key]}"
-    return run.tests[key].outcome if key in run.tests else "not run"
+    return run.tests.get(key, "not run")
 
 
 def _reasons(cases: list[str], run: Run) -> str:

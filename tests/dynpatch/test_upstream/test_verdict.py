@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch.test_upstream import verdict
-from dynpatch.test_upstream.runner import CaseResult, Failure, Run
+from dynpatch.test_upstream.runner import Failure, Run
 
 LOGPROBS = "components/src/dynamo/common/backend/tests/test_logprobs.py"
 OTHER = "components/src/dynamo/common/backend/tests/test_engine.py"
@@ -24,19 +24,13 @@ def make_tree(root: Path) -> Path:
     return root
 
 
-def make_run(tree: Path, tests: dict[str, str | tuple[str, str]], **kw: object) -> Run:
-    run = Run(label="cpu-x", tree=tree, exit_code=0)
-    for key, value in tests.items():
-        outcome, message = (value, "") if isinstance(value, str) else value
-        run.tests[key] = CaseResult(outcome, message)
+def make_run(tree: Path, tests: dict[str, str], **kw: object) -> Run:
+    run = Run("cpu-x", tree, 0, dict(tests), **{"junit": tree / "x.xml", **kw})  # type: ignore[arg-type]
     run.modules = {
         "dynamo": None,
         verdict.HELPER_MODULE: str(tree / HELPER_FILE),
         "dynamo._core": "/site-packages/dynamo/_core.abi3.so",
     }
-    run.junit_cases = len(run.tests) + len(run.collect_errors)
-    for name, value in kw.items():
-        setattr(run, name, value)
     return run
 
 
@@ -71,7 +65,7 @@ def test_a_test_that_stops_passing_is_a_regression(
 
 
 def test_failing_on_both_sides_is_reported_not_blamed(trees: tuple[Path, Path]) -> None:
-    tests = {f"{OTHER}::test_video": ("failed", "ImportError: imageio"), f"{LOGPROBS}::t": "passed"}
+    tests = {f"{OTHER}::test_video": "failed", f"{LOGPROBS}::t": "passed"}
     base, patched = make_run(trees[0], tests), make_run(trees[1], tests)
     assert verdict.regressions(base, patched) == []
     assert verdict.fail_on_both(base, patched) == [f"{OTHER}::test_video"]
@@ -86,32 +80,17 @@ def test_new_tests_on_patched_only_are_not_regressions(trees: tuple[Path, Path])
     assert verdict.file_rows(base, patched)[0].patched == {"passed": 2}
 
 
-def test_collection_errors_and_empty_runs_are_failures(trees: tuple[Path, Path]) -> None:
+def test_collection_errors_empty_runs_and_missing_junit_are_failures(
+    trees: tuple[Path, Path],
+) -> None:
     broken = make_run(trees[1], {}, collect_errors={OTHER: "ModuleNotFoundError: prometheus"})
-    broken.junit_cases = 1
-    problems = verdict.run_problems(broken, "patched")
-    assert problems == [
+    assert verdict.run_problems(broken, "patched") == [
         f"patched: collection error in {OTHER}: ModuleNotFoundError: prometheus",
         "patched: collected 0 tests",
     ]
-    rows = verdict.file_rows(make_run(trees[0], {}), broken)
-    assert rows[0].patched == {"error": 1}
-
-
-def test_pytest_that_did_not_finish_is_one_problem(trees: tuple[Path, Path]) -> None:
-    run = make_run(trees[0], {}, problem="pytest did not finish (exit 4): usage error")
-    assert verdict.run_problems(run, "baseline") == [
-        "baseline: pytest did not finish (exit 4): usage error"
-    ]
-
-
-def test_junit_must_agree_with_the_probe(trees: tuple[Path, Path]) -> None:
-    run = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit_cases=3)
-    assert verdict.run_problems(run, "baseline") == [
-        "baseline: JUnit XML has 3 testcases, the probe saw 1"
-    ]
-    run.junit_cases = None
-    assert verdict.run_problems(run, "baseline") == ["baseline: no JUnit XML written"]
+    assert verdict.file_rows(make_run(trees[0], {}), broken)[0].patched == {"error": 1}
+    unwritten = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit=None)
+    assert verdict.run_problems(unwritten, "baseline") == ["baseline: no JUnit XML written"]
 
 
 # --- which copy of dynamo a run imported --------------------------------------------
