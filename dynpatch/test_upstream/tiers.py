@@ -1,14 +1,11 @@
 """The tiers of dynamo's own tests, and which of them a run does.
 
-CPU tier: ``pre_merge and gpu_0`` over the shared backend tests plus the trtllm tests
-that collect without TensorRT-LLM (dynamo's own conftest skips ``test_trtllm_*`` files
-when ``tensorrt_llm`` is missing). Stand-in tier: dynamo's gpu_1 handler test modules
-whose engine is a ``MagicMock``, on the CPU, with the toolkit's labelled test double of
-``tensorrt_llm`` and ``torch.cuda.is_available()`` answered True only while the modules
-are imported (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
-GPU tier: dynamo's trtllm stages, meant for the TRT-LLM runtime container on a GPU
-runner; only with NVIDIA's tensorrt_llm and a CUDA device (:func:`gpu_problem`), and the
-stand-in never on its path (``runner.py``).
+CPU: ``pre_merge and gpu_0`` over the shared backend tests and the trtllm tests that
+collect without TensorRT-LLM. Stand-in: dynamo's gpu_1 handler test modules over a
+``MagicMock`` engine, on the CPU, with the toolkit's labelled test double of
+``tensorrt_llm`` (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
+GPU: dynamo's trtllm stages in the TRT-LLM runtime container, only with NVIDIA's
+tensorrt_llm and a CUDA device (:func:`gpu_problem`).
 """
 
 from __future__ import annotations
@@ -51,13 +48,10 @@ CPU = Tier(
 STANDIN_MODULES = tuple(
     f"{TRTLLM_TESTS}/{name}"
     for name in (
-        "test_trtllm_handler_base.py",
-        "test_trtllm_disagg_request_id.py",
-        "test_trtllm_engine.py",
-        "test_trtllm_multimodal_processor.py",
-        "request_handlers/test_trtllm_prompt_tokens_details.py",
-        "request_handlers/test_trtllm_uuid_guard.py",
-    )
+        "test_trtllm_handler_base.py test_trtllm_disagg_request_id.py test_trtllm_engine.py "
+        "test_trtllm_multimodal_processor.py request_handlers/test_trtllm_prompt_tokens_details.py "
+        "request_handlers/test_trtllm_uuid_guard.py"
+    ).split()
 )
 STANDIN = Tier(
     "standin",
@@ -68,6 +62,7 @@ STANDIN = Tier(
     plugins=("dynpatch_standin",),
 )
 GPU = Tier("gpu", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
+ALL = (CPU, STANDIN, GPU)
 CHOICES = ("cpu", "standin", "gpu", "all")
 GPU_HOWTO = (
     "run `nox -s test-upstream -- --tier gpu` in dynamo's TRT-LLM runtime container "
@@ -133,21 +128,15 @@ def plan(
     for tier, why in ((GPU, gpu_unavailable), (STANDIN, standin_unavailable)):
         if requested in (tier.name, "all") and why:
             raise ToolkitError(f"--tier {requested}: the {tier.title} cannot run here: {why}")
-    if requested == "all":
-        return Plan((CPU, STANDIN, GPU), ())
     if requested is not None:
-        chosen = {"cpu": CPU, "standin": STANDIN, "gpu": GPU}[requested]
-        others = [t for t in (CPU, STANDIN, GPU) if t is not chosen]
-        return Plan(
-            (chosen,),
-            tuple(f"{t.title}: not run (not requested: --tier {requested})" for t in others),
-        )
-    if gpu_unavailable is None:
-        return Plan(
-            (CPU, GPU),
-            (f"{STANDIN.title}: not run (the GPU tier runs dynamo's handler tests for real)",),
-        )
-    gpu_line = f"{GPU.title}: not run ({gpu_unavailable}; to run it, {GPU_HOWTO})"
-    if standin_unavailable:
-        return Plan((CPU,), (f"{STANDIN.title}: not run ({standin_unavailable})", gpu_line))
-    return Plan((CPU, STANDIN), (gpu_line,))
+        why = {
+            t: f"not requested: --tier {requested}" for t in ALL if requested not in (t.name, "all")
+        }
+    elif gpu_unavailable is None:
+        why = {STANDIN: "the GPU tier runs dynamo's handler tests for real"}
+    else:
+        why = {STANDIN: standin_unavailable, GPU: f"{gpu_unavailable}; to run it, {GPU_HOWTO}"}
+    return Plan(
+        tuple(t for t in ALL if not why.get(t)),
+        tuple(f"{t.title}: not run ({why[t]})" for t in ALL if why.get(t)),
+    )

@@ -100,26 +100,23 @@ def imported_from(run: Run, module: str = HELPER_MODULE) -> str:
 def carried_test_functions(old: str | None, new: str) -> tuple[set[str], set[str]]:
     """Test functions (``test_x`` or ``TestX::test_x``) of ``new``: (those not in ``old``,
     those of ``old`` whose code the series changed)."""
-    before, after = _test_functions(old) if old else {}, _test_functions(new)
+    before = _test_functions(ast.parse(old).body) if old else {}
+    after = _test_functions(ast.parse(new).body)
     added = set(after) - set(before)
     changed = {name for name in set(after) & set(before) if after[name] != before[name]}
     return added, changed
 
 
-def _test_functions(source: str) -> dict[str, str]:
-    """Test function name -> its code (``ast.dump``)."""
+def _test_functions(body: list[ast.stmt], prefix: str = "") -> dict[str, str]:
+    """Test function name (``test_x``, ``TestX::test_x``) -> its code (``ast.dump``)."""
     names = {}
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name.startswith("test"):
-                names[node.name] = ast.dump(node)
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            names |= {
-                f"{node.name}::{item.name}": ast.dump(item)
-                for item in node.body
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-                and item.name.startswith("test")
-            }
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+            "test"
+        ):
+            names[prefix + node.name] = ast.dump(node)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not prefix:
+            names |= _test_functions(node.body, f"{node.name}::")
     return names
 
 
