@@ -32,11 +32,6 @@ class HookResult:
     def ok(self) -> bool:
         return not self.findings
 
-    @property
-    def result(self) -> str:
-        n = len(self.findings)
-        return f"FAIL ({n} finding{'' if n == 1 else 's'})" if n else "pass"
-
 
 def all_findings(results: Sequence[HookResult]) -> list[Finding]:
     """Every finding of ``results``, hook by hook, in the order the hooks ran."""
@@ -66,7 +61,10 @@ def markdown(results: Sequence[HookResult]) -> str:
     rows = [
         "| hook | pin | files | result |",
         "|---|---|---|---|",
-        *(f"| {r.hook} | {r.pin} | {len(r.checked)} ({r.scope}) | {r.result} |" for r in results),
+        *(
+            f"| {r.hook} | {r.pin} | {len(r.checked)} ({r.scope}) | {'pass' if r.ok else 'FAIL'} |"
+            for r in results
+        ),
     ]
     files = sorted({c for r in results for c in r.checked})
     listed = "\n".join(f"- `{c}`" for c in files)

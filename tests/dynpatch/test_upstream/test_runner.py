@@ -15,68 +15,47 @@ from dynpatch.test_upstream.runner import Failure, run_pytest
 TESTS = "components/src/dynamo/common/backend/tests"
 TEST_MODULE = """\
 import importlib.util
-
 import pytest
-
 from dynamo.common.backend.logprobs import double
-
 pytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_0]
-
 
 @pytest.fixture
 def broken():
     raise RuntimeError("fixture broke")
-
 
 @pytest.fixture
 def breaks_after():
     yield
     raise RuntimeError("teardown broke")
 
-
 def test_passes():
     assert double(2) == 4
-
 
 @pytest.mark.parametrize("x", [1, 2])
 def test_fails(x):
     assert double(x) == 3
 
-
 def test_skips():
     pytest.skip("not here")
-
 
 def test_errors(broken):
     pass
 
-
 def test_fails_then_teardown_breaks(breaks_after):
     assert double(1) == 3
-
 
 @pytest.mark.xfail(reason="known")
 def test_expected_failure():
     assert False
 
-
 def test_the_standin_is_never_inherited():
     assert importlib.util.find_spec("tensorrt_llm") is None
-
 
 class TestClass:
     def test_method(self):
         assert double(0) == 1
 """
-GPU_ONLY = """\
-import pytest
-
-pytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_1]
-
-
-def test_needs_a_gpu():
-    assert False
-"""
+GPU_ONLY = "import pytest\npytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_1]\n\n\ndef test_gpu():\n    assert False\n"
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -134,15 +113,15 @@ def test_outcomes_failures_modules_and_junit_are_read_back(
     }
     # What each failure was and where it was raised (the call's, not the teardown's).
     assert result.failures == {
-        f"{key}test_fails[1]": Failure("assert 2 == 3", module, 27),
-        f"{key}test_fails[2]": Failure("assert 4 == 3", module, 27),
+        f"{key}test_fails[1]": Failure("assert 2 == 3", module, 20),
+        f"{key}test_fails[2]": Failure("assert 4 == 3", module, 20),
         f"{key}test_errors": Failure(
-            'failed on setup with "RuntimeError: fixture broke"', module, 12
+            'failed on setup with "RuntimeError: fixture broke"', module, 8
         ),
-        f"{key}test_fails_then_teardown_breaks": Failure("assert 2 == 3", module, 39),
-        f"{key}TestClass::test_method": Failure("assert 0 == 1", module, 53),
+        f"{key}test_fails_then_teardown_breaks": Failure("assert 2 == 3", module, 29),
+        f"{key}TestClass::test_method": Failure("assert 0 == 1", module, 40),
     }
-    assert str(result.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:27)"
+    assert str(result.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:20)"
     assert list(result.collect_errors) == [broken]
     assert result.collect_errors[broken].startswith("ModuleNotFoundError: No module named 'not_")
     # The helper came from the tree; the only problem is the collection error.
@@ -158,19 +137,14 @@ def test_outcomes_failures_modules_and_junit_are_read_back(
 GUARDED = """\
 import pytest
 import torch
-
 if not torch.cuda.is_available():
     pytest.skip("needs the TRT-LLM bindings", allow_module_level=True)
-
 import tensorrt_llm
-
 pytestmark = [pytest.mark.pre_merge, pytest.mark.trtllm, pytest.mark.gpu_1]
-
 
 def test_imports_the_double_and_sees_no_cuda():
     assert tensorrt_llm.STANDIN is True
     assert torch.cuda.is_available() is False
-
 
 def test_not_selected():
     assert False
