@@ -1,10 +1,5 @@
 """The isolated env of upstream's formatters and linters at dynamo's pre-commit pins, and
-the formatting itself: isort 5.12.0 and black 23.1.0 with dynamo's settings.
-
-The linters in the same env (flake8, ruff, codespell) are run by
-:mod:`dynpatch.apply.precommit`; that every changed line lies inside a target is
-:mod:`dynpatch.apply.scope`'s check.
-"""
+the formatting itself: isort and black with dynamo's settings."""
 
 from __future__ import annotations
 

@@ -24,11 +24,10 @@ from dynpatch.standin import off_path
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
 # Marker names dynamo's tests use (registered so pytest does not warn about them).
-MARKERS = (
-    "pre_merge post_merge nightly weekly release unit integration e2e core none gpu_0 gpu_1 "
-    "gpu_2 gpu_4 gpu_8 vllm trtllm sglang multimodal unified slow timeout profiled_vram_gib "
-    "requested_trtllm_vram_gib requested_trtllm_kv_tokens"
-).split()
+MARKERS = ("pre_merge", "post_merge", "nightly", "weekly", "release", "unit", "integration")
+MARKERS += ("e2e", "core", "none", "gpu_0", "gpu_1", "gpu_2", "gpu_4", "gpu_8", "vllm", "trtllm")
+MARKERS += ("sglang", "multimodal", "unified", "slow", "timeout", "profiled_vram_gib")
+MARKERS += ("requested_trtllm_vram_gib", "requested_trtllm_kv_tokens")
 INI = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
 INI += "markers =\n" + "".join(f"    {name}\n" for name in MARKERS)
 # pytest's own exit codes for "ran to the end": all passed, some failed, none collected.

@@ -26,42 +26,42 @@ IMAGE_ENV = "DYNPATCH_CONTAINER_IMAGE"  # set by gpu-upstream.yml: the container
 @dataclass(frozen=True)
 class Tier:
     name: str
+    title: str
     dirs: tuple[str, ...]  # repository paths handed to pytest (those the tree has)
     marker: str  # pytest -m expression
-    label: str = ""  # the title's name, when not NAME
     # Put first on the tests' PYTHONPATH (after the tree) and loaded with -p.
     path: tuple[Path, ...] = ()
     plugins: tuple[str, ...] = ()
 
-    @property
-    def title(self) -> str:
-        return f"{self.label or self.name.upper()} tier"
-
 
 CPU = Tier(
-    "cpu", ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS), "pre_merge and gpu_0"
+    "cpu",
+    "CPU tier",
+    ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS),
+    "pre_merge and gpu_0",
 )
 # The gpu_1 modules that build handlers over a MagicMock engine and collect with the
 # stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
 # which the stand-in does not provide), and the modules that need CUDA or a real
 # engine (multimodal/test_trtllm_cuda_ipc.py, test_trtllm_logits_runtime.py, ...).
+_HANDLERS = "request_handlers/test_trtllm_"
 STANDIN_MODULES = tuple(
-    f"{TRTLLM_TESTS}/{name}"
+    f"{TRTLLM_TESTS}/{name}.py"
     for name in (
-        "test_trtllm_handler_base.py test_trtllm_disagg_request_id.py test_trtllm_engine.py "
-        "test_trtllm_multimodal_processor.py request_handlers/test_trtllm_prompt_tokens_details.py "
-        "request_handlers/test_trtllm_uuid_guard.py"
-    ).split()
+        *("test_trtllm_handler_base", "test_trtllm_disagg_request_id", "test_trtllm_engine"),
+        *("test_trtllm_multimodal_processor", f"{_HANDLERS}prompt_tokens_details"),
+        f"{_HANDLERS}uuid_guard",
+    )
 )
 STANDIN = Tier(
     "standin",
+    "STAND-IN tier",
     STANDIN_MODULES,
     "pre_merge and trtllm and gpu_1",
-    label="STAND-IN",
-    path=(STANDIN_DIR,),
-    plugins=("dynpatch_standin",),
+    (STANDIN_DIR,),
+    ("dynpatch_standin",),
 )
-GPU = Tier("gpu", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
+GPU = Tier("gpu", "GPU tier", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
 ALL = (CPU, STANDIN, GPU)
 CHOICES = ("cpu", "standin", "gpu", "all")
 GPU_HOWTO = (

@@ -68,26 +68,14 @@ def import_problems(run: Run, side: str) -> list[str]:
     """Every dynamo module the tree has must have come from the tree, and the helper
     module must have been imported at all (else nothing shows which copy was tested)."""
     problems = []
-    src = run.src.resolve()
-    helper = run.modules.get(HELPER_MODULE)
-    if helper is None:
+    if run.modules.get(HELPER_MODULE) is None:
         problems.append(f"{side}: {HELPER_MODULE} was not imported: cannot show which copy ran")
     for name, file in sorted(run.modules.items()):
-        if not file:
-            continue
-        own = _tree_file(src, name)
-        if own is not None and Path(file).resolve() != own:
-            problems.append(f"{side}: imported {name} from {file}, not from {own}")
+        base = run.src.resolve().joinpath(*name.split("."))  # where the tree would have it
+        own = [f.resolve() for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()]
+        if file and own and Path(file).resolve() != own[0]:
+            problems.append(f"{side}: imported {name} from {file}, not from {own[0]}")
     return problems
-
-
-def _tree_file(src: Path, module: str) -> Path | None:
-    """The file that ``module`` would be in the tree, if the tree has it."""
-    base = src.joinpath(*module.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
 
 
 def imported_from(run: Run, module: str = HELPER_MODULE) -> str:

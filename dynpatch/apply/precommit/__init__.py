@@ -1,13 +1,7 @@
-"""dynamo's pre-commit, hook by hook, on the files the series touches and its commits.
-
-The hooks and their pins are dynamo's (``.pre-commit-config.yaml`` of ai-dynamo/dynamo):
-isort 5.12.0 and black 23.1.0 (``apply`` formats the touched files with them, so they
-pass by construction), flake8 7.3.0 with their arguments on the lines the series adds
-(dynamo's own lines are not the series' to fix), ruff 0.5.2 (``--fix
---exit-non-zero-on-fix``) and codespell 2.2.4 on the whole touched files, their CI's SPDX
-copyright-header rule on every touched file, and their commit-msg DCO hook on each
-commit of the series. Each hook gives a :class:`HookResult`; any finding fails ``apply``.
-"""
+"""dynamo's pre-commit, hook by hook at its pins, on the files the series touches (isort and
+black pass by construction: ``apply`` formats with them; flake8 only on the lines the
+series adds, as dynamo's own lines are not the series' to fix) and on its commits (DCO).
+Each hook gives a :class:`HookResult`; any finding fails ``apply``."""
 
 from __future__ import annotations
 

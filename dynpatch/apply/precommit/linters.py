@@ -1,10 +1,7 @@
-"""flake8 7.3.0, ruff 0.5.2 and codespell 2.2.4 with dynamo's settings, run in the formatter
-env on a tree of the touched files; their reports as :class:`Finding` rows.
-
-The PyPI wheel the tree is made from has no repository-root ``pyproject.toml``, so
-dynamo's settings for these tools are written here, each with where it comes from
-(ai-dynamo/dynamo, ``.pre-commit-config.yaml`` and ``pyproject.toml``).
-"""
+"""flake8, ruff and codespell with dynamo's settings in the formatter env, on a tree of the
+touched files; their reports as :class:`Finding` rows. The PyPI wheel has no
+repository-root ``pyproject.toml``, so dynamo's settings are written here, each with where
+it comes from (ai-dynamo/dynamo, ``.pre-commit-config.yaml`` and ``pyproject.toml``)."""
 
 from __future__ import annotations
 

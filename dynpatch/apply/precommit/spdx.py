@@ -23,15 +23,13 @@ from dynpatch.apply.precommit.findings import Finding
 HOOK = "SPDX header"
 PIN = "dynamo's copyright-check.ps1 rule"
 
-_HASH = tuple(
-    ".containerfile .dockerignore .pbtxt .ps1 .py .sh .toml .tpl .txt .yaml .yml Dockerfile".split()
-)
+_HASH = (".containerfile", ".dockerignore", ".pbtxt", ".ps1", ".py", ".sh", ".toml", ".tpl")
+_HASH += (".txt", ".yaml", ".yml", "Dockerfile")
 _SLASHES = (".proto", ".rs")
-_IGNORED = tuple(
-    ".bat .gif .ico .ipynb .jpg .jpeg .patch .png .pyc .pyi .rst .zip .md .json .clang-format "
-    ".gitattributes .gitignore .gitkeep Cargo.lock LICENSE uv.lock rust-toolchain.toml "
-    "codespell.txt exclusions.txt".split()
-)
+_IGNORED = (".bat", ".gif", ".ico", ".ipynb", ".jpg", ".jpeg", ".patch", ".png", ".pyc", ".pyi")
+_IGNORED += (".rst", ".zip", ".md", ".json", ".clang-format", ".gitattributes", ".gitignore")
+_IGNORED += (".gitkeep", "Cargo.lock", "LICENSE", "uv.lock", "rust-toolchain.toml")
+_IGNORED += ("codespell.txt", "exclusions.txt")
 _LINES = (
     "SPDX-FileCopyrightText: Copyright (c) %%DATE%% NVIDIA CORPORATION & AFFILIATES. "
     "All rights reserved.",
