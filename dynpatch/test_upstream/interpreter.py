@@ -32,7 +32,6 @@ trt = where and dist("tensorrt_llm")  # the installed distribution, if it owns t
 owned = trt and os.path.realpath(trt.locate_file("tensorrt_llm")) == os.path.realpath(where)
 info = {
     "executable": sys.executable,
-    "python": sys.version.split()[0],
     "runtime": version("ai-dynamo-runtime"),
     "pytest": version("pytest"),
     "pytest_asyncio": version("pytest-asyncio"),
@@ -57,7 +56,6 @@ print(json.dumps(info))
 @dataclass(frozen=True)
 class Interpreter:
     executable: str
-    python: str
     runtime: str | None  # ai-dynamo-runtime version, None when not installed
     pytest: str | None
     pytest_asyncio: str | None

@@ -64,10 +64,6 @@ class Run:
     seconds: float = 0.0
     problem: str = ""  # set when pytest did not run to the end
 
-    @property
-    def src(self) -> Path:
-        return self.tree / SRC
-
 
 def pytest_command(python: str | Path, paths: list[Path], ini: Path, work: Path) -> list[str]:
     """``python -m pytest PATHS`` as dynamo's tests run here: this ini and rootdir, importlib

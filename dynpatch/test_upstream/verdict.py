@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynpatch.test_upstream.runner import Failure, Run
+from dynpatch.test_upstream.runner import SRC, Failure, Run
 
 OUTCOMES = ("passed", "failed", "skipped", "error")
 # The module whose copy decides which helper a run tested.
@@ -71,15 +71,15 @@ def import_problems(run: Run, side: str) -> list[str]:
     if run.modules.get(HELPER_MODULE) is None:
         problems.append(f"{side}: {HELPER_MODULE} was not imported: cannot show which copy ran")
     for name, file in sorted(run.modules.items()):
-        base = run.src.resolve().joinpath(*name.split("."))  # where the tree would have it
+        base = (run.tree / SRC).resolve().joinpath(*name.split("."))  # where the tree has it
         own = [f.resolve() for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()]
         if file and own and Path(file).resolve() != own[0]:
             problems.append(f"{side}: imported {name} from {file}, not from {own[0]}")
     return problems
 
 
-def imported_from(run: Run, module: str = HELPER_MODULE) -> str:
-    return run.modules.get(module) or "(not imported)"
+def imported_from(run: Run) -> str:
+    return run.modules.get(HELPER_MODULE) or "(not imported)"
 
 
 # --- the tests the series carries, and the mutation proof ---------------------------
@@ -99,9 +99,8 @@ def _test_functions(body: list[ast.stmt], prefix: str = "") -> dict[str, str]:
     """Test function name (``test_x``, ``TestX::test_x``) -> its code (``ast.dump``)."""
     names = {}
     for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-            "test"
-        ):
+        function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        if function and node.name.startswith("test"):
             names[prefix + node.name] = ast.dump(node)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not prefix:
             names |= _test_functions(node.body, f"{node.name}::")

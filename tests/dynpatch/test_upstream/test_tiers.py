@@ -19,7 +19,6 @@ from dynpatch.test_upstream.tiers import CPU, GPU, STANDIN, Plan
 VERSION = "1.6.1"
 READY = Interpreter(
     executable="/opt/trtllm/bin/python3",
-    python="3.12.3",
     runtime=VERSION,
     pytest="8.4.0",
     pytest_asyncio="1.0.0",
