@@ -44,13 +44,15 @@ CPU = Tier(
 # stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
 # which the stand-in does not provide), and the modules that need CUDA or a real
 # engine (multimodal/test_trtllm_cuda_ipc.py, test_trtllm_logits_runtime.py, ...).
-_HANDLERS = "request_handlers/test_trtllm_"
 STANDIN_MODULES = tuple(
-    f"{TRTLLM_TESTS}/{name}.py"
+    f"{TRTLLM_TESTS}/{name}"
     for name in (
-        *("test_trtllm_handler_base", "test_trtllm_disagg_request_id", "test_trtllm_engine"),
-        *("test_trtllm_multimodal_processor", f"{_HANDLERS}prompt_tokens_details"),
-        f"{_HANDLERS}uuid_guard",
+        "test_trtllm_handler_base.py",
+        "test_trtllm_disagg_request_id.py",
+        "test_trtllm_engine.py",
+        "test_trtllm_multimodal_processor.py",
+        "request_handlers/test_trtllm_prompt_tokens_details.py",
+        "request_handlers/test_trtllm_uuid_guard.py",
     )
 )
 STANDIN = Tier(
