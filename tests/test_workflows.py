@@ -48,70 +48,44 @@ def actionlint():
     return run
 
 
-def test_the_workflows_are_there() -> None:
-    assert {p.name for p in WORKFLOWS} >= {"ci.yml", "drift.yml", "gpu-upstream.yml"}
-
-
 @pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
-def test_actionlint_finds_no_problem(actionlint, path: Path) -> None:
+def test_each_workflow_passes_actionlint_reads_only_and_has_time_limits(
+    actionlint, path: Path
+) -> None:
     result = actionlint(path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-
-
-@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
-def test_each_workflow_says_it_has_never_run(path: Path) -> None:
-    header = path.read_text().split("\nname:")[0]
-    assert "NEVER RUN: GitHub is not reachable" in header
+    assert "NEVER RUN: GitHub is not reachable" in path.read_text().split("\nname:")[0]
+    workflow = yaml.safe_load(path.read_text())
+    assert workflow["permissions"] == {"contents": "read"}
+    for name, job in workflow["jobs"].items():
+        assert isinstance(job.get("timeout-minutes", 0), int), name
+        assert "timeout-minutes" in job or name == "pin", f"{rel(path)}: {name} has no time limit"
 
 
 @pytest.mark.parametrize(
-    ("broken", "expected"),
+    ("job", "expected"),
     [
         # a job needing a job that does not exist, a context not available at job level,
         # and a string where a number must be: each valid YAML
         ("needs: nowhere", 'needs job "nowhere" which does not exist in this workflow [job-needs]'),
         ("if: ${{ steps.none.outputs.x == 1 }}", 'context "steps" is not allowed here'),
         ("timeout-minutes: soon", "but found plain text node [syntax-check]"),
+        # Only gpu-upstream.yml's `gpu` label is declared; any other unknown label fails.
+        ("runs-on: [self-hosted, gpu, tpu]", 'label "tpu" is unknown'),
     ],
 )
 def test_a_broken_workflow_makes_actionlint_fail(
-    actionlint, tmp_path: Path, broken: str, expected: str
+    actionlint, tmp_path: Path, job: str, expected: str
 ) -> None:
     workflow = tmp_path / "broken.yml"
+    runs_on = "" if job.startswith("runs-on") else "    runs-on: ubuntu-latest\n"
     workflow.write_text(
-        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
-        f"    {broken}\n    steps:\n      - run: echo hi\n"
+        f"on: push\njobs:\n  a:\n{runs_on}    {job}\n    steps:\n      - run: echo hi\n"
     )
     assert yaml.safe_load(workflow.read_text())  # valid YAML: only actionlint can tell
     result = actionlint(workflow)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert expected in result.stdout
-
-
-def test_actionlint_keeps_other_unknown_runner_labels(actionlint, tmp_path: Path) -> None:
-    """Only gpu-upstream.yml's `gpu` label is declared; any other unknown label still fails."""
-    workflow = tmp_path / "labels.yml"
-    workflow.write_text(
-        "on: push\njobs:\n  a:\n    runs-on: [self-hosted, gpu, tpu]\n"
-        "    steps:\n      - run: echo hi\n"
-    )
-    result = actionlint(workflow)
-    assert result.returncode == 1
-    assert 'label "tpu" is unknown' in result.stdout and 'label "gpu"' not in result.stdout
-
-
-@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
-def test_each_workflow_may_only_read_the_repository(path: Path) -> None:
-    assert yaml.safe_load(path.read_text())["permissions"] == {"contents": "read"}
-
-
-@pytest.mark.parametrize("path", WORKFLOWS, ids=rel)
-def test_yaml_parses_with_jobs_that_have_time_limits(path: Path) -> None:
-    workflow = yaml.safe_load(path.read_text())
-    assert workflow["jobs"]
-    for name, job in workflow["jobs"].items():
-        assert isinstance(job.get("timeout-minutes", 0), int), name
-        assert "timeout-minutes" in job or name == "pin", f"{rel(path)}: {name} has no time limit"
+    assert expected in result.stdout and 'label "gpu"' not in result.stdout
 
 
 CI_SESSIONS = {
@@ -123,95 +97,76 @@ CI_SESSIONS = {
 }
 
 
-def test_ci_runs_on_push_and_pull_request() -> None:
-    # PyYAML reads the key `on` as True (YAML 1.1).
-    assert set(load("ci.yml")[True]) == {"push", "pull_request"}
-
-
-@pytest.mark.parametrize(("job", "command"), CI_SESSIONS.items())
-def test_each_ci_job_runs_its_nox_session(job: str, command: str) -> None:
-    spec = load("ci.yml")["jobs"][job]
-    assert spec["runs-on"] == "ubuntu-latest"
-    commands = [line for line in steps_text(spec).splitlines() if "nox -s" in line]
-    assert commands == [f"python3 -m pip install nox uv && {command}"]
-    python = [s for s in spec["steps"] if str(s.get("uses", "")).startswith("actions/setup-python")]
-    assert python and python[0]["with"]["python-version"] == "3.11"
-
-
-def test_ci_has_exactly_those_jobs() -> None:
-    assert set(load("ci.yml")["jobs"]) == set(CI_SESSIONS)
-
-
-@pytest.mark.parametrize("job", ["test-upstream", "verify", "bench"])
-def test_torch_comes_from_the_cpu_index_where_the_replay_runs(job: str) -> None:
-    env = load("ci.yml")["jobs"][job]["env"]
-    assert env["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
-    assert env["UV_TORCH_BACKEND"] == "cpu"  # uv does not read PIP_* settings
-
-
-def test_the_bench_job_installs_valgrind_first() -> None:
-    steps = load("ci.yml")["jobs"]["bench"]["steps"]
-    runs = [str(s.get("run", "")) for s in steps]
+def test_ci_runs_one_nox_session_per_job_on_push_and_pull_request() -> None:
+    ci = load("ci.yml")
+    assert set(ci[True]) == {"push", "pull_request"}  # PyYAML reads the key `on` as True
+    assert set(ci["jobs"]) == set(CI_SESSIONS)
+    for job, command in CI_SESSIONS.items():
+        spec = ci["jobs"][job]
+        assert spec["runs-on"] == "ubuntu-latest"
+        commands = [line for line in steps_text(spec).splitlines() if "nox -s" in line]
+        assert commands == [f"python3 -m pip install nox uv && {command}"]
+        setup = [
+            s for s in spec["steps"] if str(s.get("uses", "")).startswith("actions/setup-python")
+        ]
+        assert setup and setup[0]["with"]["python-version"] == "3.11"
+    for job in ("test-upstream", "verify", "bench"):  # torch from the CPU index, for the replay
+        env = ci["jobs"][job]["env"]
+        assert env["PIP_EXTRA_INDEX_URL"] == "https://download.pytorch.org/whl/cpu"
+        assert env["UV_TORCH_BACKEND"] == "cpu"  # uv does not read PIP_* settings
+    runs = [str(s.get("run", "")) for s in ci["jobs"]["bench"]["steps"]]
     valgrind = next(i for i, r in enumerate(runs) if "apt-get install -y valgrind" in r)
     assert valgrind < next(i for i, r in enumerate(runs) if "nox -s bench" in r)
 
 
-def test_drift_runs_weekly_and_by_hand() -> None:
-    on = load("drift.yml")[True]
-    assert set(on) == {"schedule", "workflow_dispatch"}
-    _minute, _hour, day, month, weekday = on["schedule"][0]["cron"].split()
+def step(job: dict, match: str) -> tuple[int, dict]:
+    """The first step of ``job`` whose ``uses`` or ``run`` holds ``match``, and its index."""
+    return next(
+        (i, s) for i, s in enumerate(job["steps"]) if match in f"{s.get('uses')}{s.get('run')}"
+    )
+
+
+def test_drift_runs_weekly_one_row_per_listed_release_then_joins_them() -> None:
+    drift = load("drift.yml")
+    assert set(drift[True]) == {"schedule", "workflow_dispatch"}
+    _minute, _hour, day, month, weekday = drift[True]["schedule"][0]["cron"].split()
     assert (day, month) == ("*", "*") and weekday != "*"
-
-
-def test_drift_matrix_is_built_from_the_list_job_output() -> None:
-    jobs = load("drift.yml")["jobs"]
-    listing = jobs["list"]
+    listing, release, join = (drift["jobs"][name] for name in ("list", "release", "join"))
     # The toolkit alone: the matrix session's extras would bring PyPI's (CUDA) torch.
     assert "python3 -m pip install -e .\n" in steps_text(listing) + "\n"
     assert "nox" not in steps_text(listing) and "PIP_EXTRA_INDEX_URL" not in listing.get("env", {})
-    step = next(s for s in listing["steps"] if s.get("id") == "list")
-    assert 'versions="$(python -m dynpatch matrix --list-json)"' in step["run"]
-    assert '"versions=$versions" >> "$GITHUB_OUTPUT"' in step["run"]
+    run = step(listing, "matrix --list-json")[1]["run"]
+    assert 'versions="$(python -m dynpatch matrix --list-json)"' in run
+    assert '"versions=$versions" >> "$GITHUB_OUTPUT"' in run
     assert listing["outputs"]["versions"] == "${{ steps.list.outputs.versions }}"
-
-    release = jobs["release"]
-    assert release["needs"] == "list"
-    assert release["strategy"]["fail-fast"] is False
+    assert release["needs"] == "list" and release["strategy"]["fail-fast"] is False
     assert release["strategy"]["matrix"] == {
         "version": "${{ fromJSON(needs.list.outputs.versions) }}"
     }
     assert release["env"]["VERSION"] == "${{ matrix.version }}"
-    assert (
-        'nox -s matrix -- --versions "$VERSION" "$newest" --out "out/matrix/rows/$VERSION"'
-        in steps_text(release)
+    matrix, _ = step(
+        release, 'nox -s matrix -- --versions "$VERSION" "$newest" --out "out/matrix/rows/$VERSION"'
     )
-    upload = next(s for s in release["steps"] if "upload-artifact" in str(s.get("uses")))
-    assert upload["with"]["path"] == "out/matrix/rows/${{ matrix.version }}/"
-    assert upload["if"] == "always()"
-
-
-def test_drift_keeps_the_trust_on_first_use_records_between_runs() -> None:
-    steps = load("drift.yml")["jobs"]["release"]["steps"]
-    uses = [str(s.get("uses", "")) for s in steps]
-    restore = next(i for i, u in enumerate(uses) if u.startswith("actions/cache/restore@"))
-    save = next(i for i, u in enumerate(uses) if u.startswith("actions/cache/save@"))
-    matrix = next(i for i, s in enumerate(steps) if "nox -s matrix" in str(s.get("run", "")))
-    assert restore < matrix < save
-    assert steps[restore]["with"]["path"] == steps[save]["with"]["path"] == "vendor/cache/tofu"
-    assert steps[restore]["with"]["restore-keys"] == "tofu-"
-    assert steps[save]["if"].startswith("always()")  # a drift is when the records matter
-
-
-def test_drift_join_runs_after_every_row_and_its_failure_fails_the_workflow() -> None:
-    join = load("drift.yml")["jobs"]["join"]
+    _, upload = step(release, "upload-artifact")
+    assert (
+        upload["with"]["path"] == "out/matrix/rows/${{ matrix.version }}/"
+        and upload["if"] == "always()"
+    )
+    # The trust-on-first-use records are kept between runs (a drift is when they matter).
+    (restore, restored), (save, saved) = (
+        step(release, "cache/restore@"),
+        step(release, "cache/save@"),
+    )
+    assert restore < matrix < save and saved["if"].startswith("always()")
+    assert restored["with"]["path"] == saved["with"]["path"] == "vendor/cache/tofu"
+    assert restored["with"]["restore-keys"] == "tofu-"
+    # The join runs after every row, and its exit status is the workflow's.
     assert "release" in join["needs"] and join["if"] == "always()"
     text = steps_text(join)
     assert "python -m dynpatch matrix-join out/matrix/rows --out out/matrix" in text
-    assert 'exit "$status"' in text  # the join's exit status is the step's
-    assert 'cat out/matrix/matrix.md >> "$GITHUB_STEP_SUMMARY"' in text
+    assert 'exit "$status"' in text and 'cat out/matrix/matrix.md >> "$GITHUB_STEP_SUMMARY"' in text
     assert not any(s.get("continue-on-error") for s in join["steps"])
-    download = next(s for s in join["steps"] if "download-artifact" in str(s.get("uses")))
-    assert download["with"]["pattern"] == "matrix-row-*"
+    assert step(join, "download-artifact")[1]["with"]["pattern"] == "matrix-row-*"
     uploads = [s for s in join["steps"] if "upload-artifact" in str(s.get("uses"))]
     assert "out/matrix/matrix.md" in uploads[-1]["with"]["path"]
 

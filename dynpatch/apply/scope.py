@@ -23,11 +23,6 @@ def added_lines(old: str, new: str) -> set[int]:
     return lines
 
 
-def removed_lines(old: str, new: str) -> set[int]:
-    """1-based line numbers of ``old`` that the diff old -> new removes or changes."""
-    return added_lines(new, old)
-
-
 def function_span(source: str, qualname: str) -> tuple[int, int] | None:
     """First (decorators included) and last line of ``qualname`` in ``source``."""
     *outer, name = qualname.split(".")
@@ -64,39 +59,35 @@ def lines_changed_in(
     Raises when any changed line lies outside every target: formatting or a codemod
     touched code the series has no business touching.
     """
-    added_lines_, removed = added_lines(old, new), removed_lines(old, new)
+    plus, minus = added_lines(old, new), added_lines(new, old)  # lines of new, of old
     counts: dict[str, tuple[int, int]] = {}
+
+    def take(
+        label: str, new_spans: list[tuple[int, int]], old_spans: list[tuple[int, int]]
+    ) -> None:
+        inside = {n for n in plus if any(a <= n <= b for a, b in new_spans)}
+        gone = {n for n in minus if any(a <= n <= b for a, b in old_spans)}
+        before = counts.get(label, (0, 0))
+        counts[label] = (before[0] + len(inside), before[1] + len(gone))
+        plus.difference_update(inside)
+        minus.difference_update(gone)
+
     for qualname in qualnames:
-        new_span, old_span = function_span(new, qualname), function_span(old, qualname)
-        inside_new = {n for n in added_lines_ if new_span and new_span[0] <= n <= new_span[1]}
-        inside_old = {n for n in removed if old_span and old_span[0] <= n <= old_span[1]}
-        counts[qualname] = (len(inside_new), len(inside_old))
-        added_lines_ -= inside_new
-        removed -= inside_old
+        spans = function_span(new, qualname), function_span(old, qualname)
+        take(qualname, *([s] if s else [] for s in spans))
     old_body = ast.parse(old).body
     for label, names in (added or {}).items():
-        spans = definition_spans(new, names)
-        old_spans = definition_spans(old, [n for n in names if _definition(old_body, n)])
-        inside = {n for n in added_lines_ if any(a <= n <= b for a, b in spans)}
-        gone = {n for n in removed if any(a <= n <= b for a, b in old_spans)}
-        counts[label] = (len(inside), len(gone))
-        added_lines_ -= inside
-        removed -= gone
+        in_old = [n for n in names if _definition(old_body, n)]
+        take(label, definition_spans(new, names), definition_spans(old, in_old))
     for label, names in (imports or {}).items():
         new_spans, modules = _from_imports(new, names=set(names))
-        old_spans, _ = _from_imports(old, modules=modules)
-        inside = {n for n in added_lines_ if any(a <= n <= b for a, b in new_spans)}
-        gone = {n for n in removed if any(a <= n <= b for a, b in old_spans)}
-        added_before, removed_before = counts.get(label, (0, 0))
-        counts[label] = (added_before + len(inside), removed_before + len(gone))
-        added_lines_ -= inside
-        removed -= gone
-    if added_lines_ or removed:
-        where = sorted(added_lines_)[:1] or sorted(removed)[:1]
-        side = "new" if added_lines_ else "old"
+        take(label, new_spans, _from_imports(old, modules=modules)[0])
+    if plus or minus:
+        where = sorted(plus)[:1] or sorted(minus)[:1]
+        side = "new" if plus else "old"
         targets = [*qualnames, *(added or {})]
         raise ToolkitError(
-            f"{len(added_lines_) + len(removed)} changed line(s) outside "
+            f"{len(plus) + len(minus)} changed line(s) outside "
             f"{', '.join(targets)} (first at {side} line {where[0]}): refusing unrelated churn"
         )
     return counts

@@ -1,36 +1,20 @@
-"""Stage 3, format: upstream's own formatters at upstream's versions.
-
-The touched files are run through isort 5.12.0 and black 23.1.0 (dynamo's pre-commit
-pins and settings) in an isolated virtual environment under ``vendor/tools/``, which
-also holds the linters of dynamo's pre-commit at their pins: flake8 7.3.0 with upstream's
-arguments (here: its reports on the changed lines), ruff 0.5.2 and codespell 2.2.4 (run
-by :mod:`dynpatch.apply.precommit`). That every changed line lies inside a target is
-:mod:`dynpatch.apply.scope`'s check.
-"""
+"""The isolated env of upstream's formatters and linters at dynamo's pre-commit pins, and
+the formatting itself: isort and black with dynamo's settings."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import venv
 from collections.abc import Mapping
 from pathlib import Path
 
-from dynpatch.apply import scope
-from dynpatch.apply.precommit import linters
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 
 # dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.pin() reads them here.
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4")
-FLAKE8_ARGS = (
-    "--max-line-length=88",
-    "--select=C,E,F,W,B,B950",
-    "--extend-ignore=E203,E501",
-)
 
 
 def tools_python(vendor: Path) -> Path:
@@ -82,26 +66,3 @@ def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
         raise ToolkitError(f"isort/black failed on the patched files: {result.last_line()}")
     formatted: dict[str, str] = json.loads(result.stdout)
     return formatted
-
-
-def flake8_on_changed_lines(
-    old: Mapping[str, str], new: Mapping[str, str], python: Path
-) -> list[str]:
-    """flake8 reports (upstream arguments) that fall on lines the change added."""
-    with tempfile.TemporaryDirectory(prefix="dynpatch-flake8-") as tmp:
-        paths = linters.write_tree(Path(tmp), dict(new))
-        result = proc.run(
-            [str(python), "-m", "flake8", "--isolated", *FLAKE8_ARGS, *map(str, paths)],
-            doing="flake8",
-            timeout=600,
-            cwd=tmp,
-        )
-        if result.returncode not in (0, 1):
-            raise ToolkitError(f"flake8 failed to run: {result.last_line()}")
-        reports = []
-        for line in result.stdout.splitlines():
-            file, lineno, *_ = line.split(":", 3)
-            rel = os.path.relpath(file, tmp)
-            if int(lineno) in scope.added_lines(old.get(rel, ""), new[rel]):
-                reports.append(f"{rel}:{line.split(':', 1)[1]}")
-        return reports

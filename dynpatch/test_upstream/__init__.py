@@ -302,8 +302,8 @@ def _details(
         if run is None:
             return None
         counts: dict[str, int] = {}
-        for r in run.tests.values():
-            counts[r.outcome] = counts.get(r.outcome, 0) + 1
+        for outcome in run.tests.values():
+            counts[outcome] = counts.get(outcome, 0) + 1
         return {
             "tree": console.rel(run.tree),
             "exit_code": run.exit_code,

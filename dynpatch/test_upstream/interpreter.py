@@ -1,10 +1,5 @@
-"""What a Python interpreter offers dynamo's tests: asked of the interpreter itself.
-
-The CPU tier runs in this toolkit's nox venv; the GPU tier runs in the TRT-LLM
-container's own Python. Either way the facts (dynamo runtime version, pytest,
-where tensorrt_llm resolves and its installed version, CUDA and the GPU) come from
-running a short script under that interpreter, with the tests' ``PYTHONPATH``.
-"""
+"""What a Python interpreter offers dynamo's tests (this toolkit's nox venv, or the TRT-LLM
+container's own Python), asked of the interpreter itself with the tests' ``PYTHONPATH``."""
 
 from __future__ import annotations
 
@@ -22,30 +17,26 @@ from dynpatch.standin import off_path
 _SCRIPT = r"""
 import importlib.metadata as md, importlib.util as iu, json, os, sys
 
-def version(dist):
+def dist(name):
     try:
-        return md.version(dist)
+        return md.distribution(name)
     except md.PackageNotFoundError:
         return None
 
-def owner_version(where):  # of the installed distribution owning the folder `where`
-    try:
-        dist = md.distribution("tensorrt_llm")
-    except md.PackageNotFoundError:
-        return None
-    same = os.path.realpath(dist.locate_file("tensorrt_llm")) == os.path.realpath(where)
-    return dist.version if same else None
+def version(name):
+    return getattr(dist(name), "version", None)
 
 spec = iu.find_spec("tensorrt_llm")
 where = spec and (list(spec.submodule_search_locations or []) or [spec.origin])[0]
+trt = where and dist("tensorrt_llm")  # the installed distribution, if it owns that folder
+owned = trt and os.path.realpath(trt.locate_file("tensorrt_llm")) == os.path.realpath(where)
 info = {
     "executable": sys.executable,
-    "python": sys.version.split()[0],
     "runtime": version("ai-dynamo-runtime"),
     "pytest": version("pytest"),
     "pytest_asyncio": version("pytest-asyncio"),
     "tensorrt_llm": where or None,
-    "tensorrt_llm_version": owner_version(where) if where else None,
+    "tensorrt_llm_version": trt.version if owned else None,
     "torch": iu.find_spec("torch") is not None,
     "cuda": None,
     "cuda_error": "",
@@ -65,7 +56,6 @@ print(json.dumps(info))
 @dataclass(frozen=True)
 class Interpreter:
     executable: str
-    python: str
     runtime: str | None  # ai-dynamo-runtime version, None when not installed
     pytest: str | None
     pytest_asyncio: str | None

@@ -24,20 +24,22 @@ from dynpatch.trees import Trees
 
 def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
     """A clone of the baseline at ``dest`` with the patched ``test_files``."""
-    gitio.clone_at(trees.baseline, trees.base, dest)
-    for path in sorted(test_files):
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(target, (trees.patched / path).read_text())
-    return dest
+    patched = {path: (trees.patched / path).read_text() for path in test_files}
+    return _clone(trees.baseline, trees.base, dest, patched)
 
 
 def build_ignored(trees: Trees, dest: Path) -> Path:
     """A clone of the patched tree at ``dest`` whose helper is the baseline's, accepting
     ``new_token_ids`` and ignoring it."""
-    gitio.clone_at(trees.patched, "HEAD", dest)
-    baseline = (trees.baseline / TARGET.path).read_text()
-    files.write_atomic(dest / TARGET.path, accept_and_ignore(baseline))
+    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text())
+    return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
+
+
+def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
+    gitio.clone_at(tree, ref, dest)
+    for path, text in changed.items():
+        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(dest / path, text)
     return dest
 
 

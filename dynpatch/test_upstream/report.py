@@ -36,15 +36,16 @@ def short(path: str) -> str:
     return f"{name}{sep}{test}"
 
 
-def _cells(counts: Counter[str]) -> list[str]:
-    return [str(counts.get(o, 0)) for o in OUTCOMES]
-
-
-def _total(rows: list[FileRow], side: str) -> Counter[str]:
-    total: Counter[str] = Counter()
-    for row in rows:
-        total.update(getattr(row, side))
-    return total
+def _rows(section: Section) -> list[tuple[str | None, list[str]]]:
+    """(test file, its counts on both sides) per row, then (None, the totals)."""
+    rows = [(r.path, r.baseline, r.patched) for r in section.rows]
+    base, patched = (
+        sum((getattr(r, side) for r in section.rows), Counter()) for side in ("baseline", "patched")
+    )
+    return [
+        (path, [str(c.get(o, 0)) for c in (b, p) for o in OUTCOMES])
+        for path, b, p in [*rows, (None, base, patched)]
+    ]
 
 
 def print_section(console: Console, section: Section) -> None:
@@ -53,40 +54,22 @@ def print_section(console: Console, section: Section) -> None:
     for side in ("base", "patched"):  # "base": the table fits 120 columns
         for name in HEAD:
             table.add_column(f"{side}\n{name}", justify="right")
-    for row in section.rows:
-        table.add_row(short(row.path), *_cells(row.baseline), *_cells(row.patched))
-    table.add_row(
-        "[bold]total[/]",
-        *_cells(_total(section.rows, "baseline")),
-        *_cells(_total(section.rows, "patched")),
-    )
+    for path, cells in _rows(section):
+        table.add_row(short(path) if path else "[bold]total[/]", *cells)
     console.print(table)
     for line in section.lines:
         console.print(line, markup=False)
 
 
 def markdown(sections: list[Section], lines: list[str]) -> str:
+    heads = [f"{side} {h}" for side in ("baseline", "patched") for h in HEAD]
     out: list[str] = []
     for section in sections:
-        out.append(f"**{section.title}**\n")
-        out.append(
-            "| test file | "
-            + " | ".join(f"baseline {h}" for h in HEAD)
-            + " | "
-            + " | ".join(f"patched {h}" for h in HEAD)
-            + " |"
-        )
-        out.append("|---|" + "---:|" * (2 * len(HEAD)))
-        for row in section.rows:
-            cells = [*_cells(row.baseline), *_cells(row.patched)]
-            out.append(f"| `{row.path.removeprefix(PREFIX)}` | " + " | ".join(cells) + " |")
-        totals = [
-            *_cells(_total(section.rows, "baseline")),
-            *_cells(_total(section.rows, "patched")),
-        ]
-        out.append("| **total** | " + " | ".join(totals) + " |")
-        out.append("")
-        out.extend(f"- {line}" for line in section.lines)
-        out.append("")
+        out += [f"**{section.title}**\n", f"| test file | {' | '.join(heads)} |"]
+        out.append("|---|" + "---:|" * len(heads))
+        for path, cells in _rows(section):
+            name = f"`{path.removeprefix(PREFIX)}`" if path else "**total**"
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out += ["", *(f"- {line}" for line in section.lines), ""]
     out.extend(f"- {line}" for line in lines)
     return "\n".join(out) + "\n"

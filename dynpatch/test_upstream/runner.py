@@ -4,8 +4,8 @@ pytest runs in a subprocess under the chosen interpreter with the tree's
 ``components/src`` first on ``PYTHONPATH``, ``--import-mode=importlib`` (``dynamo`` is
 a namespace package shared with the runtime wheel) and a root directory outside the
 tree (inside it, importlib mode resolves ``dynamo`` to the tree alone and the
-runtime's ``dynamo._core`` is lost). Our probe plugin records outcomes and imported
-module files; pytest writes JUnit XML beside it.
+runtime's ``dynamo._core`` is lost). Outcomes come from the JUnit XML pytest writes; our
+probe plugin records which file each dynamo module was imported from.
 """
 
 from __future__ import annotations
@@ -23,52 +23,17 @@ from dynpatch.standin import off_path
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
-
 # Marker names dynamo's tests use (registered so pytest does not warn about them).
-MARKERS = [
-    "pre_merge",
-    "post_merge",
-    "nightly",
-    "weekly",
-    "release",
-    "unit",
-    "integration",
-    "e2e",
-    "core",
-    "none",
-    "gpu_0",
-    "gpu_1",
-    "gpu_2",
-    "gpu_4",
-    "gpu_8",
-    "vllm",
-    "trtllm",
-    "sglang",
-    "multimodal",
-    "unified",
-    "slow",
-    "timeout",
-    "profiled_vram_gib",
-    "requested_trtllm_vram_gib",
-    "requested_trtllm_kv_tokens",
-]
-
-INI = "\n".join(
-    [
-        "[pytest]",
-        "asyncio_mode = auto",
-        "asyncio_default_fixture_loop_scope = function",
-        "markers =",
-        *(f"    {name}" for name in MARKERS),
-        "",
-    ]
-)
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    outcome: str  # passed | failed | skipped | error
-    message: str = ""
+MARKERS = ("pre_merge", "post_merge", "nightly", "weekly", "release", "unit", "integration")
+MARKERS += ("e2e", "core", "none", "gpu_0", "gpu_1", "gpu_2", "gpu_4", "gpu_8", "vllm", "trtllm")
+MARKERS += ("sglang", "multimodal", "unified", "slow", "timeout", "profiled_vram_gib")
+MARKERS += ("requested_trtllm_vram_gib", "requested_trtllm_kv_tokens")
+INI = "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+INI += "markers =\n" + "".join(f"    {name}\n" for name in MARKERS)
+# pytest's own exit codes for "ran to the end": all passed, some failed, none collected.
+_FINISHED = (0, 1, 5)
+# The last line of a pytest traceback: where the exception was raised.
+_RAISED = re.compile(r"^(?P<path>.+):(?P<line>\d+): \S+$")
 
 
 @dataclass(frozen=True)
@@ -85,24 +50,19 @@ class Failure:
 
 @dataclass
 class Run:
-    """One pytest run: outcomes keyed ``repo/path.py::test[param]``."""
+    """One pytest run: outcomes (passed, failed, skipped, error) keyed
+    ``repo/path.py::test[param]``."""
 
     label: str  # e.g. "cpu-patched"
     tree: Path
     exit_code: int
-    tests: dict[str, CaseResult] = field(default_factory=dict)
+    tests: dict[str, str] = field(default_factory=dict)
     collect_errors: dict[str, str] = field(default_factory=dict)  # repo path -> message
     modules: dict[str, str | None] = field(default_factory=dict)  # name -> file
     junit: Path | None = None
-    junit_cases: int | None = None  # testcases in the JUnit XML
-    failures: dict[str, Failure] = field(default_factory=dict)  # from the JUnit XML
+    failures: dict[str, Failure] = field(default_factory=dict)
     seconds: float = 0.0
     problem: str = ""  # set when pytest did not run to the end
-    output_tail: str = ""
-
-    @property
-    def src(self) -> Path:
-        return self.tree / SRC
 
 
 def pytest_command(python: str | Path, paths: list[Path], ini: Path, work: Path) -> list[str]:
@@ -129,33 +89,20 @@ def run_pytest(
     ``path`` goes on ``PYTHONPATH`` right after the tree, ``plugins`` are loaded with -p."""
     work.mkdir(parents=True, exist_ok=True)
     junit_dir.mkdir(parents=True, exist_ok=True)
-    ini = work / "pytest.ini"
+    ini, probe_out, junit = work / "pytest.ini", work / "probe.json", junit_dir / f"{label}.xml"
     files.write_atomic(ini, INI)
-    probe_out = work / "probe.json"
     probe_out.unlink(missing_ok=True)
-    junit = junit_dir / f"{label}.xml"
     junit.unlink(missing_ok=True)
     cmd = [
         *pytest_command(python, [tree / t for t in targets], ini, work),
-        "-p",
-        "dynpatch_probe",
-        *(arg for plugin in plugins for arg in ("-p", plugin)),
-        # xunit1: each testcase names its file, so a failure is matched to its test.
-        "--junitxml",
-        str(junit),
-        "-o",
-        f"junit_suite_name=dynamo-{label}",
-        "-o",
-        "junit_family=xunit1",
-        "--continue-on-collection-errors",
-        "-q",
-        "-rfE",
+        *("-p", "dynpatch_probe", *(arg for plugin in plugins for arg in ("-p", plugin))),
+        # xunit1: each testcase names its file and line, so a failure is matched to its test.
+        *("--junitxml", str(junit), "-o", f"junit_suite_name=dynamo-{label}"),
+        *("-o", "junit_family=xunit1", "--continue-on-collection-errors", "-q", "-rfE"),
+        *(("-m", marker) if marker else ()),
     ]
-    if marker:
-        cmd += ["-m", marker]
     inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via ``path``
-    env = dict(os.environ)
-    env |= {
+    env = os.environ | {
         # The tree first: it must win over any installed dynamo.
         "PYTHONPATH": os.pathsep.join(
             [str(tree / SRC), *map(str, path), str(PLUGIN_DIR), *inherited]
@@ -173,63 +120,49 @@ def run_pytest(
     (work / "pytest-output.txt").write_text(output)
     run = Run(label, tree, exit_code, junit=junit if junit.is_file() else None)
     run.seconds = time.perf_counter() - start
-    run.output_tail = "\n".join(output.strip().splitlines()[-15:])
-    _read_probe(run, probe_out)
+    if exit_code not in _FINISHED:
+        last = (output.strip().splitlines() or ["no output"])[-1]
+        run.problem = f"pytest did not finish (exit {exit_code}): {last}"
+        return run
+    if probe_out.is_file():
+        probe = json.loads(probe_out.read_text())
+        run.modules = probe["modules"]
+        run.collect_errors = {_repo_path(tree, p): m for p, m in probe["collect_errors"].items()}
     _read_junit(run, work)
     return run
 
 
-# pytest's own exit codes for "ran to the end": all passed, some failed, none collected.
-_FINISHED = (0, 1, 5)
-
-
-def _read_probe(run: Run, probe_out: Path) -> None:
-    if run.exit_code not in _FINISHED or not probe_out.is_file():
-        last = (run.output_tail.splitlines() or ["no output"])[-1]
-        run.problem = f"pytest did not finish (exit {run.exit_code}): {last}"
-        return
-    data = json.loads(probe_out.read_text())
-    for key, value in data["tests"].items():
-        path, _, name = key.partition("::")
-        run.tests[f"{_repo_path(run.tree, path)}::{name}"] = CaseResult(
-            value["outcome"] or "error", value["message"]
-        )
-    for error in data["collect_errors"]:
-        run.collect_errors[_repo_path(run.tree, error["path"])] = error["message"]
-    run.modules = data["modules"]
-
-
 def _read_junit(run: Run, rootdir: Path) -> None:
-    """The testcase count, and each failure's first line and where it was raised (the
-    last traceback entry's ``path:line: Type``). Paths are relative to ``rootdir``."""
-    if run.junit is None:
-        return
+    """Each testcase's outcome, and for each failure its first line and where it was raised
+    (the last traceback entry's ``path:line: Type``). Paths in the XML are relative to ``rootdir``."""
     try:
-        root = ET.parse(run.junit).getroot()
+        cases = ET.parse(run.junit).getroot().findall(".//testcase") if run.junit else []
     except ET.ParseError:
+        run.junit = None  # a broken file is no record
         return
-    cases = root.findall(".//testcase")
-    run.junit_cases = len(cases)
     for case in cases:
+        if case.get("line") is None:  # a collection error: the probe's record has its path
+            continue
         bad = case.find("failure")
         bad = case.find("error") if bad is None else bad
-        if bad is None or case.get("line") is None:  # no line: a collection error
-            continue
         # The class is the `Test*` tail of the dotted classname (pytest collects only those).
         classes = [c for c in case.get("classname", "").split(".") if c.startswith("Test")]
         file = _repo_path(run.tree, str(rootdir / case.get("file", "")))
+        key = "::".join([file, *classes, case.get("name", "")])
+        if run.tests.get(key) in ("failed", "error"):
+            continue  # a teardown error after a failure: the failure stands
+        if bad is None:
+            run.tests[key] = "skipped" if case.find("skipped") is not None else "passed"
+            continue
+        run.tests[key] = "failed" if bad.tag == "failure" else "error"
         lines = (bad.text or "").strip().splitlines()
         raised = _RAISED.match(lines[-1]) if lines else None
         message = (bad.get("message") or "").strip().splitlines()
-        run.failures["::".join([file, *classes, case.get("name", "")])] = Failure(
+        run.failures[key] = Failure(
             message[0] if message else "",
             _repo_path(run.tree, str(rootdir / raised["path"])) if raised else "",
             int(raised["line"]) if raised else 0,
         )
-
-
-# The last line of a pytest traceback: where the exception was raised.
-_RAISED = re.compile(r"^(?P<path>.+):(?P<line>\d+): \S+$")
 
 
 def _repo_path(tree: Path, path: str) -> str:

@@ -1,14 +1,11 @@
 """The tiers of dynamo's own tests, and which of them a run does.
 
-CPU tier: ``pre_merge and gpu_0`` over the shared backend tests plus the trtllm tests
-that collect without TensorRT-LLM (dynamo's own conftest skips ``test_trtllm_*`` files
-when ``tensorrt_llm`` is missing). Stand-in tier: dynamo's gpu_1 handler test modules
-whose engine is a ``MagicMock``, on the CPU, with the toolkit's labelled test double of
-``tensorrt_llm`` and ``torch.cuda.is_available()`` answered True only while the modules
-are imported (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
-GPU tier: dynamo's trtllm stages, meant for the TRT-LLM runtime container on a GPU
-runner; only with NVIDIA's tensorrt_llm and a CUDA device (:func:`gpu_problem`), and the
-stand-in never on its path (``runner.py``).
+CPU: ``pre_merge and gpu_0`` over the shared backend tests and the trtllm tests that
+collect without TensorRT-LLM. Stand-in: dynamo's gpu_1 handler test modules over a
+``MagicMock`` engine, on the CPU, with the toolkit's labelled test double of
+``tensorrt_llm`` (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
+GPU: dynamo's trtllm stages in the TRT-LLM runtime container, only with NVIDIA's
+tensorrt_llm and a CUDA device (:func:`gpu_problem`).
 """
 
 from __future__ import annotations
@@ -29,20 +26,19 @@ IMAGE_ENV = "DYNPATCH_CONTAINER_IMAGE"  # set by gpu-upstream.yml: the container
 @dataclass(frozen=True)
 class Tier:
     name: str
+    title: str
     dirs: tuple[str, ...]  # repository paths handed to pytest (those the tree has)
     marker: str  # pytest -m expression
-    label: str = ""  # the title's name, when not NAME
     # Put first on the tests' PYTHONPATH (after the tree) and loaded with -p.
     path: tuple[Path, ...] = ()
     plugins: tuple[str, ...] = ()
 
-    @property
-    def title(self) -> str:
-        return f"{self.label or self.name.upper()} tier"
-
 
 CPU = Tier(
-    "cpu", ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS), "pre_merge and gpu_0"
+    "cpu",
+    "CPU tier",
+    ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS),
+    "pre_merge and gpu_0",
 )
 # The gpu_1 modules that build handlers over a MagicMock engine and collect with the
 # stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
@@ -61,13 +57,14 @@ STANDIN_MODULES = tuple(
 )
 STANDIN = Tier(
     "standin",
+    "STAND-IN tier",
     STANDIN_MODULES,
     "pre_merge and trtllm and gpu_1",
-    label="STAND-IN",
-    path=(STANDIN_DIR,),
-    plugins=("dynpatch_standin",),
+    (STANDIN_DIR,),
+    ("dynpatch_standin",),
 )
-GPU = Tier("gpu", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
+GPU = Tier("gpu", "GPU tier", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
+ALL = (CPU, STANDIN, GPU)
 CHOICES = ("cpu", "standin", "gpu", "all")
 GPU_HOWTO = (
     "run `nox -s test-upstream -- --tier gpu` in dynamo's TRT-LLM runtime container "
@@ -133,21 +130,15 @@ def plan(
     for tier, why in ((GPU, gpu_unavailable), (STANDIN, standin_unavailable)):
         if requested in (tier.name, "all") and why:
             raise ToolkitError(f"--tier {requested}: the {tier.title} cannot run here: {why}")
-    if requested == "all":
-        return Plan((CPU, STANDIN, GPU), ())
     if requested is not None:
-        chosen = {"cpu": CPU, "standin": STANDIN, "gpu": GPU}[requested]
-        others = [t for t in (CPU, STANDIN, GPU) if t is not chosen]
-        return Plan(
-            (chosen,),
-            tuple(f"{t.title}: not run (not requested: --tier {requested})" for t in others),
-        )
-    if gpu_unavailable is None:
-        return Plan(
-            (CPU, GPU),
-            (f"{STANDIN.title}: not run (the GPU tier runs dynamo's handler tests for real)",),
-        )
-    gpu_line = f"{GPU.title}: not run ({gpu_unavailable}; to run it, {GPU_HOWTO})"
-    if standin_unavailable:
-        return Plan((CPU,), (f"{STANDIN.title}: not run ({standin_unavailable})", gpu_line))
-    return Plan((CPU, STANDIN), (gpu_line,))
+        why = {
+            t: f"not requested: --tier {requested}" for t in ALL if requested not in (t.name, "all")
+        }
+    elif gpu_unavailable is None:
+        why = {STANDIN: "the GPU tier runs dynamo's handler tests for real"}
+    else:
+        why = {STANDIN: standin_unavailable, GPU: f"{gpu_unavailable}; to run it, {GPU_HOWTO}"}
+    return Plan(
+        tuple(t for t in ALL if not why.get(t)),
+        tuple(f"{t.title}: not run ({why[t]})" for t in ALL if why.get(t)),
+    )

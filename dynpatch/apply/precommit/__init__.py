@@ -1,33 +1,24 @@
-"""dynamo's pre-commit, hook by hook, on the files the series touches and its commits.
-
-The hooks and their pins are dynamo's (``.pre-commit-config.yaml`` of ai-dynamo/dynamo):
-isort 5.12.0 and black 23.1.0 (``apply`` formats the touched files with them, so they
-pass by construction), flake8 7.3.0 with their arguments on the lines the series adds
-(dynamo's own lines are not the series' to fix), ruff 0.5.2 (``--fix
---exit-non-zero-on-fix``) and codespell 2.2.4 on the whole touched files, their CI's SPDX
-copyright-header rule on every touched file, and their commit-msg DCO hook on each
-commit of the series. Each hook gives a :class:`HookResult`; any finding fails ``apply``.
-"""
+"""dynamo's pre-commit, hook by hook at its pins, on the files the series touches (isort and
+black pass by construction: ``apply`` formats with them; flake8 only on the lines the
+series adds, as dynamo's own lines are not the series' to fix) and on its commits (DCO).
+Each hook gives a :class:`HookResult`; any finding fails ``apply``."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from dynpatch.apply import tools as formatting
 from dynpatch.apply.precommit import dco, linters, spdx
-from dynpatch.apply.precommit.findings import Finding, HookResult
+from dynpatch.apply.precommit.findings import HookResult
+from dynpatch.apply.tools import TOOLS
 from dynpatch.errors import ToolkitError
 from dynpatch.io.git import CommitInfo
-
-_FLAKE8 = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:\d+:)?\s*(?P<message>.*)$")
 
 
 def pin(tool: str) -> str:
     """The version of ``tool`` the formatter env holds (upstream's pin)."""
-    return next(t.split("==")[1] for t in formatting.TOOLS if t.startswith(f"{tool}=="))
+    return next(t.split("==")[1] for t in TOOLS if t.startswith(f"{tool}=="))
 
 
 def check_files(
@@ -37,24 +28,32 @@ def check_files(
     ``old``: the same paths at the base, '' where new), committed in ``year``."""
     paths = tuple(sorted(new))
     formatted = "whole files, formatted by apply"
-    results = [
-        HookResult("isort", pin("isort"), paths, scope=formatted),
-        HookResult("black", pin("black"), paths, scope=formatted),
-        HookResult("flake8", pin("flake8"), paths, _flake8(old, new, python), "changed lines"),
-    ]
     with tempfile.TemporaryDirectory(prefix="dynpatch-hooks-") as tmp:
         root = Path(tmp)
-        linters.write_tree(root, dict(new))
-        ruff_pin = f"{pin('ruff')} (`--fix --exit-non-zero-on-fix`)"
-        results.append(
-            HookResult("ruff", ruff_pin, paths, tuple(linters.ruff(root, paths, python)))
-        )
-        codespell = tuple(linters.codespell(root, paths, python))
-        results.append(HookResult("codespell", pin("codespell"), paths, codespell))
+        linters.write_tree(root, new)
+        results = [
+            HookResult("isort", pin("isort"), paths, scope=formatted),
+            HookResult("black", pin("black"), paths, scope=formatted),
+            HookResult(
+                "flake8",
+                pin("flake8"),
+                paths,
+                tuple(linters.flake8(root, old, new, python)),
+                "changed lines",
+            ),
+            HookResult(
+                "ruff",
+                f"{pin('ruff')} (`--fix --exit-non-zero-on-fix`)",
+                paths,
+                tuple(linters.ruff(root, paths, python)),
+            ),
+            HookResult(
+                "codespell", pin("codespell"), paths, tuple(linters.codespell(root, paths, python))
+            ),
+        ]
     covered = tuple(p for p in paths if spdx.comment_of(p) is not None)
     headers = tuple(f for p in covered for f in spdx.check(p, new[p], year))
-    results.append(HookResult(spdx.HOOK, spdx.PIN, covered, headers))
-    return results
+    return [*results, HookResult(spdx.HOOK, spdx.PIN, covered, headers)]
 
 
 def check_commits(commits: Sequence[CommitInfo], patches: Sequence[str]) -> HookResult:
@@ -65,13 +64,3 @@ def check_commits(commits: Sequence[CommitInfo], patches: Sequence[str]) -> Hook
     checked = tuple(f"{name} (commit message)" for name in patches)
     found = tuple(f for c, label in zip(commits, checked, strict=True) for f in dco.check(c, label))
     return HookResult(dco.HOOK, dco.PIN, checked, found, scope="commit messages")
-
-
-def _flake8(old: Mapping[str, str], new: Mapping[str, str], python: Path) -> tuple[Finding, ...]:
-    found = []
-    for report in formatting.flake8_on_changed_lines(old, new, python):
-        m = _FLAKE8.match(report)
-        if m is None:
-            raise ToolkitError(f"not a flake8 report line: {report!r}")
-        found.append(Finding("flake8", m["path"], int(m["line"]), m["message"]))
-    return tuple(found)

@@ -14,18 +14,18 @@ from dynpatch.apply.precommit.findings import Finding
 from dynpatch.io.git import CommitInfo, Identity
 
 SIGNED_OFF_BY = re.compile(r"^Signed-off-by: .+ <.+>$")
-_SIGN_OFF_PARTS = re.compile(r"^Signed-off-by: (?P<name>.+) <(?P<email>.+)>$")
+_PARTS = re.compile(r"^Signed-off-by: (?P<name>.+) <(?P<email>.+)>$")  # the same lines
 HOOK = "DCO"
 PIN = f"`{SIGNED_OFF_BY.pattern}`, by the author"
 
 
 def sign_offs(message: str) -> list[Identity]:
     """The identities of the DCO lines (``Signed-off-by: Name <email>``) in ``message``."""
-    found = []
-    for line in message.splitlines():
-        if SIGNED_OFF_BY.match(line) and (m := _SIGN_OFF_PARTS.match(line)):
-            found.append(Identity(m["name"], m["email"]))
-    return found
+    return [
+        Identity(m["name"], m["email"])
+        for line in message.splitlines()
+        if (m := _PARTS.match(line))
+    ]
 
 
 def check(commit: CommitInfo, label: str) -> list[Finding]:
@@ -34,20 +34,13 @@ def check(commit: CommitInfo, label: str) -> list[Finding]:
     lines = commit.message.rstrip("\n").split("\n")
     signed = [(n, line) for n, line in enumerate(lines, 1) if SIGNED_OFF_BY.match(line)]
     if not signed:
-        return [
-            Finding(
-                HOOK,
-                label,
-                len(lines),
-                f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)",
-            )
-        ]
+        why = f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)"
+        return [Finding(HOOK, label, len(lines), why)]
     author = commit.author
-    for _n, line in signed:
-        if any(
-            s.name == author.name and s.email.lower() == author.email.lower()
-            for s in sign_offs(line)
-        ):
-            return []
+    if any(
+        s.name == author.name and s.email.lower() == author.email.lower()
+        for s in sign_offs(commit.message)
+    ):
+        return []
     first, line = signed[0]
     return [Finding(HOOK, label, first, f"{line!r} is not the author {author}")]

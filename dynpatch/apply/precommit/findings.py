@@ -1,10 +1,5 @@
-"""What upstream's hooks said about the series: one finding per problem, one result per hook.
-
-A :class:`Finding` names the hook, the file (a repository path, or a commit's message),
-the line and what is wrong; a :class:`HookResult` is one hook's run: its pin, what it
-looked at and what it found. Pure data and text: the hooks that make them are
-:mod:`dynpatch.apply.precommit`'s.
-"""
+"""What upstream's hooks said about the series: one :class:`Finding` per problem (hook,
+file or commit message, line, what is wrong), one :class:`HookResult` per hook."""
 
 from __future__ import annotations
 
@@ -24,10 +19,6 @@ class Finding:
     line: int
     message: str  # the hook's own words: rule and text, or word ==> correction
 
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
-
 
 @dataclass(frozen=True)
 class HookResult:
@@ -41,13 +32,6 @@ class HookResult:
     def ok(self) -> bool:
         return not self.findings
 
-    @property
-    def result(self) -> str:
-        if self.ok:
-            return "pass"
-        n = len(self.findings)
-        return f"FAIL ({n} finding{'' if n == 1 else 's'})"
-
 
 def all_findings(results: Sequence[HookResult]) -> list[Finding]:
     """Every finding of ``results``, hook by hook, in the order the hooks ran."""
@@ -59,7 +43,7 @@ def failure_line(findings: Sequence[Finding]) -> str:
     more the table above it shows."""
     first = findings[0]
     more = f" (+{len(findings) - 1} more in the table above)" if len(findings) > 1 else ""
-    return f"{first.hook} (upstream settings) fails at {first.where}: {first.message}{more}"
+    return f"{first.hook} (upstream settings) fails at {first.path}:{first.line}: {first.message}{more}"
 
 
 def show(findings: Sequence[Finding]) -> None:
@@ -77,7 +61,10 @@ def markdown(results: Sequence[HookResult]) -> str:
     rows = [
         "| hook | pin | files | result |",
         "|---|---|---|---|",
-        *(f"| {r.hook} | {r.pin} | {len(r.checked)} ({r.scope}) | {r.result} |" for r in results),
+        *(
+            f"| {r.hook} | {r.pin} | {len(r.checked)} ({r.scope}) | {'pass' if r.ok else 'FAIL'} |"
+            for r in results
+        ),
     ]
     files = sorted({c for r in results for c in r.checked})
     listed = "\n".join(f"- `{c}`" for c in files)

@@ -1,22 +1,22 @@
-"""ruff 0.5.2 and codespell 2.2.4 with dynamo's settings, run in the formatter env on a
-tree of the touched files; their reports as :class:`Finding` rows.
-
-The PyPI wheel the tree is made from has no repository-root ``pyproject.toml``, so
-dynamo's settings for these two tools are written here, each with where it comes from
-(ai-dynamo/dynamo, ``.pre-commit-config.yaml`` and ``pyproject.toml``).
-"""
+"""flake8, ruff and codespell with dynamo's settings in the formatter env, on a tree of the
+touched files; their reports as :class:`Finding` rows. The PyPI wheel has no
+repository-root ``pyproject.toml``, so dynamo's settings are written here, each with where
+it comes from (ai-dynamo/dynamo, ``.pre-commit-config.yaml`` and ``pyproject.toml``)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from dynpatch.apply import scope
 from dynpatch.apply.precommit.findings import Finding
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 
+FLAKE8_ARGS = ("--isolated", "--max-line-length=88", "--select=C,E,F,W,B,B950")
+FLAKE8_ARGS += ("--extend-ignore=E203,E501",)
 # dynamo's [tool.ruff] and [tool.ruff.lint.extend-per-file-ignores], as they apply to
 # components/src/dynamo/ (no nested ruff or pyproject config there). dynamo selects no
 # rules, so ruff 0.5.2's defaults apply (E4, E7, E9, F). dynamo sets no target-version:
@@ -36,47 +36,57 @@ target-version = "py310"
 # --force-exclude: ruff's default excludes (.venv, build, ...) never match dynamo's
 # component paths, and a file excluded by a temporary folder's name would pass unseen.
 RUFF_ARGS = ("check", "--config", "ruff.toml", "--no-cache", "--no-fix", "--output-format", "json")
-
 # dynamo's [tool.codespell]: ignore-words-list = "afterall,ser,ende", builtin = "clear",
 # quiet-level = 3. Assumed: their `dictionary = "./codespell.txt"` (a repository file the
 # wheel does not ship, and not found) is left out and the builtin "clear" dictionary used,
 # as their comment there intends ("in addition to the built-in one"). Note that codespell
 # 2.2.4 itself, given only `dictionary`, would not load the builtin one. Their `skip` list
 # names no file of the series.
-CODESPELL_ARGS = (
-    "--builtin",
-    "clear",
-    "--ignore-words-list",
-    "afterall,ser,ende",
-    "--quiet-level",
-    "3",
-    "--disable-colors",
-)
-_CODESPELL_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): (?P<message>.+)$")
+CODESPELL_ARGS = ("--builtin", "clear", "--ignore-words-list", "afterall,ser,ende")
+CODESPELL_ARGS += ("--quiet-level", "3", "--disable-colors")
+_REPORT = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:\d+:)? (?P<message>.+)$")
 _CODESPELL_FOUND = 65  # codespell's EX_DATAERR: misspellings found
 
 
-def write_tree(root: Path, files: dict[str, str]) -> list[Path]:
-    """``files`` (repository path -> text) written under ``root``; their paths."""
-    paths = []
+def write_tree(root: Path, files: Mapping[str, str]) -> None:
+    """``files`` (repository path -> text) written under ``root``."""
     for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        paths.append(path)
-    return paths
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _run(tool: str, args: Sequence[str], root: Path, python: Path, ok: tuple[int, ...]) -> str:
+    result = proc.run([str(python), "-m", *args], doing=tool, timeout=600, cwd=root)
+    if result.returncode not in ok:
+        raise ToolkitError(f"{tool} failed to run: {result.last_line()}")
+    return result.stdout
+
+
+def _parse(tool: str, report: str) -> list[Finding]:
+    """Findings from ``path:line[:col]: message`` lines."""
+    found = [_REPORT.match(line.strip()) for line in report.splitlines()]
+    return [Finding(tool, m["path"], int(m["line"]), m["message"]) for m in found if m]
+
+
+def flake8(
+    root: Path, old: Mapping[str, str], new: Mapping[str, str], python: Path
+) -> list[Finding]:
+    """flake8's reports (upstream arguments) on the lines the change old -> new added, for
+    the files ``new`` written under ``root``."""
+    report = _run("flake8", ["flake8", *FLAKE8_ARGS, "--", *new], root, python, (0, 1))
+    return [
+        f
+        for f in _parse("flake8", report)
+        if f.line in scope.added_lines(old.get(f.path, ""), new[f.path])
+    ]
 
 
 def ruff(root: Path, paths: Sequence[str], python: Path) -> list[Finding]:
     """ruff's reports on ``paths`` (relative to ``root``) with dynamo's settings."""
     (root / "ruff.toml").write_text(RUFF_TOML)
-    result = proc.run(
-        [str(python), "-m", "ruff", *RUFF_ARGS, "--", *paths], doing="ruff", timeout=600, cwd=root
-    )
-    if result.returncode not in (0, 1):
-        raise ToolkitError(f"ruff failed to run: {result.last_line()}")
+    report = _run("ruff", ["ruff", *RUFF_ARGS, "--", *paths], root, python, (0, 1))
     try:
-        return parse_ruff(result.stdout, root)
+        return parse_ruff(report, root)
     except (ValueError, KeyError, TypeError) as exc:
         raise ToolkitError(f"ruff's JSON report is not what 0.5.2 writes: {exc}") from None
 
@@ -88,30 +98,12 @@ def parse_ruff(report: str, root: Path) -> list[Finding]:
         path = Path(item["filename"])
         rel = str(path.relative_to(root)) if path.is_absolute() else str(path)
         fixable = " [fixable: ruff --fix would change the file]" if item.get("fix") else ""
-        code = item.get("code") or "syntax-error"
-        message = f"{code} {item['message']}{fixable}"
+        message = f"{item.get('code') or 'syntax-error'} {item['message']}{fixable}"
         found.append(Finding("ruff", rel, int(item["location"]["row"]), message))
     return found
 
 
 def codespell(root: Path, paths: Sequence[str], python: Path) -> list[Finding]:
     """codespell's reports on ``paths`` (relative to ``root``) with dynamo's settings."""
-    result = proc.run(
-        [str(python), "-m", "codespell_lib", *CODESPELL_ARGS, "--", *paths],
-        doing="codespell",
-        timeout=600,
-        cwd=root,
-    )
-    if result.returncode not in (0, _CODESPELL_FOUND):
-        raise ToolkitError(f"codespell failed to run: {result.last_line()}")
-    return parse_codespell(result.stdout)
-
-
-def parse_codespell(report: str) -> list[Finding]:
-    """Findings from codespell's ``path:line: word ==> correction`` lines."""
-    found = []
-    for line in report.splitlines():
-        m = _CODESPELL_LINE.match(line.strip())
-        if m:
-            found.append(Finding("codespell", m["path"], int(m["line"]), m["message"]))
-    return found
+    args = ["codespell_lib", *CODESPELL_ARGS, "--", *paths]
+    return _parse("codespell", _run("codespell", args, root, python, (0, _CODESPELL_FOUND)))

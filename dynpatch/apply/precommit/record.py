@@ -1,10 +1,6 @@
-"""The hooks' results for the series in ``patches/``, saved for the PR's Validation.
-
-``apply`` refuses a series that fails any hook, so a record is written only for a series
-that passed them all, after ``patches/`` holds it (or, with ``--check``, is found to hold
-it): an evidence record (:mod:`dynpatch.evidence`) of the stage ``pre-commit``, which
-``pr`` classifies like the other stages' records.
-"""
+"""The hooks' results for a series that passed them all, saved as the evidence record of
+the stage ``pre-commit`` (:mod:`dynpatch.evidence`), which ``pr`` classifies like the other
+stages' records."""
 
 from __future__ import annotations
 
@@ -20,9 +16,8 @@ COMMAND = "nox -s apply"
 
 
 def default_dir(patches_dir: Path) -> Path:
-    """Where the record of ``patches_dir`` lives: ``out/evidence`` beside it (the
-    repository's ``out/evidence`` for its ``patches/``), so a series made elsewhere (a
-    test's temporary folder) never overwrites the real series' record."""
+    """``out/evidence`` beside ``patches_dir``: a series made elsewhere (a test's temporary
+    folder) never overwrites the real series' record."""
     return patches_dir.resolve().parent / "out" / "evidence"
 
 

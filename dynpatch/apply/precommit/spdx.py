@@ -23,47 +23,13 @@ from dynpatch.apply.precommit.findings import Finding
 HOOK = "SPDX header"
 PIN = "dynamo's copyright-check.ps1 rule"
 
-_HASH = (
-    ".containerfile",
-    ".dockerignore",
-    ".pbtxt",
-    ".ps1",
-    ".py",
-    ".sh",
-    ".toml",
-    ".tpl",
-    ".txt",
-    ".yaml",
-    ".yml",
-    "Dockerfile",
-)
+_HASH = (".containerfile", ".dockerignore", ".pbtxt", ".ps1", ".py", ".sh", ".toml", ".tpl")
+_HASH += (".txt", ".yaml", ".yml", "Dockerfile")
 _SLASHES = (".proto", ".rs")
-_IGNORED = (
-    ".bat",
-    ".gif",
-    ".ico",
-    ".ipynb",
-    ".jpg",
-    ".jpeg",
-    ".patch",
-    ".png",
-    ".pyc",
-    ".pyi",
-    ".rst",
-    ".zip",
-    ".md",
-    ".json",
-    ".clang-format",
-    ".gitattributes",
-    ".gitignore",
-    ".gitkeep",
-    "Cargo.lock",
-    "LICENSE",
-    "uv.lock",
-    "rust-toolchain.toml",
-    "codespell.txt",
-    "exclusions.txt",
-)
+_IGNORED = (".bat", ".gif", ".ico", ".ipynb", ".jpg", ".jpeg", ".patch", ".png", ".pyc", ".pyi")
+_IGNORED += (".rst", ".zip", ".md", ".json", ".clang-format", ".gitattributes", ".gitignore")
+_IGNORED += (".gitkeep", "Cargo.lock", "LICENSE", "uv.lock", "rust-toolchain.toml")
+_IGNORED += ("codespell.txt", "exclusions.txt")
 _LINES = (
     "SPDX-FileCopyrightText: Copyright (c) %%DATE%% NVIDIA CORPORATION & AFFILIATES. "
     "All rights reserved.",
@@ -101,25 +67,12 @@ def check(path: str, text: str, year: int) -> list[Finding]:
         return []
     match = _PATTERNS[comment].search(text)
     if match is None:
-        return [
-            Finding(
-                HOOK,
-                path,
-                1,
-                f"no SPDX header ('{comment} SPDX-FileCopyrightText: "
-                "Copyright (c) <year> NVIDIA CORPORATION & AFFILIATES. All rights "
-                f"reserved.' then '{comment} SPDX-License-Identifier: Apache-2.0')",
-            )
-        ]
+        header = f"'{comment} {_LINES[0]}' then '{comment} {_LINES[1]}'".replace(
+            "%%DATE%%", "<year>"
+        )
+        return [Finding(HOOK, path, 1, f"no SPDX header ({header})")]
     if int(match["year"]) < year:
         line = text.count("\n", 0, match.start()) + 1
-        return [
-            Finding(
-                HOOK,
-                path,
-                line,
-                f"copyright year {match['year']} is older than the "
-                f"commit ({year}): the header's last year must be at least {year}",
-            )
-        ]
+        why = f"copyright year {match['year']} is older than the commit ({year})"
+        return [Finding(HOOK, path, line, f"{why}: the header's last year must be at least {year}")]
     return []

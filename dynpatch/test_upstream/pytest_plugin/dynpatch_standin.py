@@ -2,14 +2,11 @@
 
 dynamo's gpu_1 handler test modules skip at import when ``torch.cuda.is_available()``
 is False, only because they import ``tensorrt_llm``; their tests build handlers over a
-``MagicMock`` engine. The stand-in tier puts the toolkit's labelled CPU TEST DOUBLE of
-``tensorrt_llm`` (``dynpatch/standin``) on ``PYTHONPATH`` and loads this plugin,
-which answers ``torch.cuda.is_available()`` with True while a test module is imported
-(collected) and puts the real function back before any test runs. So a test that asks
-for CUDA itself still hears "no". It also refuses to run when ``tensorrt_llm`` is not the
-stand-in: this tier is never the GPU tier.
-
-Standard library and pytest only (plus torch, which the tier's interpreter has).
+``MagicMock`` engine. With the toolkit's labelled CPU test double of ``tensorrt_llm`` on
+``PYTHONPATH``, this plugin answers ``torch.cuda.is_available()`` with True only while a
+test module is imported, so a test that asks for CUDA itself still hears "no"; and it
+refuses a real ``tensorrt_llm``: this tier is never the GPU tier. Standard library and
+pytest only (plus torch, which the tier's interpreter has).
 """
 
 from __future__ import annotations
@@ -28,10 +25,6 @@ def pytest_configure(config: pytest.Config) -> None:
             f"the stand-in tier imported the real tensorrt_llm ({tensorrt_llm.__file__}), "
             "not the CPU test double: run the GPU tier instead"
         )
-    config.stash[_REPORT] = []
-
-
-_REPORT = pytest.StashKey[list[str]]()
 
 
 @pytest.hookimpl(hookwrapper=True)

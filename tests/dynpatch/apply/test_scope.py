@@ -36,12 +36,6 @@ def test_added_and_rewritten_definitions_are_in_scope_and_counted() -> None:
     assert counts == {label: (added + 1, 1)}  # and the sentinel's message, reworded
 
 
-def test_a_module_level_assignment_is_a_definition() -> None:
-    old = "x = 1\n"
-    new = "x = 1\n\n\nY = [1, 2]\n"
-    assert lines_changed_in(old, new, [], added={"t": ("Y",)}) == {"t": (3, 0)}
-
-
 def test_the_import_of_a_declared_name_is_in_scope() -> None:
     old = "import os\nfrom typing import Any\n\n\ndef f(x: Any):\n    return x\n"
     new = old.replace("import Any\n", "import Any, Sequence\n").replace(
@@ -67,11 +61,6 @@ def test_churn_outside_the_added_definitions_is_refused() -> None:
         lines_changed_in(TEST_MODULE, churned, [], added={label: NEW_NAMES})
 
 
-def test_a_declared_addition_that_is_missing_is_refused() -> None:
-    with pytest.raises(ToolkitError, match="should add test_missing"):
-        lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
-
-
 def test_methods_added_to_a_class_or_rewritten_count_as_their_target() -> None:
     import libcst
 
@@ -93,17 +82,22 @@ def test_methods_added_to_a_class_or_rewritten_count_as_their_target() -> None:
         lines_changed_in(HANDLER_TESTS, churned, [], added={label: names})
 
 
-def test_a_method_name_in_two_classes_is_refused() -> None:
-    source = (
-        "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n"
-    )
+def test_definitions_are_defs_classes_and_assignments_present_and_unambiguous() -> None:
+    assert lines_changed_in("x = 1\n", "x = 1\n\n\nY = [1, 2]\n", [], added={"t": ("Y",)}) == {
+        "t": (3, 0)
+    }
+    with pytest.raises(ToolkitError, match="should add test_missing"):
+        lines_changed_in(TEST_MODULE, TEST_MODULE + "\n", [], added={"x": ("test_missing",)})
+    two = "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n"
     with pytest.raises(ToolkitError, match="m is defined in 2 classes"):
-        lines_changed_in("", source, [], added={"x": ("m",)})
+        lines_changed_in("", two, [], added={"x": ("m",)})
 
 
-def test_function_targets_still_work_positionally() -> None:
+def test_function_targets_count_their_own_changed_lines() -> None:
     old = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
     new = old.replace("return 1", "return 3")
     assert lines_changed_in(old, new, ["f"]) == {"f": (1, 1)}
-    with pytest.raises(ToolkitError):
+    with pytest.raises(
+        ToolkitError, match=r"2 changed line\(s\) outside f \(first at new line 6\)"
+    ):
         lines_changed_in(old, new.replace("return 2", "return 4"), ["f"])

@@ -101,7 +101,9 @@ def test_an_error_while_making_the_series_is_a_row(
     vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        apply.formatting, "flake8_on_changed_lines", lambda *a: ["logprobs.py:3: E501"]
+        apply.precommit.linters,
+        "flake8",
+        lambda *a: [apply.Finding("flake8", "logprobs.py", 3, "E501")],
     )
     row = prepare(vendor, tmp_path / "out", "9.9.9")
     assert row.series == "error" and "flake8 (upstream settings)" in row.series_detail

@@ -39,22 +39,19 @@ def trees(tmp_path: Path) -> Trees:
     return Trees(tmp_path / "baseline", tmp_path / "patched", commit, "0" * 64)
 
 
-def test_the_baseline_mutant_is_the_baseline_with_the_patched_tests(tmp_path: Path) -> None:
-    built = mutants.build_baseline(trees(tmp_path), {TESTS}, tmp_path / "mutant")
+def test_the_mutants_lack_the_fix_and_carry_the_patched_tests(tmp_path: Path) -> None:
+    """The baseline mutant is the baseline with the patched tests. The ignored mutant keeps
+    the patched handler, which passes the keyword (else the tests would fail on its
+    absence), over a helper that accepts it and still copies the history."""
+    made = trees(tmp_path)
+    built = mutants.build_baseline(made, {TESTS}, tmp_path / "mutant")
     assert (built / TESTS).read_text() == "# new tests\n"
     assert (built / TARGET.path).read_text() == snippets.HELPER
     assert (built / HANDLER).read_text() == snippets.HANDLER
-
-
-def test_the_ignored_mutant_is_the_patched_handler_over_a_helper_that_copies(
-    tmp_path: Path,
-) -> None:
-    """The handler passes the keyword (else the tests would fail on its absence); the
-    helper accepts it and still copies the history."""
-    built = mutants.build_ignored(trees(tmp_path), tmp_path / "ignored")
-    assert (built / HANDLER).read_text() == snippets.HANDLER_PATCHED
+    built = mutants.build_ignored(made, tmp_path / "ignored")
     assert (built / TESTS).read_text() == "# new tests\n"
     assert (built / TARGET.path).read_text() == mutants.accept_and_ignore(snippets.HELPER)
+    assert (built / HANDLER).read_text() == snippets.HANDLER_PATCHED
 
 
 def test_accept_and_ignore_changes_only_the_signature() -> None:

@@ -1,189 +1,194 @@
-"""run_pytest on a small synthetic tree: real pytest in a subprocess, read back through
-the probe plugin and the JUnit XML."""
+"""run_pytest on small synthetic trees: real pytest in a subprocess, read back through the
+JUnit XML and the probe plugin; the stand-in tier's plugin run for real through it."""
 
 from __future__ import annotations
 
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from dynpatch.standin import STANDIN_DIR
-from dynpatch.test_upstream import verdict
+from dynpatch.test_upstream import tiers, verdict
 from dynpatch.test_upstream.runner import Failure, run_pytest
 
 TESTS = "components/src/dynamo/common/backend/tests"
-
-HELPER = "def double(x):\n    return 2 * x\n"
 TEST_MODULE = """\
+import importlib.util
 import pytest
-
 from dynamo.common.backend.logprobs import double
-
 pytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_0]
-
 
 @pytest.fixture
 def broken():
     raise RuntimeError("fixture broke")
 
+@pytest.fixture
+def breaks_after():
+    yield
+    raise RuntimeError("teardown broke")
 
 def test_passes():
     assert double(2) == 4
-
 
 @pytest.mark.parametrize("x", [1, 2])
 def test_fails(x):
     assert double(x) == 3
 
-
 def test_skips():
     pytest.skip("not here")
-
 
 def test_errors(broken):
     pass
 
+def test_fails_then_teardown_breaks(breaks_after):
+    assert double(1) == 3
 
 @pytest.mark.xfail(reason="known")
 def test_expected_failure():
     assert False
+
+def test_the_standin_is_never_inherited():
+    assert importlib.util.find_spec("tensorrt_llm") is None
+
+class TestClass:
+    def test_method(self):
+        assert double(0) == 1
 """
-GPU_ONLY = """\
-import pytest
-
-pytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_1]
+GPU_ONLY = "import pytest\npytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_1]\n\n\ndef test_gpu():\n    assert False\n"
 
 
-def test_needs_a_gpu():
-    assert False
-"""
-
-
-def make_tree(root: Path, broken_module: bool = False) -> Path:
-    files = {
-        "components/src/dynamo/common/__init__.py": "",
-        "components/src/dynamo/common/backend/__init__.py": "",
-        "components/src/dynamo/common/backend/logprobs.py": HELPER,
-        f"{TESTS}/test_synthetic.py": TEST_MODULE,
-        f"{TESTS}/test_gpu_only.py": GPU_ONLY,
-    }
-    if broken_module:
-        files[f"{TESTS}/test_broken.py"] = "import not_a_module_anywhere\n"
+def write(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     return root
 
 
-def test_outcomes_modules_and_junit_are_read_back(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path / "tree", broken_module=True)
-    run = run_pytest(
+def run(tmp_path: Path, tree: Path, targets: list[str], marker: str | None, **kw: object):
+    work, junit = tmp_path / "work", tmp_path / "junit"
+    return run_pytest(
         label="cpu-patched",
         tree=tree,
         python=sys.executable,
-        targets=[TESTS],
-        marker="pre_merge and gpu_0",
-        work=tmp_path / "work",
-        junit_dir=tmp_path / "junit",
+        targets=targets,
+        marker=marker,
+        work=work,
+        junit_dir=junit,
+        **kw,
     )
-    key = f"{TESTS}/test_synthetic.py::"
-    assert run.problem == ""
-    assert {k: v.outcome for k, v in run.tests.items()} == {
+
+
+def test_outcomes_failures_modules_and_junit_are_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, broken = f"{TESTS}/test_synthetic.py", f"{TESTS}/test_broken.py"
+    helper = "components/src/dynamo/common/backend/logprobs.py"
+    tree = write(
+        tmp_path / "tree",
+        {
+            "components/src/dynamo/common/__init__.py": "",
+            "components/src/dynamo/common/backend/__init__.py": "",
+            helper: "def double(x):\n    return 2 * x\n",
+            module: TEST_MODULE,
+            f"{TESTS}/test_gpu_only.py": GPU_ONLY,
+            broken: "import not_a_module_anywhere\n",
+        },
+    )
+    # A GPU-tier run (no ``path``) never imports the stand-in from an inherited PYTHONPATH.
+    monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
+    result = run(tmp_path, tree, [TESTS], "pre_merge and gpu_0")
+    key = f"{module}::"
+    assert result.problem == ""
+    assert result.tests == {
         f"{key}test_passes": "passed",
         f"{key}test_fails[1]": "failed",
         f"{key}test_fails[2]": "failed",
         f"{key}test_skips": "skipped",
         f"{key}test_errors": "error",
+        f"{key}test_fails_then_teardown_breaks": "failed",
         f"{key}test_expected_failure": "skipped",
+        f"{key}test_the_standin_is_never_inherited": "passed",
+        f"{key}TestClass::test_method": "failed",
     }
-    assert run.tests[f"{key}test_fails[1]"].message.startswith("assert 2 == 3")
-    # What each failure was and where it was raised, from the JUnit XML.
-    module = f"{TESTS}/test_synthetic.py"
-    assert run.failures[f"{key}test_fails[1]"] == Failure("assert 2 == 3", module, 19)
-    assert str(run.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:19)"
-    assert run.failures[f"{key}test_errors"] == Failure(
-        'failed on setup with "RuntimeError: fixture broke"', module, 10
-    )
-    assert sorted(run.failures) == [
-        f"{key}test_errors",
-        f"{key}test_fails[1]",
-        f"{key}test_fails[2]",
-    ]
-    assert "RuntimeError: fixture broke" in run.tests[f"{key}test_errors"].message
-    assert list(run.collect_errors) == [f"{TESTS}/test_broken.py"]
-    assert "not_a_module_anywhere" in run.collect_errors[f"{TESTS}/test_broken.py"]
-    # The helper came from the tree, and JUnit agrees with the probe on the count.
-    assert Path(run.modules[verdict.HELPER_MODULE] or "") == tree / (
-        "components/src/dynamo/common/backend/logprobs.py"
-    )
-    assert verdict.import_problems(run, "patched") == []
-    assert run.junit == tmp_path / "junit" / "cpu-patched.xml"
-    assert run.junit_cases == 7 == len(ET.parse(run.junit).getroot().findall(".//testcase"))
-    assert verdict.run_problems(run, "patched") == [
-        f"patched: collection error in {TESTS}/test_broken.py: "
-        + run.collect_errors[f"{TESTS}/test_broken.py"]
+    # What each failure was and where it was raised (the call's, not the teardown's).
+    assert result.failures == {
+        f"{key}test_fails[1]": Failure("assert 2 == 3", module, 20),
+        f"{key}test_fails[2]": Failure("assert 4 == 3", module, 20),
+        f"{key}test_errors": Failure(
+            'failed on setup with "RuntimeError: fixture broke"', module, 8
+        ),
+        f"{key}test_fails_then_teardown_breaks": Failure("assert 2 == 3", module, 29),
+        f"{key}TestClass::test_method": Failure("assert 0 == 1", module, 40),
+    }
+    assert str(result.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:20)"
+    assert list(result.collect_errors) == [broken]
+    assert result.collect_errors[broken].startswith("ModuleNotFoundError: No module named 'not_")
+    # The helper came from the tree; the only problem is the collection error.
+    assert result.modules[verdict.HELPER_MODULE] == str(tree / helper)
+    assert result.junit == tmp_path / "junit" / "cpu-patched.xml"
+    assert verdict.run_problems(result, "patched") == [
+        f"patched: collection error in {broken}: {result.collect_errors[broken]}"
     ]
     # Runs leave no bytecode or cache behind in the (cached, reused) tree.
     assert not list(tree.rglob("__pycache__")) and not list(tree.rglob(".pytest_cache"))
 
 
-def test_node_ids_select_single_tests(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path / "tree")
-    run = run_pytest(
-        label="cpu-mutant",
-        tree=tree,
-        python=sys.executable,
-        targets=[f"{TESTS}/test_synthetic.py::test_fails"],
-        marker=None,
-        work=tmp_path / "work",
-        junit_dir=tmp_path / "junit",
-    )
-    assert sorted(run.tests) == [
-        f"{TESTS}/test_synthetic.py::test_fails[1]",
-        f"{TESTS}/test_synthetic.py::test_fails[2]",
-    ]
+GUARDED = """\
+import pytest
+import torch
+if not torch.cuda.is_available():
+    pytest.skip("needs the TRT-LLM bindings", allow_module_level=True)
+import tensorrt_llm
+pytestmark = [pytest.mark.pre_merge, pytest.mark.trtllm, pytest.mark.gpu_1]
+
+def test_imports_the_double_and_sees_no_cuda():
+    assert tensorrt_llm.STANDIN is True
+    assert torch.cuda.is_available() is False
+
+def test_not_selected():
+    assert False
+"""
+GUARDED_TEST = "components/src/dynamo/trtllm/tests/test_trtllm_guarded.py"
+# A torch without CUDA (the real one is not in this venv).
+NO_CUDA = {
+    "torch/__init__.py": "from torch import cuda\n",
+    "torch/cuda.py": "def is_available():\n    return False\n",
+}
 
 
-def test_a_run_that_cannot_start_is_reported(tmp_path: Path) -> None:
-    tree = make_tree(tmp_path / "tree")
-    run = run_pytest(
-        label="cpu-baseline",
-        tree=tree,
-        python=sys.executable,
-        targets=[TESTS],
-        marker="pre_merge and (",  # a bad -m expression: pytest stops with a usage error
-        work=tmp_path / "work",
-        junit_dir=tmp_path / "junit",
+def test_the_standin_plugin_imports_guarded_modules_and_tests_see_no_cuda(tmp_path: Path) -> None:
+    """Selected by node id (as the mutants' runs are), without the tier's -m."""
+    tree, fake = (
+        write(tmp_path / "tree", {GUARDED_TEST: GUARDED}),
+        write(tmp_path / "fake", NO_CUDA),
     )
-    assert run.problem.startswith("pytest did not finish (exit 4)")
-    assert verdict.run_problems(run, "baseline") == [f"baseline: {run.problem}"]
+    target = f"{GUARDED_TEST}::test_imports_the_double_and_sees_no_cuda"
+    result = run(
+        tmp_path,
+        tree,
+        [target],
+        None,
+        path=(*tiers.STANDIN.path, fake),
+        plugins=tiers.STANDIN.plugins,
+    )
+    assert result.tests == {target: "passed"}
 
 
-def test_the_standin_is_never_inherited_only_put_on_the_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A GPU-tier run (no ``path``) never imports the stand-in from an inherited
-    PYTHONPATH; the stand-in tier (``path``) does."""
-    tree = make_tree(tmp_path / "tree")
-    test = f"{TESTS}/test_which_trtllm.py"
-    (tree / test).write_text(
-        "import tensorrt_llm\n\n\ndef test_real():\n    assert not tensorrt_llm.STANDIN\n"
+def test_the_standin_plugin_refuses_a_real_tensorrt_llm(tmp_path: Path) -> None:
+    tree, fake = (
+        write(tmp_path / "tree", {GUARDED_TEST: GUARDED}),
+        write(tmp_path / "fake", NO_CUDA),
     )
-    monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
-    gpu, standin = (
-        run_pytest(
-            label=label,
-            tree=tree,
-            python=sys.executable,
-            targets=[test],
-            marker=None,
-            work=tmp_path / label,
-            junit_dir=tmp_path / "junit",
-            path=path,
-        )
-        for label, path in (("gpu-patched", ()), ("standin-patched", (STANDIN_DIR,)))
+    real = write(tmp_path / "real", {"tensorrt_llm/__init__.py": ""})
+    result = run(
+        tmp_path,
+        tree,
+        [GUARDED_TEST],
+        tiers.STANDIN.marker,
+        path=(real, fake),
+        plugins=tiers.STANDIN.plugins,
     )
-    assert "No module named 'tensorrt_llm'" in gpu.collect_errors[test]
-    assert standin.tests[f"{test}::test_real"].outcome == "failed"  # it is the stand-in
+    assert result.problem.startswith("pytest did not finish (exit 4)")
+    assert verdict.run_problems(result, "baseline") == [f"baseline: {result.problem}"]
+    assert "imported the real tensorrt_llm" in (tmp_path / "work" / "pytest-output.txt").read_text()

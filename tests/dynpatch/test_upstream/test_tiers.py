@@ -1,5 +1,5 @@
 """Tier selection for test-upstream: what runs, what is reported as not run, and the
-bad inputs (unknown tier, GPU requested where it cannot run, pin mismatch)."""
+bad inputs (unknown tier, a tier requested where it cannot run, pin mismatch)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from dynpatch.errors import ToolkitError
 from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import interpreter, tiers
 from dynpatch.test_upstream.interpreter import Interpreter
+from dynpatch.test_upstream.tiers import CPU, GPU, STANDIN, Plan
 
 VERSION = "1.6.1"
 READY = Interpreter(
     executable="/opt/trtllm/bin/python3",
-    python="3.12.3",
     runtime=VERSION,
     pytest="8.4.0",
     pytest_asyncio="1.0.0",
@@ -30,20 +30,10 @@ READY = Interpreter(
 )
 
 
-def with_(**changes: object) -> Interpreter:
-    return dataclasses.replace(READY, **changes)  # type: ignore[arg-type]
-
-
-# --- is the GPU tier possible? -------------------------------------------------------
-
-
-def test_container_with_trtllm_and_cuda_can_run_the_gpu_tier() -> None:
-    assert tiers.gpu_problem(READY, VERSION) is None
-
-
 @pytest.mark.parametrize(
     ("changes", "reason"),
     [
+        ({}, None),
         ({"tensorrt_llm": None, "cuda": None}, "tensorrt_llm is not importable by /opt/trtllm"),
         ({"tensorrt_llm": str(STANDIN_DIR / "tensorrt_llm")}, "is this toolkit's dynpatch/stand"),
         ({"tensorrt_llm_version": None}, "is no installed distribution: no version"),
@@ -54,140 +44,99 @@ def test_container_with_trtllm_and_cuda_can_run_the_gpu_tier() -> None:
         ({"pytest_asyncio": None}, "pytest-asyncio is not installed"),
         ({"pytest": None}, "pytest is not installed"),
     ],
-    ids=[
-        "no-trtllm",
-        "standin",
-        "no-version",
-        "no-cuda",
-        "torch-broken",
-        "pin-mismatch",
-        "no-runtime",
-        "no-asyncio",
-        "no-pytest",
-    ],
 )
-def test_gpu_problem_says_why(changes: dict[str, object], reason: str) -> None:
-    problem = tiers.gpu_problem(with_(**changes), VERSION)
-    assert problem is not None and reason in problem
+def test_the_gpu_tier_needs_nvidias_tensorrt_llm_cuda_and_the_pinned_runtime(
+    changes: dict[str, object], reason: str | None
+) -> None:
+    problem = tiers.gpu_problem(dataclasses.replace(READY, **changes), VERSION)  # type: ignore[arg-type]
+    assert problem == reason or (reason is not None and problem is not None and reason in problem)
 
 
-def test_cpu_env_needs_the_pinned_runtime_but_not_trtllm() -> None:
-    cpu = with_(tensorrt_llm=None, cuda=None)
-    assert interpreter.env_problem(cpu, VERSION) is None
-    mismatch = interpreter.env_problem(with_(runtime="1.7.0"), VERSION)
-    assert mismatch == (
+def test_the_cpu_tiers_need_the_pinned_runtime_and_the_standin_torch() -> None:
+    cpu = dataclasses.replace(READY, tensorrt_llm=None, cuda=None, torch=False)
+    assert interpreter.env_problem(cpu, VERSION) is None  # no tensorrt_llm needed
+    assert interpreter.env_problem(dataclasses.replace(READY, runtime="1.7.0"), VERSION) == (
         "pin mismatch: the tree is ai-dynamo 1.6.1, but /opt/trtllm/bin/python3 "
         "has ai-dynamo-runtime 1.7.0"
     )
-
-
-# --- which tiers run -------------------------------------------------------------------
+    assert tiers.standin_problem(READY) is None
+    assert tiers.standin_problem(cpu) == (
+        "torch is not installed in /opt/trtllm/bin/python3 (the handler's modules import it)"
+    )
 
 
 NO_GPU = "tensorrt_llm is not importable by /venv/bin/python"
+REAL = "the GPU tier runs dynamo's handler tests for real"
 
 
-def test_default_on_a_cpu_machine_runs_cpu_and_standin_and_says_gpu_was_not_run() -> None:
-    plan = tiers.plan(None, NO_GPU, None)
-    assert plan.tiers == (tiers.CPU, tiers.STANDIN)
-    assert len(plan.not_run) == 1
-    line = plan.not_run[0]
-    assert line.startswith("GPU tier: not run (tensorrt_llm is not importable by /venv/bin/python;")
-    assert "--tier gpu" in line and "gpu-upstream.yml" in line
-
-
-def test_without_torch_the_standin_tier_is_reported_as_not_run() -> None:
-    why = tiers.standin_problem(with_(torch=False))
-    assert (
-        why == "torch is not installed in /opt/trtllm/bin/python3 (the handler's modules import it)"
-    )
-    plan = tiers.plan(None, NO_GPU, why)
-    assert plan.tiers == (tiers.CPU,)
-    assert plan.not_run[0] == f"STAND-IN tier: not run ({why})"
-    assert plan.not_run[1].startswith("GPU tier: not run (")
-    with pytest.raises(
-        ToolkitError, match=r"--tier standin: the STAND-IN tier cannot run here: torch"
-    ):
-        tiers.plan("standin", NO_GPU, why)
-
-
-def test_default_on_a_gpu_machine_runs_cpu_and_gpu_not_the_standin() -> None:
-    plan = tiers.plan(None, None, None)
-    assert plan.tiers == (tiers.CPU, tiers.GPU)
-    assert plan.not_run == (
-        "STAND-IN tier: not run (the GPU tier runs dynamo's handler tests for real)",
-    )
-
-
-def test_one_tier_on_request_reports_the_others_as_not_requested() -> None:
-    assert tiers.plan("cpu", None) == tiers.Plan(
-        (tiers.CPU,),
+@pytest.mark.parametrize(
+    ("requested", "gpu", "standin", "runs", "not_run"),
+    [  # by default the stand-in runs where the GPU tier cannot
+        (None, NO_GPU, None, "cpu standin", {GPU: f"{NO_GPU}; to run it, {tiers.GPU_HOWTO}"}),
         (
-            "STAND-IN tier: not run (not requested: --tier cpu)",
-            "GPU tier: not run (not requested: --tier cpu)",
+            None,
+            NO_GPU,
+            "no torch",
+            "cpu",
+            {STANDIN: "no torch", GPU: f"{NO_GPU}; to run it, {tiers.GPU_HOWTO}"},
         ),
-    )
-    assert tiers.plan("standin", NO_GPU).tiers == (tiers.STANDIN,)
-    assert tiers.plan("gpu", None) == tiers.Plan(
-        (tiers.GPU,),
+        (None, None, None, "cpu gpu", {STANDIN: REAL}),
+        ("cpu", None, None, "cpu", dict.fromkeys([STANDIN, GPU], "not requested: --tier cpu")),
         (
-            "CPU tier: not run (not requested: --tier gpu)",
-            "STAND-IN tier: not run (not requested: --tier gpu)",
+            "standin",
+            NO_GPU,
+            None,
+            "standin",
+            dict.fromkeys([CPU, GPU], "not requested: --tier standin"),
         ),
+        (
+            "gpu",
+            None,
+            "no torch",
+            "gpu",
+            dict.fromkeys([CPU, STANDIN], "not requested: --tier gpu"),
+        ),
+        ("all", None, None, "cpu standin gpu", {}),
+    ],
+)
+def test_the_plan_runs_what_can_run_and_says_why_the_rest_does_not(
+    requested: str | None, gpu: str | None, standin: str | None, runs: str, not_run: dict
+) -> None:
+    assert tiers.plan(requested, gpu, standin) == Plan(
+        tuple(t for t in (CPU, STANDIN, GPU) if t.name in runs.split()),
+        tuple(f"{t.title}: not run ({why})" for t, why in not_run.items()),
     )
 
 
-@pytest.mark.parametrize("requested", ["gpu", "all"])
-def test_gpu_requested_where_it_cannot_run_is_an_error(requested: str) -> None:
-    with pytest.raises(
-        ToolkitError, match=rf"--tier {requested}: the GPU tier cannot run here: no CUDA"
-    ):
-        tiers.plan(requested, "no CUDA device")
+@pytest.mark.parametrize(
+    ("requested", "gpu", "standin", "error"),
+    [
+        ("gpu", "no CUDA device", None, "--tier gpu: the GPU tier cannot run here: no CUDA"),
+        ("all", "no CUDA device", None, "--tier all: the GPU tier cannot run here: no CUDA"),
+        ("standin", NO_GPU, "torch", "--tier standin: the STAND-IN tier cannot run here: torch"),
+        ("GPU", None, None, "unknown --tier 'GPU': choose one of cpu, standin, gpu, all"),
+        ("", None, None, "unknown --tier '': choose one of"),
+    ],
+)
+def test_a_tier_that_cannot_run_or_does_not_exist_is_one_error(
+    requested: str, gpu: str | None, standin: str | None, error: str
+) -> None:
+    with pytest.raises(ToolkitError) as raised:
+        tiers.plan(requested, gpu, standin)
+    assert str(raised.value).startswith(error)
 
 
-def test_all_runs_every_tier_where_possible() -> None:
-    assert tiers.plan("all", None, None) == tiers.Plan((tiers.CPU, tiers.STANDIN, tiers.GPU), ())
-
-
-@pytest.mark.parametrize("requested", ["GPU", "both", ""])
-def test_unknown_tier_is_one_clear_error(requested: str) -> None:
-    with pytest.raises(
-        ToolkitError, match=r"unknown --tier .*: choose one of cpu, standin, gpu, all"
-    ):
-        tiers.plan(requested, None)
-
-
-def test_the_standin_tier_is_labelled_and_never_the_gpu_tier() -> None:
-    assert tiers.STANDIN.title == "STAND-IN tier" != tiers.GPU.title
-    assert tiers.STANDIN.marker == "pre_merge and trtllm and gpu_1"
-    assert tiers.STANDIN.path == (STANDIN_DIR,) and tiers.STANDIN.plugins == ("dynpatch_standin",)
-    assert tiers.STANDIN.dirs[0].endswith("trtllm/tests/test_trtllm_handler_base.py")
-    assert tiers.GPU.path == () and tiers.GPU.plugins == ()
-
-
-def test_tier_selections_match_dynamo_ci() -> None:
-    assert tiers.CPU.marker == "pre_merge and gpu_0"
-    assert tiers.GPU.marker == "pre_merge and trtllm and (gpu_0 or gpu_1)"
-    assert tiers.GPU.dirs == ("components/src/dynamo/trtllm/tests",)
-    assert "components/src/dynamo/common/backend/tests" in tiers.CPU.dirs
-
-
-# --- the interpreter probe really asks the interpreter --------------------------------
-
-
-def test_probe_of_this_interpreter() -> None:
-    found = interpreter.probe(sys.executable)
-    assert found.executable == sys.executable
-    assert found.pytest is not None
-    # This toolkit's test environment has no TensorRT-LLM: the GPU tier cannot run here.
-    assert not found.tensorrt_llm and found.cuda is None
-    # Shown relative to the working directory when inside it (the line ends up in PR text).
-    shown = (
-        os.path.relpath(sys.executable)
-        if sys.executable.startswith(os.getcwd())
-        else (sys.executable)
+def test_the_tiers_select_as_dynamo_ci_and_the_standin_is_labelled() -> None:
+    assert (CPU.marker, GPU.marker) == (
+        "pre_merge and gpu_0",
+        "pre_merge and trtllm and (gpu_0 or gpu_1)",
     )
-    assert tiers.gpu_problem(found, VERSION) == f"tensorrt_llm is not importable by {shown}"
+    assert CPU.dirs[0] == "components/src/dynamo/common/backend/tests"
+    assert GPU.dirs == ("components/src/dynamo/trtllm/tests",) and GPU.path == GPU.plugins == ()
+    assert (CPU.title, STANDIN.title, GPU.title) == ("CPU tier", "STAND-IN tier", "GPU tier")
+    assert STANDIN.marker == "pre_merge and trtllm and gpu_1"
+    assert STANDIN.path == (STANDIN_DIR,) and STANDIN.plugins == ("dynpatch_standin",)
+    assert STANDIN.dirs[0].endswith("trtllm/tests/test_trtllm_handler_base.py")
 
 
 def fake_site(root: Path, trtllm: str | None) -> Path:
@@ -212,25 +161,32 @@ def fake_site(root: Path, trtllm: str | None) -> Path:
     return root
 
 
-@pytest.mark.parametrize(
-    ("trtllm", "problem"),
-    [
-        (None, "tensorrt_llm is not importable by"),  # the stand-in alone is not offered
-        ("", "is no installed distribution: no version"),
-        ("1.1.0", None),
-    ],
-)
-def test_the_gpu_tier_takes_only_an_installed_tensorrt_llm_never_the_standin(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trtllm: str | None, problem: str | None
+@pytest.mark.parametrize("trtllm", [None, "", "1.1.0"])  # none (only the stand-in), bare, installed
+def test_the_probe_asks_the_interpreter_and_never_offers_the_standin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trtllm: str | None
 ) -> None:
     site = fake_site(tmp_path / "site", trtllm)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(STANDIN_DIR), str(site)]))
     monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.6.1")
-    found = interpreter.probe(sys.executable)
+    found = dataclasses.replace(interpreter.probe(sys.executable), runtime=VERSION)
+    assert found.executable == sys.executable and found.pytest is not None
     assert found.tensorrt_llm == (str(site / "tensorrt_llm") if trtllm is not None else None)
-    why = tiers.gpu_problem(found, VERSION)
-    assert why == problem or (problem is not None and why is not None and problem in why)
-    if problem is None:
+    assert (found.cuda is None) is (trtllm is None)  # CUDA is asked only with tensorrt_llm
+    # Shown relative to the working directory when inside it (the line ends up in PR text).
+    shown = (
+        os.path.relpath(sys.executable)
+        if sys.executable.startswith(os.getcwd())
+        else sys.executable
+    )
+    assert (
+        tiers.gpu_problem(found, VERSION)
+        == {
+            None: f"tensorrt_llm is not importable by {shown}",
+            "": f"tensorrt_llm in {shown} ({site / 'tensorrt_llm'}) is no installed distribution: no version",
+            "1.1.0": None,
+        }[trtllm]
+    )
+    if trtllm:
         assert tiers.gpu_facts(found) == {
             "tensorrt_llm": "1.1.0",
             "tensorrt_llm_path": str(site / "tensorrt_llm"),

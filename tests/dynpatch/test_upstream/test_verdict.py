@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch.test_upstream import verdict
-from dynpatch.test_upstream.runner import CaseResult, Failure, Run
+from dynpatch.test_upstream.runner import Failure, Run
 
 LOGPROBS = "components/src/dynamo/common/backend/tests/test_logprobs.py"
 OTHER = "components/src/dynamo/common/backend/tests/test_engine.py"
@@ -24,19 +24,13 @@ def make_tree(root: Path) -> Path:
     return root
 
 
-def make_run(tree: Path, tests: dict[str, str | tuple[str, str]], **kw: object) -> Run:
-    run = Run(label="cpu-x", tree=tree, exit_code=0)
-    for key, value in tests.items():
-        outcome, message = (value, "") if isinstance(value, str) else value
-        run.tests[key] = CaseResult(outcome, message)
+def make_run(tree: Path, tests: dict[str, str], **kw: object) -> Run:
+    run = Run("cpu-x", tree, 0, dict(tests), **{"junit": tree / "x.xml", **kw})  # type: ignore[arg-type]
     run.modules = {
         "dynamo": None,
         verdict.HELPER_MODULE: str(tree / HELPER_FILE),
         "dynamo._core": "/site-packages/dynamo/_core.abi3.so",
     }
-    run.junit_cases = len(run.tests) + len(run.collect_errors)
-    for name, value in kw.items():
-        setattr(run, name, value)
     return run
 
 
@@ -48,100 +42,59 @@ def trees(tmp_path: Path) -> tuple[Path, Path]:
 # --- differential ------------------------------------------------------------------
 
 
-def test_same_results_on_both_sides_is_clean(trees: tuple[Path, Path]) -> None:
-    tests = {f"{LOGPROBS}::test_a": "passed", f"{OTHER}::test_b": "skipped"}
-    base, patched = make_run(trees[0], tests), make_run(trees[1], tests)
-    assert verdict.regressions(base, patched) == []
-    assert verdict.run_problems(base, "baseline") == []
-    assert verdict.run_problems(patched, "patched") == []
-    rows = verdict.file_rows(base, patched)
-    assert [r.path for r in rows] == sorted([LOGPROBS, OTHER])
-    assert rows[1].patched == {"passed": 1}
-
-
-@pytest.mark.parametrize("after", ["failed", "error", "skipped", None])
-def test_a_test_that_stops_passing_is_a_regression(
-    trees: tuple[Path, Path], after: str | None
-) -> None:
-    base = make_run(trees[0], {f"{LOGPROBS}::test_a": "passed"})
+def test_the_differential_blames_only_what_stopped_passing(trees: tuple[Path, Path]) -> None:
+    """A test that stops passing (fails, errors, skips, or is gone) is a regression; one
+    failing on both sides is listed, not blamed; a new test on patched is neither."""
+    ok = {f"{OTHER}::test_video": "failed", f"{OTHER}::test_same": "skipped"}
+    gone = {f"{LOGPROBS}::test_{outcome}": "passed" for outcome in ("failed", "error", "skipped")}
+    base = make_run(trees[0], ok | gone | {f"{LOGPROBS}::test_gone": "passed"})
     patched = make_run(
-        trees[1], {f"{LOGPROBS}::test_a": after} if after else {f"{OTHER}::t": "passed"}
+        trees[1], ok | {k: k.rsplit("_", 1)[1] for k in gone} | {f"{LOGPROBS}::test_new": "passed"}
     )
-    assert verdict.regressions(base, patched) == [f"{LOGPROBS}::test_a ({after or 'not run'})"]
-
-
-def test_failing_on_both_sides_is_reported_not_blamed(trees: tuple[Path, Path]) -> None:
-    tests = {f"{OTHER}::test_video": ("failed", "ImportError: imageio"), f"{LOGPROBS}::t": "passed"}
-    base, patched = make_run(trees[0], tests), make_run(trees[1], tests)
-    assert verdict.regressions(base, patched) == []
+    assert verdict.regressions(base, patched) == [
+        f"{LOGPROBS}::test_error (error)",
+        f"{LOGPROBS}::test_failed (failed)",
+        f"{LOGPROBS}::test_gone (not run)",
+        f"{LOGPROBS}::test_skipped (skipped)",
+    ]
     assert verdict.fail_on_both(base, patched) == [f"{OTHER}::test_video"]
+    rows = verdict.file_rows(base, patched)
+    assert [(r.path, r.baseline, r.patched) for r in rows] == [
+        (OTHER, {"failed": 1, "skipped": 1}, {"failed": 1, "skipped": 1}),
+        (LOGPROBS, {"passed": 4}, {"failed": 1, "error": 1, "skipped": 1, "passed": 1}),
+    ]
+    assert verdict.run_problems(base, "baseline") == verdict.run_problems(patched, "patched") == []
 
 
-def test_new_tests_on_patched_only_are_not_regressions(trees: tuple[Path, Path]) -> None:
-    base = make_run(trees[0], {f"{LOGPROBS}::test_a": "passed"})
-    patched = make_run(
-        trees[1], {f"{LOGPROBS}::test_a": "passed", f"{LOGPROBS}::test_new": "passed"}
-    )
-    assert verdict.regressions(base, patched) == []
-    assert verdict.file_rows(base, patched)[0].patched == {"passed": 2}
-
-
-def test_collection_errors_and_empty_runs_are_failures(trees: tuple[Path, Path]) -> None:
+def test_collection_errors_empty_runs_and_missing_junit_are_failures(
+    trees: tuple[Path, Path],
+) -> None:
     broken = make_run(trees[1], {}, collect_errors={OTHER: "ModuleNotFoundError: prometheus"})
-    broken.junit_cases = 1
-    problems = verdict.run_problems(broken, "patched")
-    assert problems == [
+    assert verdict.run_problems(broken, "patched") == [
         f"patched: collection error in {OTHER}: ModuleNotFoundError: prometheus",
         "patched: collected 0 tests",
     ]
-    rows = verdict.file_rows(make_run(trees[0], {}), broken)
-    assert rows[0].patched == {"error": 1}
+    assert verdict.file_rows(make_run(trees[0], {}), broken)[0].patched == {"error": 1}
+    unwritten = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit=None)
+    assert verdict.run_problems(unwritten, "baseline") == ["baseline: no JUnit XML written"]
 
 
-def test_pytest_that_did_not_finish_is_one_problem(trees: tuple[Path, Path]) -> None:
-    run = make_run(trees[0], {}, problem="pytest did not finish (exit 4): usage error")
-    assert verdict.run_problems(run, "baseline") == [
-        "baseline: pytest did not finish (exit 4): usage error"
-    ]
-
-
-def test_junit_must_agree_with_the_probe(trees: tuple[Path, Path]) -> None:
-    run = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit_cases=3)
-    assert verdict.run_problems(run, "baseline") == [
-        "baseline: JUnit XML has 3 testcases, the probe saw 1"
-    ]
-    run.junit_cases = None
-    assert verdict.run_problems(run, "baseline") == ["baseline: no JUnit XML written"]
-
-
-# --- which copy of dynamo a run imported --------------------------------------------
-
-
-def test_helper_from_another_copy_is_a_failure(trees: tuple[Path, Path]) -> None:
+def test_the_helper_must_come_from_the_runs_own_tree(trees: tuple[Path, Path]) -> None:
+    """Runtime modules the tree lacks may come from site-packages; the helper may not, and
+    a run that never imported it shows nothing."""
     baseline, patched = trees
     run = make_run(patched, {f"{LOGPROBS}::a": "passed"})
+    run.modules["dynamo.llm"] = "/site-packages/dynamo/llm/__init__.py"
+    assert verdict.import_problems(run, "patched") == []
     run.modules[verdict.HELPER_MODULE] = str(baseline / HELPER_FILE)  # the unpatched code
-    problems = verdict.import_problems(run, "patched")
-    assert problems == [
+    assert verdict.import_problems(run, "patched") == [
         f"patched: imported {verdict.HELPER_MODULE} from {baseline / HELPER_FILE}, "
         f"not from {(patched / HELPER_FILE).resolve()}"
     ]
-
-
-def test_helper_never_imported_is_a_failure(trees: tuple[Path, Path]) -> None:
-    run = make_run(trees[1], {f"{LOGPROBS}::a": "passed"})
     del run.modules[verdict.HELPER_MODULE]
     assert verdict.import_problems(run, "patched") == [
         f"patched: {verdict.HELPER_MODULE} was not imported: cannot show which copy ran"
     ]
-
-
-def test_runtime_modules_the_tree_lacks_may_come_from_site_packages(
-    trees: tuple[Path, Path],
-) -> None:
-    run = make_run(trees[1], {f"{LOGPROBS}::a": "passed"})
-    run.modules["dynamo.llm"] = "/site-packages/dynamo/llm/__init__.py"
-    assert verdict.import_problems(run, "patched") == []
 
 
 # --- the carried tests and the mutation proof ---------------------------------------
@@ -165,27 +118,25 @@ KEY = f"{LOGPROBS}::test_new[a]"
 
 
 @pytest.mark.parametrize(
-    ("failure", "own", "right"),
+    ("message", "own", "right"),
     [
-        (Failure("AssertionError: token_ids copied", LOGPROBS, 82), True, True),
-        (Failure("assert [None] == [[1]]", LOGPROBS, 90), True, True),
-        (Failure("Failed: token_ids history copied", LOGPROBS, 837), True, True),
-        # An assertion raised elsewhere: unittest.mock's assert_called_once, say.
-        (
-            Failure("AssertionError: Expected 'x' to be called once", "unittest/mock.py", 9),
-            False,
-            False,
-        ),
-        (Failure(TYPE_ERROR, LOGPROBS, 248), False, True),
-        (Failure("TypeError: 'NoneType' object is not subscriptable", LOGPROBS, 3), False, False),
-        (Failure("ImportError: cannot import name 'x'", LOGPROBS, 1), False, False),
-        (Failure("NameError: name 'new_token_ids' is not defined", LOGPROBS, 3), False, False),
-        (None, False, False),
+        ("AssertionError: token_ids copied", True, True),
+        ("assert [None] == [[1]]", True, True),
+        ("Failed: token_ids history copied", True, True),
+        (TYPE_ERROR, False, True),
+        ("TypeError: 'NoneType' object is not subscriptable", False, False),
+        ("ImportError: cannot import name 'x'", False, False),
+        ("NameError: name 'new_token_ids' is not defined", False, False),
     ],
 )
-def test_own_assertion_and_right_reason(failure: Failure | None, own: bool, right: bool) -> None:
+def test_own_assertion_and_right_reason(message: str, own: bool, right: bool) -> None:
+    failure = Failure(message, LOGPROBS, 82)
     assert verdict.own_assertion(KEY, failure) is own
     assert verdict.right_reason(KEY, failure) is right
+    # An assertion raised elsewhere (unittest.mock's assert_called_once, say), or none.
+    for other in (Failure(message, "unittest/mock.py", 9), None):
+        assert not verdict.own_assertion(KEY, other)
+        assert verdict.right_reason(KEY, other) is (other is not None and message == TYPE_ERROR)
 
 
 NEW_CASES = [f"{LOGPROBS}::test_new[a]", f"{LOGPROBS}::test_new[b]"]
