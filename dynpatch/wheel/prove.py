@@ -1,10 +1,9 @@
-"""Proof that the built wheel installs and works: the wheel installed with ``--no-deps``
-into a fresh venv with the pinned ``ai-dynamo-runtime`` and what dynamo's CPU-tier tests
-import, or (``--install-into PYTHON``) into an interpreter that already has them, such as
-the TRT-LLM runtime container's; then dynamo's tests run from the installed package in
-site-packages, never from a source tree: ``test_logprobs.py`` (the series' new tests
-included), and on the ``gpu`` tier dynamo's trtllm tests too, only where NVIDIA's
-tensorrt_llm and a CUDA device are (:func:`dynpatch.test_upstream.tiers.gpu_problem`).
+"""Proofs of the built wheel as installed. :func:`run_proof`: installed ``--no-deps`` into
+a fresh venv with the pinned ``ai-dynamo-runtime`` and what dynamo's CPU-tier tests import,
+or into ``--install-into PYTHON`` (the TRT-LLM container's), then dynamo's tests run from
+site-packages, never a source tree; the ``gpu`` tier adds dynamo's trtllm tests, only where
+NVIDIA's tensorrt_llm and a CUDA device are. :func:`replay_installed`: the named scenarios
+through the installed stock and patched wheels, whose chunk streams must be identical.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from dynpatch.console import out
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 from dynpatch.pin import Pin
@@ -28,13 +27,8 @@ TIERS = {
     "gpu": ((TEST, MARKER), ("dynamo/trtllm/tests", tiers.GPU.marker)),
 }
 REQUIREMENTS = (
-    "typing-extensions",
-    "pytest",
-    "pytest-asyncio",
-    "pydantic<=2.13.5",
-    "prometheus-client>=0.23.1,<1.0",
-    "numpy",
-)
+    "typing-extensions pytest pytest-asyncio pydantic<=2.13.5 prometheus-client>=0.23.1,<1.0 numpy"
+).split()
 INI = (
     "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
     "markers =\n    unit\n    gpu_0\n    core\n    pre_merge\n"
@@ -110,12 +104,6 @@ def run_tests(
     return summary
 
 
-def gpu_refusal(python: Path, version: str) -> str | None:
-    """Why the gpu tier cannot run under ``python`` (None: it can)."""
-    why = tiers.gpu_problem(interpreter.probe(str(python)), version)
-    return f"the gpu tier of the wheel's proof cannot run: {why}" if why else None
-
-
 def run_proof(
     the_pin: Pin,
     wheel: Path,
@@ -135,8 +123,8 @@ def run_proof(
                 "the gpu tier of the wheel's proof needs --install-into PYTHON: an "
                 "interpreter with NVIDIA's tensorrt_llm (a fresh venv has none)"
             )
-        if why := gpu_refusal(into, the_pin.pinned.version):
-            raise ToolkitError(why)
+        if why := tiers.gpu_problem(interpreter.probe(str(into)), the_pin.pinned.version):
+            raise ToolkitError(f"the gpu tier of the wheel's proof cannot run: {why}")
     if reports:
         reports.mkdir(parents=True, exist_ok=True)
     with files.owned_dir(vendor / "scratch", ".wheel-proof-") as scratch:
@@ -177,3 +165,42 @@ def run_proof(
                 markup=False,
             )
     return summaries
+
+
+def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str) -> None:
+    """Replay every named scenario on ``stock`` and ``patched`` (wheel files), each
+    installed ``--no-deps`` into a folder of its own that the replay child puts first on
+    its path; raises unless both ran their own package and no chunk diverged."""
+    from dynpatch import verify  # the replay group (torch and the rest), only here
+    from dynpatch.replay import runner as replay_runner
+    from dynpatch.replay import scenarios
+
+    names = list(scenarios.NAMED)
+    job: dict[str, object] = {"scenarios": names, "scripts": []}
+    results = {}
+    with files.owned_dir(scratch_root, ".wheel-replay-") as tmp:
+        for label, wheel in (("baseline", stock), ("patched", patched)):
+            with err.status(f"installing {wheel.name} into a folder of its own ..."):
+                pypi.pip_install_target(str(wheel), tmp / label)
+            with err.status(f"replaying {len(names)} scenarios on the installed {label} ..."):
+                tree = replay_runner.Tree(label, tmp / label)
+                log = tmp / f"{label}.log"
+                results[label] = replay_runner.run_child(tree, job, log, python=python)
+    replay_runner.check_trees(results["baseline"], results["patched"])
+    expectations = {s.name: s.expect for s in scenarios.named(names)}
+    outcomes = verify.compare(results["baseline"], results["patched"], expectations)
+    bad = [o for o in outcomes if not o.ok]
+    where = results["patched"].get("modules", {}).get("dynamo.common.backend.logprobs", "?")
+    out.print(f"replay: logprobs from the installed patched wheel: {where}", markup=False)
+    if bad:
+        raise ToolkitError(
+            f"the installed wheels diverge: {bad[0].name}: "
+            f"{bad[0].divergence or '; '.join(bad[0].unmet)}"
+        )
+    if len(outcomes) != len(names):
+        raise ToolkitError(f"the installed wheels diverge: {len(outcomes)} of {len(names)} ran")
+    out.print(
+        f"replay: {len(names)} named scenarios through the installed stock and patched "
+        "wheels: 0 divergences",
+        markup=False,
+    )

@@ -10,7 +10,8 @@ import pytest
 
 from dynpatch import evidence
 from dynpatch.io.git import CommitInfo, Identity
-from dynpatch.pr import publish, rules, validation
+from dynpatch.pr import branch as rules
+from dynpatch.pr import publish, validation
 from dynpatch.pr.validation import State
 
 JANE = Identity("Jane Doe", "jane@example.invalid")

@@ -21,7 +21,6 @@ import pytest
 from dynpatch import evidence
 from dynpatch import wheel as command
 from dynpatch.errors import ToolkitError
-from dynpatch.pin import load_pin
 from tests.fixtures import snippets
 from tests.fixtures.synthetic import write_pin
 
@@ -242,8 +241,3 @@ def test_wrong_sha256_is_refused(release: Release) -> None:
         command.run(release.options())
     assert "\n" not in str(exc.value)
     assert not release.dist.exists()
-
-
-def test_the_version_is_the_series_digest(release: Release) -> None:
-    recipe = command.recipe_of(load_pin(release.pin), release.vendor, release.patches)
-    assert recipe.local == f"dynpatch.{recipe.series_sha256[:8]}"
