@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dynpatch import console, fetch, pin
 from dynpatch.apply.export import PATCHES
-from dynpatch.console import out
+from dynpatch.console import say
 from dynpatch.pin import ROOT, load_pin
 from dynpatch.wheel import build, prove
 
@@ -37,28 +37,17 @@ class WheelOptions:
 def run(options: WheelOptions) -> int:
     the_pin = load_pin(options.pin)
     recipe = build.recipe_of(the_pin, options.vendor, options.patches)
-    out.print(
-        f"upstream: {recipe.upstream.name} sha256 {the_pin.pinned.sha256} (verified)",
-        markup=False,
-    )
-    out.print(
-        f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}", markup=False
-    )
+    say(f"upstream: {recipe.upstream.name} sha256 {the_pin.pinned.sha256} (verified)")
+    say(f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}")
     wheel, digest = build.into_dist(recipe, options.dist, options.vendor)
-    out.print(f"built: {console.rel(wheel)} (version {recipe.version})", markup=False)
-    out.print(f"sha256: {digest}", markup=False)
+    say(f"built: {console.rel(wheel)} (version {recipe.version})")
+    say(f"sha256: {digest}")
     if options.reproduce:
         again = build.rebuild_matches(recipe, wheel, options.vendor)
-        out.print(f"reproducible: second build sha256 {again}: identical bytes", markup=False)
+        say(f"reproducible: second build sha256 {again}: identical bytes")
     if options.prove or options.install_into:
-        prove.run_proof(
-            the_pin,
-            wheel,
-            options.vendor,
-            options.install_into,
-            options.tier,
-            options.reports,
-        )
+        into, tier = options.install_into, options.tier
+        prove.run_proof(the_pin, wheel, options.vendor, into, tier, options.reports)
     if options.replay:
         scratch = options.vendor / "scratch"
         prove.replay_installed(recipe.upstream, wheel, scratch, sys.executable)

@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from dynpatch.console import err, out
+from dynpatch.console import err, say
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 from dynpatch.pin import Pin
@@ -71,32 +71,16 @@ def installed_helper(python: Path) -> tuple[Path, Path, str]:
 
 
 def run_tests(
-    python: Path,
-    purelib: Path,
-    work: Path,
-    test: str = TEST,
-    marker: str = MARKER,
-    junit: Path | None = None,
+    python: Path, purelib: Path, work: Path, test: str, marker: str, junit: Path | None
 ) -> str:
     """dynamo's tests at ``test`` (under site-packages) selected by ``marker``; the pytest
     summary line (raises unless they pass). JUnit XML to ``junit`` if given."""
     ini = work / "pytest.ini"
     files.write_atomic(ini, INI)
-    cmd = [
-        *runner.pytest_command(python, [purelib / test], ini, work),
-        "-q",
-        "-m",
-        marker,
-        *([f"--junitxml={junit}"] if junit else []),
-    ]
-    result = proc.run(
-        cmd,
-        doing="pytest of the installed wheel",
-        timeout=900,
-        cwd=work,
-        env=_env(),
-        merge_stderr=True,
-    )
+    cmd = runner.pytest_command(python, [purelib / test], ini, work)
+    cmd += ["-q", "-m", marker, *([f"--junitxml={junit}"] if junit else [])]
+    doing = "pytest of the installed wheel"
+    result = proc.run(cmd, doing=doing, timeout=900, cwd=work, env=_env(), merge_stderr=True)
     lines = [ln.strip() for ln in result.stdout.splitlines() if _SUMMARY.match(ln.strip())]
     summary = lines[-1].strip("= ") if lines else f"exit status {result.returncode}"
     if result.returncode != 0:
@@ -129,14 +113,13 @@ def run_proof(
         reports.mkdir(parents=True, exist_ok=True)
     with files.owned_dir(vendor / "scratch", ".wheel-proof-") as scratch:
         if into is None:
-            out.print(
+            say(
                 f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "
-                f"pip install --no-deps {wheel.name}",
-                markup=False,
+                f"pip install --no-deps {wheel.name}"
             )
             python = install_venv(the_pin, wheel, scratch / "venv")
         else:
-            out.print(f"proof: pip install --no-deps {wheel.name} into {into}", markup=False)
+            say(f"proof: pip install --no-deps {wheel.name} into {into}")
             pypi.pip_install_into(into, ["--no-deps", str(wheel)])
             python = into
         purelib, module, version = installed_helper(python)
@@ -149,10 +132,9 @@ def run_proof(
             )
         if "new_token_ids" not in module.read_text():
             raise ToolkitError(f"the installed {module} lacks new_token_ids: not the patch")
-        out.print(
+        say(
             f"proof: dynamo.common.backend.logprobs.__file__ = {module} "
-            "(in site-packages; has new_token_ids)",
-            markup=False,
+            "(in site-packages; has new_token_ids)"
         )
         summaries = []
         for i, (test, marker) in enumerate(TIERS[tier]):
@@ -160,10 +142,7 @@ def run_proof(
             work.mkdir()
             junit = reports / f"junit-{Path(test).stem}.xml" if reports else None
             summaries.append(run_tests(python, purelib, work, test, marker, junit))
-            out.print(
-                f"proof: {test} (-m '{marker}') from site-packages: {summaries[-1]}",
-                markup=False,
-            )
+            say(f"proof: {test} (-m '{marker}') from site-packages: {summaries[-1]}")
     return summaries
 
 
@@ -191,7 +170,7 @@ def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str
     outcomes = verify.compare(results["baseline"], results["patched"], expectations)
     bad = [o for o in outcomes if not o.ok]
     where = results["patched"].get("modules", {}).get("dynamo.common.backend.logprobs", "?")
-    out.print(f"replay: logprobs from the installed patched wheel: {where}", markup=False)
+    say(f"replay: logprobs from the installed patched wheel: {where}")
     if bad:
         raise ToolkitError(
             f"the installed wheels diverge: {bad[0].name}: "
@@ -199,8 +178,7 @@ def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str
         )
     if len(outcomes) != len(names):
         raise ToolkitError(f"the installed wheels diverge: {len(outcomes)} of {len(names)} ran")
-    out.print(
+    say(
         f"replay: {len(names)} named scenarios through the installed stock and patched "
-        "wheels: 0 divergences",
-        markup=False,
+        "wheels: 0 divergences"
     )
