@@ -153,7 +153,7 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     world.save(
         "verify", budget=200, alternative=alternative, scenarios=[{"divergence": None}] * 232
     )
-    world.bench(**COUNTED, rerun=RERUN)
+    world.save("bench", **COUNTED, rerun=RERUN)
     status, _out, err = pr()
     assert status == 0, err
     text = world.out.read_text()
@@ -186,7 +186,7 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
 
 
 def test_the_script_s_output_is_shown_only_for_the_script_as_it_is(world: World, pr) -> None:
-    world.bench(**COUNTED, rerun={**RERUN, "sha256": "0" * 64})
+    world.save("bench", **COUNTED, rerun={**RERUN, "sha256": "0" * 64})
     assert pr()[0] == 0
     text = world.out.read_text()
     assert "has no saved run of this script" in text and "23.6x" not in text

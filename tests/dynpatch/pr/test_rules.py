@@ -1,5 +1,5 @@
-"""The PR step's pure parts: title and DCO rules, re-signing, evidence classification,
-the push gate and the printed `gh` line."""
+"""The PR step's pure parts: title and DCO rules, re-signing, evidence classification and
+the printed `gh` line."""
 
 from __future__ import annotations
 
@@ -23,64 +23,43 @@ def commit(message: str, author: Identity = JANE) -> CommitInfo:
 
 
 @pytest.mark.parametrize(
-    "title",
+    ("title", "ok"),
     [
-        "perf(trtllm): reuse the streamed delta for logprob extraction",
-        "fix: handle an empty stream",
-        "feat(common/backend)!: drop the old helper",
-        "revert(ci): undo the cache change",
+        ("perf(trtllm): reuse the streamed delta for logprob extraction", True),
+        ("fix: handle an empty stream", True),
+        ("feat(common/backend)!: drop the old helper", True),
+        ("revert(ci): undo the cache change", True),
+        ("Perf(trtllm): capitalised type", False),
+        ("perf(trtllm) missing colon", False),
+        ("perf(): empty scope", False),
+        ("wip(trtllm): not a type dynamo accepts", False),
+        ("perf(trtllm):no space", False),
+        ("reuse the streamed delta", False),
+        ("", False),
     ],
 )
-def test_conventional_titles_pass(title: str) -> None:
-    assert rules.title_problem(title) is None
-
-
-@pytest.mark.parametrize(
-    "title",
-    [
-        "Perf(trtllm): capitalised type",
-        "perf(trtllm) missing colon",
-        "perf(): empty scope",
-        "wip(trtllm): not a type dynamo accepts",
-        "perf(trtllm):no space",
-        "reuse the streamed delta",
-        "",
-    ],
-)
-def test_other_titles_fail_with_the_accepted_types_named(title: str) -> None:
+def test_titles_dynamo_accepts_and_the_types_named_otherwise(title: str, ok: bool) -> None:
     problem = rules.title_problem(title)
-    assert problem is not None and "perf" in problem and "revert" in problem
-
-
-def test_dco_passes_when_a_sign_off_matches_the_author() -> None:
-    msg = "perf(x): y\n\nbody\n\nSigned-off-by: Jane Doe <jane@example.invalid>\n"
-    assert rules.dco_problems(commit(msg)) == []
-    # email case does not matter, the name does
-    upper = msg.replace("jane@example.invalid", "Jane@Example.invalid")
-    assert rules.dco_problems(commit(upper)) == []
+    assert problem is None if ok else "perf" in problem and "revert" in problem
 
 
 @pytest.mark.parametrize(
     ("message", "needle"),
     [
+        ("perf(x): y\n\nbody\n\nSigned-off-by: Jane Doe <jane@example.invalid>\n", None),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <Jane@Example.invalid>\n", None),  # email case
         ("perf(x): y\n\nbody\n", "has no line matching ^Signed-off-by"),
         ("perf(x): y\n\nSigned-off-by: Jane Doe\n", "has no line matching"),
         ("perf(x): y\n\nSigned-off-by: <jane@example.invalid>\n", "has no line matching"),
         ("perf(x): y\n\nSigned-off-by: Jane Doe <jane@example.invalid> \n", "has no line"),
         ("perf(x): y\n\nSigned-off-by: Jon Doe <jane@example.invalid>\n", "matches its author"),
         ("perf(x): y\n\nSigned-off-by: Jane Doe <jd@example.invalid>\n", "matches its author"),
+        (f"perf(x): y\n\nSigned-off-by: {SERIES}\nSigned-off-by: {JANE}\n", "series identity"),
     ],
 )
-def test_dco_problems(message: str, needle: str) -> None:
-    problems = rules.dco_problems(commit(message))
-    assert len(problems) == 1 and needle in problems[0], problems
-
-
-def test_dco_flags_a_leftover_series_sign_off() -> None:
-    msg = f"perf(x): y\n\nSigned-off-by: {SERIES}\nSigned-off-by: {JANE}\n"
-    assert rules.dco_problems(commit(msg)) == []
-    problems = rules.dco_problems(commit(msg), replaced=SERIES)
-    assert len(problems) == 1 and "series identity" in problems[0]
+def test_dco_problems(message: str, needle: str | None) -> None:
+    problems = rules.dco_problems(commit(message), replaced=SERIES)
+    assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
 
 
 def test_drop_sign_off_removes_only_that_identity() -> None:
@@ -96,92 +75,49 @@ def test_drop_sign_off_removes_only_that_identity() -> None:
     assert rules.sign_offs(out) == [Identity("Other", "o@example.invalid")]
 
 
+BASE = "b" * 40
+
+
 # --- evidence ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def series(tmp_path: Path) -> Path:
-    patches = tmp_path / "patches"
+def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> None:
+    patches, out = tmp_path / "patches", tmp_path / "evidence"
     patches.mkdir()
-    (patches / "0001-x.patch").write_text("the patch, version 1\n")
     (patches / "series").write_text("0001-x.patch\n")
-    return patches
 
+    def save(stage: str) -> None:
+        digest = evidence.series_digest(patches)
+        evidence.save(
+            stage,
+            patches,
+            base=BASE,
+            series_sha256=digest,
+            command="nox",
+            verdict="pass",
+            summary_md="",
+            details={},
+            out=out,
+        )
 
-BASE = "b" * 40
-DEFAULTS = {"verify": {"budget": 200}, "test-upstream": {"tiers_run": ["cpu", "standin"]}}
+    def found(stage: str) -> validation.StageEvidence:
+        return {e.stage: e for e in validation.gather(patches, BASE, out)}[stage]
 
-
-def save(stage: str, patches: Path, out: Path, verdict: str = "pass", summary: str = "") -> None:
-    evidence.save(
-        stage,
-        patches,
-        base=BASE,
-        series_sha256=evidence.series_digest(patches),
-        command=f"nox -s {stage}",
-        verdict=verdict,
-        summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",
-        details=DEFAULTS.get(stage, {}),
-        out=out,
-    )
-
-
-def gather(patches: Path, out: Path) -> tuple[validation.StageEvidence, ...]:
-    return validation.gather(patches, BASE, out)
-
-
-def test_gather_classifies_current_stale_missing_and_invalid(series: Path, tmp_path: Path) -> None:
-    out = tmp_path / "evidence"
-    save("test-upstream", series, out, summary="saved for version 1")
-    (series / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
-    save("verify", series, out)
-    (out / "bench.json").write_text('{"stage": "bench", "verdict": "maybe"}')
-    found = {e.stage: e for e in gather(series, out)}
-    assert found["test-upstream"].state is State.STALE
-    assert "not this series" in found["test-upstream"].reason
-    assert found["verify"].state is State.CURRENT and found["verify"].verdict == "pass"
-    assert found["bench"].state is State.INVALID
-    (out / "bench.json").unlink()
-    assert {e.stage: e for e in gather(series, out)}["bench"].state is State.MISSING
-    (out / "bench.json").write_text("{not json")
-    assert {e.stage: e for e in gather(series, out)}["bench"].state is State.INVALID
-
-
-def test_a_record_filed_under_another_stage_is_invalid(series: Path, tmp_path: Path) -> None:
-    out = tmp_path / "evidence"
-    save("verify", series, out)
-    (out / "verify.json").rename(out / "bench.json")
-    bench = {e.stage: e for e in gather(series, out)}["bench"]
-    assert bench.state is State.INVALID and "'verify' record" in bench.reason
-
-
-def test_push_needs_current_passing_test_upstream_and_verify(series: Path, tmp_path: Path) -> None:
-    out = tmp_path / "evidence"
-    blockers = validation.push_blockers(gather(series, out))
-    assert len(blockers) == 2 and "test-upstream is not run" in blockers[0]
-    save("test-upstream", series, out)
-    save("verify", series, out, verdict="fail")
-    blockers = validation.push_blockers(gather(series, out))
-    assert blockers == [f"verify failed for this series (see {out / 'verify.json'})"]
-    save("verify", series, out)
-    found = gather(series, out)
-    assert validation.push_blockers(found) == []  # bench is not required ...
-    assert [w.split(":")[0] for w in validation.warnings(found)] == ["bench"]  # ... only warned
-
-
-def test_markdown_shows_current_results_verbatim_and_never_stale_ones(
-    series: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "evidence"
-    save("test-upstream", series, out, summary="OLD RESULT: 36 passed")
-    (series / "0001-x.patch").write_text("the patch, version 2\n")
-    save("verify", series, out, summary="| scenarios | 12 |\n|---|---|\n| identical | 12 |")
-    text = validation.markdown(gather(series, out))
-    assert "OLD RESULT" not in text
-    assert "## test-upstream: stale" in text
-    assert "## verify: pass\n\n```console\n$ nox -s verify\n```" in text
-    assert "| scenarios | 12 |\n|---|---|\n| identical | 12 |" in text
-    assert "## bench: not run" in text
+    (patches / "0001-x.patch").write_text("the patch, version 1\n")
+    save("test-upstream")
+    (patches / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
+    save("verify")
+    assert found("test-upstream").state is State.STALE
+    assert "not this series" in found("test-upstream").reason
+    assert found("verify").state is State.CURRENT and found("verify").verdict == "pass"
+    assert found("bench").state is State.MISSING
+    for text, reason in (
+        ('{"stage": "bench", "verdict": "maybe"}', "has no str 'base'"),
+        ("{not json", ""),
+        ((out / "verify.json").read_text(), "'verify' record"),  # filed under another stage
+    ):
+        (out / "bench.json").write_text(text)
+        assert found("bench").state is State.INVALID and reason in found("bench").reason
 
 
 # --- description and publishing ---------------------------------------------------------
