@@ -93,27 +93,6 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
     assert "it was not measured for this base and series" in text  # no alternative's figures
     assert "and the one-line alternative above" in text  # not said to be measured
     assert "has no saved run of this script" in text
-    record = world.out.with_name("VALIDATION.md").read_text()
-    assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
-
-
-def test_the_record_says_what_the_series_digest_hashes(world: World, pr) -> None:
-    """As it says, and as evidence.series_digest computes it."""
-    assert pr()[0] == 0
-    record = world.out.with_name("VALIDATION.md").read_text()
-    assert (
-        "sha256 over `patches/series` and then each patch it lists, in order, each fed as its "
-        "file name, a NUL byte, the file's bytes and a NUL byte (commit messages included)"
-    ) in record
-    names = ["series", *(world.patches / "series").read_text().split()]
-    fed = b"".join(n.encode() + b"\0" + (world.patches / n).read_bytes() + b"\0" for n in names)
-    assert hashlib.sha256(fed).hexdigest() == evidence.series_digest(world.patches)
-
-
-def test_the_related_pr_is_a_dated_pull_request_and_what_this_one_adds(world: World, pr) -> None:
-    assert pr()[0] == 0
-    text = world.out.read_text()
-    assert "an open, approved PR" not in text and "as seen on GitHub then" not in text
     assert "- Relates to #14402 (pull request)\n" in text
     assert (
         "(open and approved when last looked at on GitHub, 2026-11; the toolkit does not "
@@ -122,6 +101,16 @@ def test_the_related_pr_is_a_dated_pull_request_and_what_this_one_adds(world: Wo
         f"interleaved-choices handler test (`{description.HANDLER_TEST}`), and the "
     ) in text
     assert "If #14402 lands first, close this one." in text
+    record = world.out.with_name("VALIDATION.md").read_text()
+    assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
+    # the record says what the series digest hashes, as evidence.series_digest computes it
+    assert (
+        "sha256 over `patches/series` and then each patch it lists, in order, each fed as its "
+        "file name, a NUL byte, the file's bytes and a NUL byte (commit messages included)"
+    ) in record
+    names = ["series", *(world.patches / "series").read_text().split()]
+    fed = b"".join(n.encode() + b"\0" + (world.patches / n).read_bytes() + b"\0" for n in names)
+    assert hashlib.sha256(fed).hexdigest() == evidence.series_digest(world.patches)
 
 
 def test_the_carried_tests_the_text_names_are_in_the_series() -> None:

@@ -23,8 +23,11 @@ from tests.fixtures.pr import (
 )
 
 
-def test_push_goes_to_the_fork_only_when_asked(world: World, pr) -> None:
+def test_push_goes_to_the_fork_only_when_asked(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
     world.save("test-upstream", "verify")
+    git(world.repo, "remote", "add", "fork", str(world.fork))
     status, out, err = pr()
     assert status == 0 and world.fork_refs() == ""
 
@@ -35,17 +38,20 @@ def test_push_goes_to_the_fork_only_when_asked(world: World, pr) -> None:
     assert f"pushed {BRANCH} ({tip[:12]}) to {world.fork} (new branch)" in out
     assert "warning: bench: not run" in err  # bench is warned about, not required
 
-    status, out, err = pr("--push", str(world.fork))
+    status, out, err = pr("--push", "fork")  # a remote's name
     assert status == 0 and "nothing to push" in out
+    assert f"--head YOUR_FORK_OWNER:{BRANCH}" in out  # a local path names no GitHub owner
 
-    # a new version of the series replaces the tool's own earlier push
+    # a new version of the series replaces the tool's own earlier push; a relative path is
+    # the one seen from here (git runs in the checkout, where ./fork.git is not)
     world.series(V2)
     world.save("test-upstream", "verify")
-    status, out, err = pr("--push", str(world.fork), "--force")
+    monkeypatch.chdir(world.tmp)
+    status, out, err = pr("--push", "./fork.git", "--force")
     assert status == 0, err
     new = world.tip()
     assert new != tip and world.fork_refs().split()[0] == new
-    assert f"replacing {tip[:12]}" in out
+    assert f"to {world.fork.resolve()} (replacing {tip[:12]})" in out
 
 
 def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World, pr) -> None:
@@ -54,17 +60,8 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     git(world.tmp, "clone", "-q", str(world.repo), str(other))
     (other / "NOTES").write_text("their work\n")
     git(other, "add", "NOTES")
-    git(
-        other,
-        "-c",
-        "user.name=Other",
-        "-c",
-        "user.email=o@example.invalid",
-        "commit",
-        "-q",
-        "-m",
-        "their commit",
-    )
+    who = ["-c", "user.name=Other", "-c", "user.email=o@example.invalid"]
+    git(other, *who, "commit", "-q", "-m", "their commit")
     git(other, "push", "-q", str(world.fork), f"HEAD:refs/heads/{BRANCH}")
     theirs = world.fork_refs()
 
@@ -79,27 +76,6 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     err = refused(world, pr, "--push", str(world.fork), "--force")
     one_error(err, "holding commits this tool did not make", "nothing written")
     assert world.fork_refs() == theirs
-
-
-def test_a_named_remote_resolves_the_fork_owner(world: World, pr) -> None:
-    world.save("test-upstream", "verify")
-    git(world.repo, "remote", "add", "fork", str(world.fork))
-    status, out, err = pr("--push", "fork")
-    assert status == 0, err
-    assert world.fork_refs() != ""
-    # a local path names no GitHub owner: the person fills it in
-    assert f"--head YOUR_FORK_OWNER:{BRANCH}" in out
-
-
-def test_a_relative_fork_path_is_the_one_seen_from_here(
-    world: World, pr, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    world.save("test-upstream", "verify")
-    monkeypatch.chdir(world.tmp)  # git runs in the checkout, where ./fork.git is not
-    status, out, err = pr("--push", "./fork.git")
-    assert status == 0, err
-    assert world.fork_refs().split()[0] == world.tip()
-    assert f"to {world.fork.resolve()} (new branch)" in out
 
 
 def test_an_unreachable_remote_is_one_error_line(world: World, pr) -> None:
@@ -191,26 +167,10 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     patches = tmp_path / "patches"
     patches.mkdir()
     (patches / "series").write_text("")
-    status = main(
-        [
-            "pr",
-            "--pin",
-            str(rel.pin.path),
-            "--vendor",
-            str(rel.vendor),
-            "--patches",
-            str(patches),
-            "--evidence",
-            str(tmp_path / "ev"),
-            "--out",
-            str(tmp_path / "PR.md"),
-            "--identity",
-            JANE,
-            "--allow-placeholder-identity",
-            "--push",
-            str(tmp_path / "fork.git"),
-        ]
-    )
+    argv = ["pr", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor)]
+    argv += ["--patches", str(patches), "--evidence", str(tmp_path / "ev")]
+    argv += ["--out", str(tmp_path / "PR.md"), "--identity", JANE, "--allow-placeholder-identity"]
+    status = main([*argv, "--push", str(tmp_path / "fork.git")])
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")
     assert gitio.rev_parse(checkout.path, f"refs/heads/{BRANCH}") is None

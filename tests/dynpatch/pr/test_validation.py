@@ -5,22 +5,11 @@ from __future__ import annotations
 
 from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import HookResult
-from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error
+from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error, refused
 
 
 def _record(world: World) -> str:
     return world.out.with_name("VALIDATION.md").read_text()
-
-
-def test_current_evidence_is_in_the_full_record_verbatim(world: World, pr) -> None:
-    world.save("test-upstream", "verify", "bench")
-    status, _out, err = pr()
-    assert status == 0, err
-    text = _record(world)
-    for stage in ("test-upstream", "verify", "bench"):
-        assert f"## {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
-        assert f"{stage} summary: 3 scenarios, 3 identical" in text
-    assert "warning" not in err
 
 
 def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, pr) -> None:
@@ -73,24 +62,20 @@ def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr)
     one_error(err, "refusing to push", "verify is not run for this base")
 
 
-def test_a_push_needs_the_results_of_the_sessions_defaults(world: World, pr) -> None:
+def test_a_push_needs_current_passing_results_of_the_sessions_defaults(world: World, pr) -> None:
+    err = refused(world, pr, "--push", str(world.fork))
+    one_error(err, "test-upstream is not run", "verify is not run", "run `nox -s verify` first")
     world.save("test-upstream", tiers_run=["cpu"])
     world.save("verify", budget=0)
-    status, _out, err = pr("--push", str(world.fork))
-    assert status == 2
+    err = refused(world, pr, "--push", str(world.fork))
     one_error(
         err,
         "test-upstream ran the tiers cpu, not cpu and standin",
         "verify ran 0 property streams, not the default 200",
     )
-    nothing_written(world)
-
-
-def test_failed_verify_blocks_a_push(world: World, pr) -> None:
     world.save("test-upstream")
     world.save("verify", verdict="fail")
-    status, _out, err = pr("--push", str(world.fork))
-    assert status == 2
+    err = refused(world, pr, "--push", str(world.fork))
     one_error(err, "refusing to push", "verify failed for this series")
     nothing_written(world)
 
@@ -107,12 +92,15 @@ HOOKS = [
 ]
 
 
-def test_the_record_lists_every_hook_apply_ran_with_its_result(world: World, pr) -> None:
+def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
     record.save(HOOKS, world.patches, world.evidence, world.base)
     status, out, err = pr()
     assert status == 0, err
     text = _record(world)
+    for stage in ("test-upstream", "verify", "bench"):
+        assert f"## {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
+        assert f"{stage} summary: 3 scenarios, 3 identical" in text
     assert "## pre-commit: pass\n\n```console\n$ nox -s apply\n```" in text
     assert "| hook | pin | files | result |" in text
     for hook in HOOKS:
