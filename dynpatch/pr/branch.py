@@ -208,8 +208,6 @@ def drop_sign_off(message: str, signer: Identity) -> str:
 
 @dataclass(frozen=True)
 class Placed:
-    """What :func:`place` changed in the checkout, so that :func:`undo` can put it back."""
-
     branch: str
     old: str | None  # the branch tip before (None: there was no branch)
     new: str
@@ -234,7 +232,6 @@ def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> 
 
 
 def undo(repo: Path, placed: Placed) -> None:
-    """Put the branch and the ``MADE`` ref back as they were before :func:`place`."""
     ref = f"refs/heads/{placed.branch}"
     if placed.old is None:
         gitio.delete_ref(repo, ref)

@@ -108,7 +108,7 @@ def validation_record(f: Facts) -> str:
         "A record belongs to this series when its `series_sha256` is this series': sha256 "
         "over `patches/series` and then each patch it lists, in order, each fed as its file "
         "name, a NUL byte, the file's bytes and a NUL byte (commit messages included).\n\n"
-        + validation.markdown(f.evidence)
+        + "\n".join(map(validation.markdown, f.evidence))
         + "\n## This branch (`python -m dynpatch pr`)\n\n"
         + "".join(f"- {line}\n" for line in f.checks)
     )

@@ -45,9 +45,7 @@ class StageEvidence:
     @property
     def verdict(self) -> str | None:
         """What a current record says: pass or fail; None for any other record."""
-        if self.state is not State.CURRENT or not self.record:
-            return None
-        return str(self.record["verdict"])
+        return str(self.record["verdict"]) if self.state is State.CURRENT and self.record else None
 
     @property
     def rerun(self) -> str:
@@ -140,13 +138,9 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
     return lines
 
 
-def markdown(found: Sequence[StageEvidence]) -> str:
-    """Every stage's saved result in full: current ones verbatim, the rest named as not
-    run, stale or invalid (their contents never shown)."""
-    return "\n".join(_stage_markdown(e) for e in found)
-
-
-def _stage_markdown(e: StageEvidence) -> str:
+def markdown(e: StageEvidence) -> str:
+    """The stage's saved result in full if current; else named as not run, stale or
+    invalid (its contents never shown)."""
     if e.state is not State.CURRENT:
         return f"## {e.stage}: {e.state}\n\n{e.reason}.\n"
     r = e.record or {}
