@@ -1,5 +1,5 @@
 """dynpatch.pr.publish through `pr`: pushes only when told, never over foreign commits,
-never showing a credential; a refusal or a failed push writes nothing."""
+never showing a credential; a refusal (of any bad input) or a failed push writes nothing."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.pin import load_pin
 from tests.fixtures.pr import (
     BRANCH,
     JANE,
@@ -78,36 +79,33 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     assert world.fork_refs() == theirs
 
 
-def test_an_unreachable_remote_is_one_error_line(world: World, pr) -> None:
-    world.save("test-upstream", "verify")
-    err = refused(world, pr, "--push", str(world.tmp / "no-such-fork.git"), "--timeout", "20")
-    one_error(err, "no-such-fork.git", "is neither a URL nor an existing folder")
-    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--timeout", "20")
-    one_error(err, "cannot read remote file://", "no-such-fork.git")
-    nothing_written(world)
-
-    # the same with a branch and a description from an earlier run: both stay as they were
-    assert pr()[0] == 0
-    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--force")
-    one_error(err, "cannot read remote file://", "no-such-fork.git")
-
-
-def test_an_option_in_place_of_a_remote_or_branch_is_refused_and_never_run(
+def test_bad_input_is_refused_before_anything_is_written_or_run(
     world: World, pr, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """No person to sign off, no signing key, an option or remote helper where a remote or
+    branch goes, a remote that is not there: one error line each, nothing written or run."""
     world.save("test-upstream", "verify")
     monkeypatch.chdir(world.tmp)
-    for args, needle in (
-        (["--push", "--receive-pack=touch pwned"], "--push"),
-        (["--push=--receive-pack=touch pwned"], "--push"),
-        (["--push=--upload-pack=touch pwned"], "--push"),
-        (["--push", "ext::sh -c touch% pwned"], "--push"),
-        (["--branch=-x", "--push", str(world.fork)], "not a valid branch name"),
-        (["--branch=--receive-pack=touch pwned"], "not a valid branch name"),
-        (["--branch", "-x"], "--branch"),  # argparse's own refusal, also one line
+    nowhere = f"{world.tmp}/no-such-fork.git"
+    ssh = ["--sign", "--signing-format", "ssh"]
+    for identity, args, needles in (
+        (None, [], ["no identity", "--identity", "user.name"]),
+        (load_pin(world.pin).author, [], ["series identity, not a person"]),
+        ("just a name", [], ["not an identity of the form 'Name <email>'"]),
+        ("Jane\nDoe <jane@example.invalid>", [], ["not an identity of the form"]),
+        (JANE, [*ssh, "--signing-key", "/nonexistent/key"], ["SSH signing key", "not found"]),
+        (JANE, ssh, ["SSH signing needs a key"]),
+        (JANE, ["--push", "--receive-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push=--receive-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push=--upload-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push", "ext::sh -c touch% pwned"], ["--push"]),
+        (JANE, ["--branch=-x", "--push", str(world.fork)], ["not a valid branch name"]),
+        (JANE, ["--branch=--receive-pack=touch pwned"], ["not a valid branch name"]),
+        (JANE, ["--branch", "-x"], ["--branch"]),  # argparse's own refusal, also one line
+        (JANE, ["--push", nowhere, "--timeout", "20"], ["is neither a URL nor an existing"]),
+        (JANE, ["--push", f"file://{nowhere}", "--timeout", "20"], ["cannot read remote file:"]),
     ):
-        err = refused(world, pr, *args)
-        one_error(err, needle)
+        one_error(refused(world, pr, *args, identity=identity), *needles)  # type: ignore[arg-type]
     nothing_written(world)
     assert not list(world.tmp.rglob("pwned")) and not Path("pwned").exists()
 

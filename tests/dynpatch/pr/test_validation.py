@@ -32,18 +32,8 @@ def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, 
 
 def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr) -> None:
     world.save("test-upstream", "verify")  # on v9.9.9
-    git(
-        world.repo,
-        "-c",
-        "user.name=U",
-        "-c",
-        "user.email=u@example.invalid",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "main moves on",
-    )
+    who = ["-c", "user.name=U", "-c", "user.email=u@example.invalid"]
+    git(world.repo, *who, "commit", "-q", "--allow-empty", "-m", "main moves on")
     head = git(world.repo, "rev-parse", "HEAD").stdout.strip()
     status, out, err = pr()
     assert status == 0, err
