@@ -103,6 +103,7 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
     assert "If #14402 lands first, close this one." in text
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
+    assert "## pre-commit: not run" in record
     # the record says what the series digest hashes, as evidence.series_digest computes it
     assert (
         "sha256 over `patches/series` and then each patch it lists, in order, each fed as its "

@@ -7,6 +7,16 @@ from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import HookResult
 from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error, refused
 
+# upstream's pre-commit, as apply recorded it
+HOOKS = [
+    HookResult("ruff", "0.5.2 (`--fix --exit-non-zero-on-fix`)", (HELPER,)),
+    HookResult("codespell", "2.2.4", (HELPER,)),
+    HookResult("SPDX header", "dynamo's copyright-check.ps1 rule", (HELPER,)),
+    HookResult(
+        "DCO", "`^Signed-off-by: .+ <.+>$`, by the author", ("0001-x.patch (commit message)",)
+    ),
+]
+
 
 def _record(world: World) -> str:
     return world.out.with_name("VALIDATION.md").read_text()
@@ -14,13 +24,17 @@ def _record(world: World) -> str:
 
 def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, pr) -> None:
     world.save("test-upstream", "verify")
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     world.series(V2)  # the saved results now belong to another series
 
     status, _out, err = pr()
     assert status == 0, err
-    assert "## test-upstream: stale" in _record(world) and "## verify: stale" in _record(world)
-    assert "summary: 3 scenarios" not in _record(world)
+    text = _record(world)
+    assert "## test-upstream: stale" in text and "## verify: stale" in text
+    assert "## pre-commit: stale" in text and "| ruff |" not in text
+    assert "summary: 3 scenarios" not in text
     assert "warning: test-upstream: stale" in err
+    assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err
 
     tip = world.tip()
     world.out.unlink()
@@ -70,18 +84,6 @@ def test_a_push_needs_current_passing_results_of_the_sessions_defaults(world: Wo
     nothing_written(world)
 
 
-# --- upstream's pre-commit, as apply recorded it ----------------------------------------
-
-HOOKS = [
-    HookResult("ruff", "0.5.2 (`--fix --exit-non-zero-on-fix`)", (HELPER,)),
-    HookResult("codespell", "2.2.4", (HELPER,)),
-    HookResult("SPDX header", "dynamo's copyright-check.ps1 rule", (HELPER,)),
-    HookResult(
-        "DCO", "`^Signed-off-by: .+ <.+>$`, by the author", ("0001-x.patch (commit message)",)
-    ),
-]
-
-
 def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
     record.save(HOOKS, world.patches, world.evidence, world.base)
@@ -98,18 +100,3 @@ def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World
     assert "upstream's pre-commit hooks at their pinned versions: pass" in world.out.read_text()
     assert "evidence     pre-commit: pass (saved for this base and series)" in out
     assert "warning" not in err
-
-
-def test_no_hook_record_says_not_run_and_a_stale_one_warns(world: World, pr) -> None:
-    status, _out, err = pr()
-    assert status == 0, err
-    assert "## pre-commit: not run" in _record(world)
-    assert "pre-commit" not in err  # apply refuses a failing series: said in the text
-
-    record.save(HOOKS, world.patches, world.evidence, world.base)
-    world.series(V2)
-    world.out.unlink()
-    status, _out, err = pr("--force")
-    assert status == 0, err
-    assert "## pre-commit: stale" in _record(world) and "| ruff |" not in _record(world)
-    assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err
