@@ -76,8 +76,7 @@ def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEv
         return StageEvidence(stage, State.INVALID, path, None, str(exc))
     if saved is None:
         return StageEvidence(stage, State.MISSING, path, None, f"no {shown}")
-    problem = _record_problem(saved, stage)
-    if problem:
+    if problem := _record_problem(saved, stage):
         return StageEvidence(stage, State.INVALID, path, None, f"{shown} {problem}")
     if saved["series_sha256"] != digest:
         why = f"{shown} is of series {saved['series_sha256'][:12]}, not this series ({digest[:12]})"

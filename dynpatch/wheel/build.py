@@ -41,26 +41,21 @@ class Recipe:
         return f"{self.pin.pinned.version.split('+', 1)[0]}+{LOCAL_PREFIX}{self.series_sha256[:8]}"
 
 
-def upstream_wheel(pin: Pin, vendor: Path) -> Path:
-    """The pinned wheel from the fetch cache (downloaded if absent), sha256-verified."""
+def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
+    """The series in ``patches`` on the pinned wheel from the fetch cache (downloaded if
+    absent), sha256-verified."""
+    names = series_names(patches)
+    if not names:
+        raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
     release = pin.pinned
     cache = vendor / "cache" / "wheels"
     wheel = pypi.download_wheel(pin.package, release.version, release.wheel, cache)
-    got = pypi.sha256_of(wheel)
-    if got != release.sha256:
+    if (got := pypi.sha256_of(wheel)) != release.sha256:
         raise ToolkitError(
             f"{wheel} has sha256 {got}, not the pinned {release.sha256}: refusing it "
             "(delete the file to download it again)"
         )
-    return wheel
-
-
-def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
-    names = series_names(patches)
-    if not names:
-        raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
-    paths = tuple(patches / n for n in names)
-    return Recipe(pin, upstream_wheel(pin, vendor), paths, series_digest(patches))
+    return Recipe(pin, wheel, tuple(patches / n for n in names), series_digest(patches))
 
 
 def into_dist(recipe: Recipe, dist: Path, vendor: Path) -> tuple[Path, str]:

@@ -45,27 +45,11 @@ def _env() -> dict[str, str]:
     return env | {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def install_venv(the_pin: Pin, wheel: Path, where: Path) -> Path:
-    """A fresh venv at ``where`` with the runtime, the test requirements and ``wheel``."""
-    proc.check(
-        [sys.executable, "-m", "venv", str(where)], doing="python -m venv", timeout=300, env=_env()
-    )
-    python = where / "bin" / "python"
-    pypi.pip_install_into(python, [f"ai-dynamo-runtime=={the_pin.pinned.version}", *REQUIREMENTS])
-    pypi.pip_install_into(python, ["--no-deps", str(wheel)])
-    return python
-
-
 def installed_helper(python: Path) -> tuple[Path, Path, str]:
     """site-packages of ``python``, the file ``dynamo.common.backend.logprobs`` is, and the
     installed ai-dynamo's version."""
-    result = proc.check(
-        [str(python), "-c", _PROBE],
-        doing="import the installed dynamo",
-        timeout=120,
-        cwd=python.parent,
-        env=_env(),
-    )
+    cmd, doing = [str(python), "-c", _PROBE], "import the installed dynamo"
+    result = proc.check(cmd, doing=doing, timeout=120, cwd=python.parent, env=_env())
     purelib, module, version = result.stdout.strip().splitlines()[-3:]
     return Path(purelib), Path(module), version
 
@@ -117,7 +101,13 @@ def run_proof(
                 f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "
                 f"pip install --no-deps {wheel.name}"
             )
-            python = install_venv(the_pin, wheel, scratch / "venv")
+            venv = scratch / "venv"
+            cmd = [sys.executable, "-m", "venv", str(venv)]
+            proc.check(cmd, doing="python -m venv", timeout=300, env=_env())
+            python = venv / "bin" / "python"
+            runtime = f"ai-dynamo-runtime=={the_pin.pinned.version}"
+            pypi.pip_install_into(python, [runtime, *REQUIREMENTS])
+            pypi.pip_install_into(python, ["--no-deps", str(wheel)])
         else:
             say(f"proof: pip install --no-deps {wheel.name} into {into}")
             pypi.pip_install_into(into, ["--no-deps", str(wheel)])
