@@ -50,13 +50,7 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
         "## Related Issues",
         "## Public API",
     ]
-    api = text.split("## Public API\n\n")[1].strip().splitlines()
-    assert api[0] == (
-        "No public API change: `extract_from_completion_output` is not in any `__all__`, and "
-        "`HandlerBase._extract_logprobs` is private; both gain an optional keyword-only "
-        "parameter."
-    )
-    assert len(api) == 3 and api[2].startswith("- [ ] If this PR removes or incompatibly")
+    assert text.endswith(f"## Public API\n\n{description.PUBLIC_API}\n")
     outside = _outside_details(text)
     assert len(outside) <= 40, len(outside)
     body = "\n".join(outside)
@@ -67,10 +61,6 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
         f"1. `{HELPER}`, `extract_from_completion_output`",
         f"1. `{HANDLER}`, `HandlerBase._generate_locally_impl`",
     ]
-    assert (
-        "so the helper's cost per chunk no longer grows with the history" in text
-        and "for an N-token stream arriving one token per response" in text
-    )
     assert (
         "byte for byte" not in text
         and (
@@ -94,12 +84,7 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
     assert "and the one-line alternative above" in text  # not said to be measured
     assert "has no saved run of this script" in text
     assert "- Relates to #14402 (pull request)\n" in text
-    assert (
-        "(open and approved when last looked at on GitHub, 2026-11; the toolkit does not "
-        "check it). What this PR adds that a reviewer of #14402 could take: the helper's "
-        f"equivalence test over every bail-out (`{description.HELPER_TEST}`), the "
-        f"interleaved-choices handler test (`{description.HANDLER_TEST}`), and the "
-    ) in text
+    assert f"(`{description.HELPER_TEST}`), the interleaved-choices handler test" in text
     assert "If #14402 lands first, close this one." in text
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record

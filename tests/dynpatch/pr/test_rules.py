@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,18 +88,9 @@ def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> 
     (patches / "series").write_text("0001-x.patch\n")
 
     def save(stage: str) -> None:
+        kw: dict[str, Any] = {"base": BASE, "command": "nox", "verdict": "pass", "out": out}
         digest = evidence.series_digest(patches)
-        evidence.save(
-            stage,
-            patches,
-            base=BASE,
-            series_sha256=digest,
-            command="nox",
-            verdict="pass",
-            summary_md="",
-            details={},
-            out=out,
-        )
+        evidence.save(stage, patches, series_sha256=digest, summary_md="", details={}, **kw)
 
     def found(stage: str) -> validation.StageEvidence:
         return {e.stage: e for e in validation.gather(patches, BASE, out)}[stage]
