@@ -121,13 +121,12 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     captured = capsys.readouterr()
     assert status == 0, captured.err
     tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")
-    # the branch holds what a plain `git am` of the series gives
-    plain = tmp_path / "plain"
-    gitio.clone_at(checkout.path, checkout.base, plain)
+    # the branch holds what a plain `git am` of the series gives (on the clone's HEAD, the
+    # base: pr never moves it)
     names = (patches / "series").read_text().split()
     who = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
-    git(plain, *who, "am", "-q", *[str(patches / n) for n in names])
-    assert gitio.tree_of(clone, tip) == gitio.tree_of(plain, "HEAD")
+    git(clone, *who, "am", "-q", *[str(patches / n) for n in names])
+    assert gitio.tree_of(clone, tip) == gitio.tree_of(clone, "HEAD")
     subject = git(clone, "log", "-1", "--format=%s", tip).stdout.strip()
     assert subject.startswith("perf(trtllm): ")
     assert f"--title '{subject}'" in captured.out
