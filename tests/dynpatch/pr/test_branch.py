@@ -1,5 +1,6 @@
 """dynpatch.pr.branch through `pr`: the branch is the series re-signed by the person;
-regenerating keeps or (with --force) replaces it, with a range-diff."""
+regenerating keeps or (with --force) replaces it, with a range-diff. And dynamo's title
+and DCO rules as pure checks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from codemods.series import COMMIT_MESSAGE
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.pin import load_pin
+from dynpatch.pr import branch as branches
 from dynpatch.pr.branch import MADE
 from tests.fixtures.pr import (
     BRANCH,
@@ -132,3 +135,66 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     assert f"--title '{subject}'" in captured.out
     text = out.read_text()
     assert "`extract_from_completion_output`" in text and "#14402" in text
+
+
+# --- dynamo's title and DCO rules, as pure checks
+
+PERSON = Identity("Jane Doe", "jane@example.invalid")
+SERIES = Identity("dynamo-logprob-delta", "maintainers@example.invalid")
+
+
+def commit(message: str, author: Identity = PERSON) -> CommitInfo:
+    return CommitInfo("a" * 40, "b" * 40, author, author, message, signed=False)
+
+
+@pytest.mark.parametrize(
+    ("title", "ok"),
+    [
+        ("perf(trtllm): reuse the streamed delta for logprob extraction", True),
+        ("fix: handle an empty stream", True),
+        ("feat(common/backend)!: drop the old helper", True),
+        ("revert(ci): undo the cache change", True),
+        ("Perf(trtllm): capitalised type", False),
+        ("perf(trtllm) missing colon", False),
+        ("perf(): empty scope", False),
+        ("wip(trtllm): not a type dynamo accepts", False),
+        ("perf(trtllm):no space", False),
+        ("reuse the streamed delta", False),
+        ("", False),
+    ],
+)
+def test_titles_dynamo_accepts_and_the_types_named_otherwise(title: str, ok: bool) -> None:
+    problem = branches.title_problem(title)
+    assert problem is None if ok else "perf" in problem and "revert" in problem
+
+
+@pytest.mark.parametrize(
+    ("message", "needle"),
+    [
+        ("perf(x): y\n\nbody\n\nSigned-off-by: Jane Doe <jane@example.invalid>\n", None),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <Jane@Example.invalid>\n", None),  # email case
+        ("perf(x): y\n\nbody\n", "has no line matching ^Signed-off-by"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe\n", "has no line matching"),
+        ("perf(x): y\n\nSigned-off-by: <jane@example.invalid>\n", "has no line matching"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jane@example.invalid> \n", "has no line"),
+        ("perf(x): y\n\nSigned-off-by: Jon Doe <jane@example.invalid>\n", "matches its author"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jd@example.invalid>\n", "matches its author"),
+        (f"perf(x): y\n\nSigned-off-by: {SERIES}\nSigned-off-by: {PERSON}\n", "series identity"),
+    ],
+)
+def test_dco_problems(message: str, needle: str | None) -> None:
+    problems = branches.dco_problems(commit(message), replaced=SERIES)
+    assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
+
+
+def test_drop_sign_off_removes_only_that_identity() -> None:
+    msg = (
+        "perf(x): y\n\nSigned-off-by: someone is not a sign-off of SERIES\n\n"
+        f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\nSigned-off-by: Other <o@example.invalid>\n"
+    )
+    out = branches.drop_sign_off(msg, SERIES)
+    assert f"Signed-off-by: {SERIES}" not in out
+    assert "Signed-off-by: Other <o@example.invalid>" in out
+    assert f"Reviewed-by: {PERSON}" in out
+    assert "someone is not a sign-off" in out
+    assert branches.sign_offs(out) == [Identity("Other", "o@example.invalid")]

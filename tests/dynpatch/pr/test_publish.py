@@ -1,8 +1,10 @@
 """dynpatch.pr.publish through `pr`: pushes only when told, never over foreign commits,
-never showing a credential; a refusal (of any bad input) or a failed push writes nothing."""
+never showing a credential; a refusal (of any bad input) or a failed push writes nothing.
+And the printed `gh` line."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
+from dynpatch.pr import publish
 from tests.fixtures.pr import (
     BRANCH,
     JANE,
@@ -166,3 +169,32 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")
     assert gitio.rev_parse(checkout.path, f"refs/heads/{BRANCH}") is None
+
+
+def test_gh_line_round_trips_through_a_shell() -> None:
+    title = 'perf(trtllm): it\'s "quoted"'
+    line = publish.gh_command(
+        "https://github.com/ai-dynamo/dynamo", "jane", "perf/x", title, "out/pr/PR.md"
+    )
+    argv = shlex.split(line)
+    assert argv[:3] == ["gh", "pr", "create"]
+    assert argv[argv.index("--repo") + 1] == "ai-dynamo/dynamo"
+    assert argv[argv.index("--head") + 1] == "jane:perf/x"
+    assert argv[argv.index("--title") + 1] == title
+    assert argv[argv.index("--body-file") + 1] == "out/pr/PR.md"
+    unknown = publish.gh_command("https://github.com/ai-dynamo/dynamo", None, "b", "t", "f")
+    assert "--head YOUR_FORK_OWNER:b" in unknown
+
+
+@pytest.mark.parametrize(
+    ("url", "owner"),
+    [
+        ("https://github.com/jane/dynamo.git", "jane"),
+        ("git@github.com:jane/dynamo.git", "jane"),
+        ("ssh://git@github.com/jane/dynamo", "jane"),
+        ("/srv/forks/dynamo.git", None),
+        ("https://gitlab.example.invalid/jane/dynamo", None),
+    ],
+)
+def test_fork_owner(url: str, owner: str | None) -> None:
+    assert publish.fork_owner(url) == owner

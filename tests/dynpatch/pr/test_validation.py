@@ -1,10 +1,17 @@
 """dynpatch.pr.validation through `pr`: saved evidence for this base and series (the
-checking stages' and apply's record of upstream's hooks), and the push gate."""
+checking stages' and apply's record of upstream's hooks), the push gate, and how each
+record is classified."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from dynpatch import evidence
 from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import HookResult
+from dynpatch.pr import validation
+from dynpatch.pr.validation import State
 from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error, refused
 
 # upstream's pre-commit, as apply recorded it
@@ -100,3 +107,34 @@ def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World
     assert "upstream's pre-commit hooks at their pinned versions: pass" in world.out.read_text()
     assert "evidence     pre-commit: pass (saved for this base and series)" in out
     assert "warning" not in err
+
+
+def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> None:
+    base = "b" * 40
+    patches, out = tmp_path / "patches", tmp_path / "evidence"
+    patches.mkdir()
+    (patches / "series").write_text("0001-x.patch\n")
+
+    def save(stage: str) -> None:
+        kw: dict[str, Any] = {"base": base, "command": "nox", "verdict": "pass", "out": out}
+        digest = evidence.series_digest(patches)
+        evidence.save(stage, patches, series_sha256=digest, summary_md="", details={}, **kw)
+
+    def found(stage: str) -> validation.StageEvidence:
+        return {e.stage: e for e in validation.gather(patches, base, out)}[stage]
+
+    (patches / "0001-x.patch").write_text("the patch, version 1\n")
+    save("test-upstream")
+    (patches / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
+    save("verify")
+    assert found("test-upstream").state is State.STALE
+    assert "not this series" in found("test-upstream").reason
+    assert found("verify").state is State.CURRENT and found("verify").verdict == "pass"
+    assert found("bench").state is State.MISSING
+    for text, reason in (
+        ('{"stage": "bench", "verdict": "maybe"}', "has no str 'base'"),
+        ("{not json", ""),
+        ((out / "verify.json").read_text(), "'verify' record"),  # filed under another stage
+    ):
+        (out / "bench.json").write_text(text)
+        assert found("bench").state is State.INVALID and reason in found("bench").reason
