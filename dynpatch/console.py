@@ -29,6 +29,11 @@ _STYLE = {
 }
 
 
+def say(text: str) -> None:
+    """``text`` on ``out`` as it is (no markup: paths and versions hold brackets)."""
+    out.print(text, markup=False)
+
+
 def rel(path: Path | str, root: Path | None = None) -> str:
     """``path`` relative to ``root`` (default: the working directory) when inside it, else
     as given: what a person reads in output, logs and the PR text."""

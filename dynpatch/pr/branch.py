@@ -1,44 +1,79 @@
-"""The PR branch: ``git am`` of ``patches/series`` onto the pinned base, re-authored and
-signed off by the person, optionally signed by git, then placed in the checkout.
-
-Re-signing: after ``git am`` of each patch, the series identity's ``Signed-off-by`` line
-is dropped, the person's is added with ``git interpret-trailers``, and
-``git commit --amend --reset-author`` makes the person author and committer (signing
-with ``-S`` when asked). Nothing else in the message or the tree changes.
-
-The commits are made, checked and compared with an existing branch in a throwaway
-clone, so every refusal comes before the checkout is written to. The checkout only
-receives the finished commits (objects and refs): its work tree, index and HEAD are never
-touched, and a failure at any step leaves its refs as they were.
+"""The PR branch: ``git am`` of ``patches/series`` onto the pinned base in a throwaway
+clone, each commit re-authored and signed off by the person (the series identity's
+sign-off dropped, optionally signed by git), checked against dynamo's rules (DCO, a
+Conventional Commit title) and compared with an existing branch of that name. Only
+:func:`place` writes to the checkout, and only refs and objects: never its work tree,
+index or HEAD.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynpatch.apply.precommit.dco import SIGNED_OFF_BY, sign_offs
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
 from dynpatch.io.git import CommitInfo, Identity, Signing
-from dynpatch.pr import rules
+from dynpatch.pr import identity
 
 # One ref per branch tip this tool placed: the commits it may later replace on a remote.
 MADE = "refs/dynpatch/made"
 # In the scratch clone only: the checkout's existing branch, to compare the new one with.
 _EXISTING = "refs/dynpatch/existing"
+# dynamo's PR-title check: a Conventional Commit of one of these types.
+TITLE_TYPES = "feat fix docs test ci refactor perf chore build style revert".split()
+TITLE = re.compile(rf"^(?:{'|'.join(TITLE_TYPES)})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
 
 
-def build(
+@dataclass(frozen=True)
+class BranchPlan:
+    """The branch as it will be, decided in the scratch clone (nothing placed yet)."""
+
+    tip: str
+    old: str | None  # the checkout's branch tip now (None: no branch); == tip: unchanged
+    state: str  # created | unchanged ... | replaced ...
+    commits: list[CommitInfo]
+    signatures: list[str]  # git's verification line per commit; empty when unsigned
+
+
+def check_checkout(checkout: Checkout, branch: str) -> None:
+    """The checkout is clean, the name is a valid branch, and that branch is not checked out
+    (its HEAD would then not be the base, and a work tree would go stale under it)."""
+    changes = gitio.local_changes(checkout.path)
+    if changes:
+        shown = ", ".join(c[3:] for c in changes[:3]) + (" ..." if len(changes) > 3 else "")
+        raise ToolkitError(
+            f"{checkout.path} has local changes ({shown}); commit or stash them first "
+            "(nothing was written)"
+        )
+    if not gitio.valid_branch_name(checkout.path, branch):
+        raise ToolkitError(f"{branch!r} is not a valid branch name")
+    if busy := gitio.worktrees_on(checkout.path, branch):
+        raise ToolkitError(
+            f"{branch} is checked out in {busy[0]}: check out the base there "
+            f"(git checkout --detach {checkout.base[:12]}) and rerun"
+        )
+
+
+def make(
     checkout: Checkout,
+    name: str,
     patches: Sequence[Path],
     signer: Identity,
-    series_identity: Identity | None,
+    series_identity: Identity,
     signing: Signing | None,
+    force: bool,
     scratch: Path,
-) -> list[CommitInfo]:
-    """Make the PR commits in a fresh clone ``scratch`` of the base; return them."""
+) -> BranchPlan:
+    """Build and check the commits in a new clone ``scratch``, and compare them with the
+    checkout's branch ``name`` there (differs: range-diff shown, ``force`` needed); the
+    checkout is only read."""
+    if signing is not None:
+        signing = identity.with_allowed_signers(signing, signer, checkout.path, scratch.parent)
     gitio.clone_at(checkout.path, checkout.base, scratch)
     for patch in patches:
         try:
@@ -47,56 +82,52 @@ def build(
             raise ToolkitError(
                 f"{patch.name} does not apply to the base {checkout.base[:12]}: {exc}"
             ) from None
-        message = gitio.commit_message(scratch, "HEAD")
-        if series_identity is not None:
-            message = rules.drop_sign_off(message, series_identity)
+        message = drop_sign_off(gitio.commit_message(scratch, "HEAD"), series_identity)
         message = gitio.add_trailer(message, f"Signed-off-by: {signer}")
         gitio.amend_head(scratch, message, signer, signing)
-    return gitio.commits_between(scratch, checkout.base, "HEAD")
+    commits = gitio.commits_between(scratch, checkout.base, "HEAD")
+    problems = check(commits, series_identity)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ToolkitError(f"{problems[0]}{more}")
+    if signing is not None:
+        for c in commits:
+            gitio.verify_commit(scratch, c.sha, signing)
+    old = None
+    if gitio.rev_parse(checkout.path, f"refs/heads/{name}") is not None:
+        # Its commits copied into the scratch clone: comparing there writes nothing.
+        gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}", _EXISTING)
+        old = gitio.rev_parse(scratch, _EXISTING)
+    tip, state = _decide(scratch, checkout.base, name, commits[-1].sha, old, force)
+    # What the branch will hold (the earlier, identical commits when unchanged).
+    commits = gitio.commits_between(scratch, checkout.base, tip)
+    signatures = [gitio.verify_commit(scratch, c.sha, signing) for c in commits] if signing else []
+    return BranchPlan(tip, old, state, commits, signatures)
 
 
-def check(commits: Sequence[CommitInfo], series_identity: Identity | None) -> list[str]:
-    """DCO and title problems of the commits as git recorded them (empty: all pass)."""
-    if not commits:
-        return ["the series produced no commit"]
-    problems = []
-    for c in commits:
-        problems += rules.dco_problems(c, series_identity)
-        if problem := rules.title_problem(c.subject):
-            problems.append(f"commit {c.sha[:12]}: {problem}")
-    return problems
-
-
-@dataclass(frozen=True)
-class Existing:
-    """A branch of the same name already in the checkout, compared with the new one."""
-
-    tip: str
-    differences: list[str]  # empty: same trees, messages, authors and signing
-    range_diff: str
-
-
-def existing_tip(scratch: Path, repo: Path, branch: str) -> str | None:
-    """The tip of ``branch`` in ``repo`` (None: no such branch), with its commits copied
-    into ``scratch`` so that comparing it there writes nothing to ``repo``."""
-    if gitio.rev_parse(repo, f"refs/heads/{branch}") is None:
-        return None
-    gitio.fetch_ref(scratch, repo, f"refs/heads/{branch}", _EXISTING)
-    return gitio.rev_parse(scratch, _EXISTING)
-
-
-def compare(repo: Path, old: str | None, base: str, new_tip: str) -> Existing | None:
-    """How the existing branch tip ``old`` differs from ``new_tip`` (None: no branch); both
-    are commits of ``repo``, which is only read."""
+def _decide(
+    repo: Path, base: str, name: str, new: str, old: str | None, force: bool
+) -> tuple[str, str]:
+    """The tip branch ``name`` is to have and what that does to it; refuses to replace a
+    different branch without ``force``. ``repo`` holds both tips and is only read."""
     if old is None:
-        return None
+        return new, "created"
     if not gitio.is_ancestor(repo, base, old):
-        return Existing(old, [f"it is not based on {base[:12]}"], "")
-    before = gitio.commits_between(repo, base, old)
-    after = gitio.commits_between(repo, base, new_tip)
-    differences = _differences(before, after)
-    shown = gitio.range_diff(repo, base, old, new_tip) if differences else ""
-    return Existing(old, differences, shown)
+        differences = [f"it is not based on {base[:12]}"]
+    else:
+        before = gitio.commits_between(repo, base, old)
+        differences = _differences(before, gitio.commits_between(repo, base, new))
+        if not differences:
+            return old, "unchanged (same trees, messages, authors and signing)"
+        print(f"git range-diff {base[:12]} {old[:12]} {new[:12]}:")
+        print(gitio.range_diff(repo, base, old, new).rstrip())
+    what = "; ".join(differences)
+    if not force:
+        raise ToolkitError(
+            f"branch {name} already exists at {old[:12]} and differs ({what}); "
+            "rerun with --force to replace it (nothing was changed)"
+        )
+    return new, f"replaced (was {old[:12]}: {what}; old tip in the reflog)"
 
 
 def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> list[str]:
@@ -104,16 +135,14 @@ def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> l
         return [f"{len(before)} commits before, {len(after)} now"]
     found = []
     for i, (a, b) in enumerate(zip(before, after, strict=True), start=1):
+        signed = "signed -> unsigned" if a.signed else "unsigned -> signed"
         what = [
             label
             for label, differs in (
                 ("content", a.tree != b.tree),
                 ("message", a.message != b.message),
                 (f"author {a.author} -> {b.author}", a.author != b.author),
-                (
-                    "signature " + ("signed -> unsigned" if a.signed else "unsigned -> signed"),
-                    a.signed != b.signed,
-                ),
+                (f"signature {signed}", a.signed != b.signed),
             )
             if differs
         ]
@@ -122,10 +151,63 @@ def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> l
     return found
 
 
+# --- dynamo's contribution rules: the PR-title check and the DCO check on a pull request
+
+
+def check(commits: Sequence[CommitInfo], series_identity: Identity | None) -> list[str]:
+    """DCO and title problems of the commits as git recorded them (empty: all pass)."""
+    if not commits:
+        return ["the series produced no commit"]
+    problems = []
+    for c in commits:
+        problems += dco_problems(c, series_identity)
+        if problem := title_problem(c.subject):
+            problems.append(f"commit {c.sha[:12]}: {problem}")
+    return problems
+
+
+def title_problem(title: str) -> str | None:
+    """Why ``title`` is not a Conventional Commit title dynamo accepts (None: it is)."""
+    if TITLE.match(title):
+        return None
+    return (
+        f"title {title!r} is not a Conventional Commit: expected 'type(scope): summary' "
+        f"with type one of {', '.join(TITLE_TYPES)}"
+    )
+
+
+def _same(a: Identity, b: Identity) -> bool:
+    return a.name == b.name and a.email.lower() == b.email.lower()
+
+
+def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[str]:
+    """dynamo's commit-msg hook plus a sign-off matching the author, and none left by
+    ``replaced`` (the series identity, which the person's sign-off replaces)."""
+    where = f"commit {commit.sha[:12]} ({commit.subject[:60]})"
+    signers = sign_offs(commit.message)
+    problems = []
+    if not signers:
+        problems.append(f"{where} has no line matching {SIGNED_OFF_BY.pattern}")
+    elif not any(_same(s, commit.author) for s in signers):
+        shown = ", ".join(map(str, signers))
+        problems.append(f"{where}: no Signed-off-by matches its author {commit.author} ({shown})")
+    if replaced is not None and any(_same(s, replaced) for s in signers):
+        problems.append(f"{where} still carries the series identity's sign-off ({replaced})")
+    return problems
+
+
+def drop_sign_off(message: str, signer: Identity) -> str:
+    """``message`` without the ``Signed-off-by`` lines of ``signer`` (other lines kept)."""
+    lines = message.splitlines()
+    kept = [ln for ln in lines if not any(_same(s, signer) for s in sign_offs(ln))]
+    return "\n".join(kept).rstrip() + "\n"
+
+
+# --- the only writes to the checkout
+
+
 @dataclass(frozen=True)
 class Placed:
-    """What :func:`place` changed in the checkout, so that :func:`undo` can put it back."""
-
     branch: str
     old: str | None  # the branch tip before (None: there was no branch)
     new: str
@@ -150,7 +232,6 @@ def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> 
 
 
 def undo(repo: Path, placed: Placed) -> None:
-    """Put the branch and the ``MADE`` ref back as they were before :func:`place`."""
     ref = f"refs/heads/{placed.branch}"
     if placed.old is None:
         gitio.delete_ref(repo, ref)

@@ -1,12 +1,7 @@
-"""The PR description, in dynamo's template (Overview, Details, Where should the reviewer
-start?, Related Issues, Public API), and the full record attached beside it.
-
-The body is short and says only what a dynamo reviewer can check: the change, the base it
-is made on, the one-line alternative with the figures the saved records give, a script
-that reruns the per-chunk cost in a plain dynamo checkout (with the output the bench saved
-for it), and the toolkit's headline figures in a ``<details>`` block. Every figure comes
-from a record saved for this base and series; a stage without one is said to be not run.
-The full record (each stage's command and output) is :func:`validation_record`.
+"""The PR description in dynamo's template (Overview, Details, Where should the reviewer
+start?, Related Issues, Public API): only what a dynamo reviewer can check, every figure
+from a record saved for this base and series (a stage without one: not run); and
+VALIDATION.md beside it, the full record.
 """
 
 from __future__ import annotations
@@ -22,7 +17,10 @@ from codemods.handler_response_loop_tests import PATH as HANDLER_TESTS
 from codemods.helper_delta_tests import PATH as HELPER_TESTS
 from codemods.series import SERIES
 from dynpatch import evidence, variants
+from dynpatch.fetch import Checkout
+from dynpatch.io import git as gitio
 from dynpatch.pr import validation
+from dynpatch.pr.branch import BranchPlan
 from dynpatch.pr.validation import StageEvidence, State
 from dynpatch.test_upstream import tiers
 
@@ -82,8 +80,6 @@ NOT_RUN = "not run for this base and series"
 
 @dataclass(frozen=True)
 class Facts:
-    """Everything the description states, gathered by the caller from this run."""
-
     title: str
     base: str  # the base as a reader names it (tag, or commit and date), Markdown
     changed: Sequence[str]
@@ -93,7 +89,6 @@ class Facts:
 
 
 def render(f: Facts) -> str:
-    """The PR body."""
     sections = [
         f"## Overview:\n\n{OVERVIEW}",
         f"## Details:\n\n{DETAILS}\n- Made on {f.base}.\n\n{_alternative(f.evidence)}\n\n"
@@ -113,14 +108,48 @@ def validation_record(f: Facts) -> str:
         "A record belongs to this series when its `series_sha256` is this series': sha256 "
         "over `patches/series` and then each patch it lists, in order, each fed as its file "
         "name, a NUL byte, the file's bytes and a NUL byte (commit messages included).\n\n"
-        + validation.markdown(f.evidence)
+        + "\n".join(map(validation.markdown, f.evidence))
         + "\n## This branch (`python -m dynpatch pr`)\n\n"
         + "".join(f"- {line}\n" for line in f.checks)
     )
 
 
+def base_name(checkout: Checkout) -> str:
+    """The base as a reader names it: the release tag for the tree made from its PyPI
+    wheel; else the ref asked for (git) or a tag at the commit (path), and the commit with
+    its date."""
+    if checkout.source == "pypi":
+        return (
+            f"`{checkout.release.tag}` (ai-dynamo {checkout.release.version}, from its PyPI wheel)"
+        )
+    tags, date = gitio.tags_and_date(checkout.path, checkout.base)
+    names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
+    label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
+    label = label or next(iter(names), None)
+    commit = f"commit `{checkout.base[:12]}` of {date}"
+    return f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit
+
+
+def checks(base: str, digest: str, patches: int, plan: BranchPlan, branch: str) -> list[str]:
+    """This run's own checks (all passed to get here), as Markdown lines for VALIDATION.md."""
+    signer, title = plan.commits[0].author, plan.commits[0].subject
+    lines = [
+        f"`git am` of `patches/series` ({count(patches, 'patch')}, sha256 `{digest[:12]}`) "
+        f"onto {base}: applies; {count(len(plan.commits), 'commit')} on `{branch}`.",
+        f"DCO: every commit has a `Signed-off-by` matching its author ({signer}): pass.",
+        f"Title `{title}` is a Conventional Commit: pass.",
+    ]
+    pairs = zip(plan.commits, plan.signatures, strict=False)
+    lines += [f"`git verify-commit {c.sha[:12]}`: {s}" for c, s in pairs]
+    return lines if plan.signatures else [*lines, "Signatures: the commits are not signed."]
+
+
+def count(n: int, noun: str) -> str:
+    plural = "es" if noun.endswith("h") else "s"
+    return f"{n} {noun}{'' if n == 1 else plural}"
+
+
 def _reviewer_start(changed: Sequence[str]) -> str:
-    """The helper, then the loop's call site, as the series changes them."""
     lines = [
         f"1. `{step.target.path}`, `{step.target.qualname}`: "
         + step.codemod.DESCRIPTION.partition(": ")[2]
@@ -131,7 +160,6 @@ def _reviewer_start(changed: Sequence[str]) -> str:
 
 
 def _related(found: Sequence[StageEvidence]) -> str:
-    """How this PR relates to #14402, and what it adds that #14402's reviewers could take."""
     measured = "measured " if _ratios(_saved(found, "bench"), "alternative") else ""
     return (
         f"- Relates to #{RELATED_PR} (pull request)\n\n"
@@ -144,8 +172,8 @@ def _related(found: Sequence[StageEvidence]) -> str:
 
 
 def _saved(found: Sequence[StageEvidence], stage: str) -> dict[str, Any] | None:
-    """What ``stage`` saved for this base and series (None: nothing): its details, with its
-    verdict and date."""
+    """The details ``stage`` saved for this base and series, with verdict and date (None:
+    nothing saved)."""
     e = next((e for e in found if e.stage == stage and e.state is State.CURRENT), None)
     if e is None or not e.record:
         return None
@@ -160,8 +188,7 @@ def _ratios(counted: Mapping[str, Any] | None, tree: str) -> list[float] | None:
 
 
 def _alternative(found: Sequence[StageEvidence]) -> str:
-    """The one-line alternative, with the figures the bench and verify saved for it, and
-    what this design costs against it."""
+    """The one-line alternative, its saved figures, and what this design costs against it."""
     head = (
         "**Alternatives considered.** Dropping only the helper's `list(...)` copy "
         f"(`{variants.ALTERNATIVE}`)"
@@ -223,8 +250,7 @@ def _rerun(found: Sequence[StageEvidence]) -> str:
 
 
 def _figures(f: Facts) -> str:
-    """The toolkit's headline figures for this base and series, and the commands a reviewer
-    runs; the rest is attached."""
+    """The toolkit's headline figures, and the commands a reviewer runs."""
     found = f.evidence
     counted, verify = _saved(found, "bench"), _saved(found, "verify")
     tests, hooks = _saved(found, "test-upstream"), _saved(found, "pre-commit")

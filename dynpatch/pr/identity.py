@@ -1,13 +1,5 @@
-"""Who signs the PR commits off, and how they are signed.
-
-``patches/`` is authored and signed off by the toolkit's series identity (the pin's
-``[series] author``), which is not a person. The PR branch is the person's: its commits
-are re-authored and signed off by the identity found here, first match wins:
-``--identity``, ``$DYNPATCH_PR_IDENTITY``, ``$GIT_AUTHOR_NAME``/``$GIT_AUTHOR_EMAIL``,
-git config ``user.name``/``user.email``. Finding none is an error, never a default, and
-so is an email on a domain reserved for examples and tests (RFC 2606, RFC 6761) unless
-the run allows a placeholder (a dry run, CI).
-"""
+"""Who signs the PR commits off (a person, never the series identity of ``patches/``),
+and how they are signed."""
 
 from __future__ import annotations
 
@@ -45,7 +37,10 @@ def resolve_identity(
     env: Mapping[str, str] | None = None,
     allow_placeholder: bool = False,
 ) -> Signer:
-    """The person's identity for the PR commits (see the module docstring)."""
+    """The person's identity, first match wins: ``option``, ``$DYNPATCH_PR_IDENTITY``,
+    ``$GIT_AUTHOR_NAME``/``EMAIL``, git config ``user.name``/``email``. None found, the
+    series identity, or (unless ``allow_placeholder``) an email on a domain reserved for
+    examples and tests (RFC 2606, RFC 6761) is an error."""
     env = os.environ if env is None else env
     signer = _find_identity(option, repo, env)
     if signer is None:
@@ -119,7 +114,12 @@ def _looks_ssh(key: str | None) -> bool:
     return head.startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
 
 
-def allowed_signers_line(identity: Identity, public_key: str) -> str:
-    """One ``gpg.ssh.allowedSignersFile`` entry: ``identity`` may sign git objects with
-    ``public_key``."""
-    return f'{identity.email} namespaces="git" {public_key}\n'
+def with_allowed_signers(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Signing:
+    """SSH signatures are verified against ``gpg.ssh.allowedSignersFile``: the person's own
+    when configured, else one in ``tmp`` naming their key for their email."""
+    if signing.format != "ssh" or gitio.config_get(repo, "gpg.ssh.allowedSignersFile"):
+        return signing
+    allowed = tmp / "allowed_signers"
+    public = gitio.ssh_public_key(signing.key or "")
+    allowed.write_text(f'{signer.email} namespaces="git" {public}\n')
+    return Signing(signing.format, signing.key, allowed)

@@ -1,12 +1,7 @@
-"""Publishing is an explicit act: nothing leaves the machine without ``--push REMOTE``,
-and then only after the checks. The PR itself is never opened: the person runs the
-printed ``gh pr create`` line.
-
-A remote branch is replaced only when its tip is a commit this tool placed (recorded
-under ``refs/dynpatch/made/``) or an ancestor of the new tip; the push carries a lease
-on the tip it inspected, so a remote that moved in between is never overwritten. The
-remote is inspected (:func:`inspect`) before anything is written; the push itself
-(:func:`push`) comes only after the branch is placed.
+"""Publishing is an explicit act: nothing leaves the machine without ``--push REMOTE``.
+A remote branch is replaced only when its tip is one this tool placed (under
+``refs/dynpatch/made/``) or an ancestor of the new tip, and the push carries a lease on
+the tip inspected. The PR itself is never opened: the person runs the printed line.
 """
 
 from __future__ import annotations
@@ -19,9 +14,8 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
-from dynpatch.pr.branch import MADE
+from dynpatch.pr import branch as branches
 
-UPSTREAM_BASE_BRANCH = "main"
 _GITHUB = re.compile(
     r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)"
     r"(?P<owner>[^/]+)/(?P<repo>[^/]+?)(?:\.git)?/?$"
@@ -36,13 +30,9 @@ class Pushed:
     before: str | None  # the remote branch's tip when inspected (None: absent)
     tip: str
 
-    @property
-    def needed(self) -> bool:
-        return self.before != self.tip
-
     def describe(self, branch: str) -> str:
         remote = gitio.redact(self.remote)
-        if not self.needed:
+        if self.before == self.tip:
             return f"{remote} already has {branch} at {self.tip[:12]}: nothing to push"
         was = f"replacing {self.before[:12]}" if self.before else "new branch"
         return f"pushed {branch} ({self.tip[:12]}) to {remote} ({was})"
@@ -60,14 +50,24 @@ def source_problem(checkout: Checkout) -> str | None:
     )
 
 
+def remote_arg(value: str) -> str:
+    """``--push`` as git is to get it: never an option or a remote helper, and a relative
+    folder made absolute (git runs in the checkout, not in the current folder)."""
+    remote = gitio.check_remote(value)
+    path = Path(remote)
+    if "/" in remote and "://" not in remote and not path.is_absolute() and path.is_dir():
+        return str(path.resolve())
+    return remote
+
+
 def inspect(
     repo: Path, scratch: Path, remote: str, branch: str, tip: str, timeout: float
 ) -> Pushed:
-    """What pushing ``tip`` to ``remote``'s ``branch`` would do, found by reading the remote
-    only; refuses when it would overwrite foreign work. ``scratch`` holds ``tip``'s
-    commits, so the check needs nothing written to ``repo`` (whose remotes are used)."""
+    """What pushing ``tip`` (a commit of ``scratch``) to ``remote``'s ``branch`` would do,
+    found by reading the remote only; refuses when it would overwrite foreign work."""
     before = gitio.remote_branch_tip(repo, remote, branch, timeout)
-    if before not in (None, tip) and not may_replace(repo, scratch, before, tip):
+    ours = before in (None, tip) or gitio.ref_exists(repo, f"{branches.MADE}/{before}")
+    if not ours and not gitio.is_ancestor(scratch, before, tip):
         raise ToolkitError(
             f"{gitio.redact(remote)} already has a branch {branch} at {before[:12]}, holding "
             "commits this tool did not make: refusing to overwrite it (nothing pushed, "
@@ -76,29 +76,31 @@ def inspect(
     return Pushed(remote, before, tip)
 
 
-def push(repo: Path, plan: Pushed, branch: str, timeout: float) -> None:
-    """Send ``branch`` as ``plan`` says, with a lease on the tip it inspected: a remote
-    that moved since is not overwritten, the push fails instead."""
-    if plan.needed:
-        gitio.push_branch(repo, plan.remote, branch, plan.before, timeout)
-
-
-def confirm(repo: Path, plan: Pushed, branch: str, timeout: float) -> None:
-    """The remote's ``branch`` is at ``plan.tip`` after the push (raises otherwise)."""
-    after = gitio.remote_branch_tip(repo, plan.remote, branch, timeout)
+def push(
+    repo: Path, plan: Pushed, name: str, placed: branches.Placed | None, timeout: float
+) -> None:
+    """Push as ``plan`` says, with a lease on the tip it inspected, and confirm the remote
+    has it. A push that fails puts the branch ``placed`` for it back."""
+    try:
+        if plan.before != plan.tip:
+            gitio.push_branch(repo, plan.remote, name, plan.before, timeout)
+    except ToolkitError as exc:
+        if placed is not None:
+            try:
+                branches.undo(repo, placed)
+            except ToolkitError as undo:
+                raise ToolkitError(
+                    gitio.redact(f"{exc}; putting {name} back failed too: {undo}")
+                ) from None
+        raise ToolkitError(
+            gitio.redact(f"{exc} (nothing was changed locally: {name} is as it was)")
+        ) from None
+    after = gitio.remote_branch_tip(repo, plan.remote, name, timeout)
     if after != plan.tip:
         raise ToolkitError(
-            f"after the push {gitio.redact(plan.remote)} has {branch} at {after}, "
+            f"after the push {gitio.redact(plan.remote)} has {name} at {after}, "
             f"not {plan.tip[:12]}"
         )
-
-
-def may_replace(repo: Path, scratch: Path, remote_tip: str, tip: str) -> bool:
-    """True when ``remote_tip`` is a tip this tool placed in ``repo``, or already part of
-    ``tip`` (a commit of ``scratch``)."""
-    return gitio.ref_exists(repo, f"{MADE}/{remote_tip}") or gitio.is_ancestor(
-        scratch, remote_tip, tip
-    )
 
 
 def fork_owner(url: str) -> str | None:
@@ -112,21 +114,6 @@ def gh_command(upstream_url: str, owner: str | None, branch: str, title: str, bo
     """The ``gh pr create`` line the person runs (never run here)."""
     m = _GITHUB.match(upstream_url)
     repo = f"{m['owner']}/{m['repo']}" if m else upstream_url
-    head = f"{owner or 'YOUR_FORK_OWNER'}:{branch}"
-    return shlex.join(
-        [
-            "gh",
-            "pr",
-            "create",
-            "--repo",
-            repo,
-            "--base",
-            UPSTREAM_BASE_BRANCH,
-            "--head",
-            head,
-            "--title",
-            title,
-            "--body-file",
-            body,
-        ]
-    )
+    flags = {"repo": repo, "base": "main", "head": f"{owner or 'YOUR_FORK_OWNER'}:{branch}"}
+    flags |= {"title": title, "body-file": body}
+    return shlex.join(["gh", "pr", "create", *[x for k, v in flags.items() for x in (f"--{k}", v)]])

@@ -1,12 +1,7 @@
-"""What the saved records (:mod:`dynpatch.evidence`: test-upstream, verify, bench, and
-apply's pre-commit) say about *this* series on *this* base: each is current, stale (another
-series), not run for this base, invalid or missing; only current ones are reported.
-
-Pushing requires current, passing test-upstream and verify records made as their sessions
-make them by default (the CPU and stand-in tiers; the full property budget): they show the
-patch is correct. bench only warns (it measures cost). A missing pre-commit record is
-only "not run" (``apply`` refuses a series that fails a hook). The branch and the
-description need none.
+"""What the saved records (:mod:`dynpatch.evidence`) say about *this* series on *this*
+base: current, stale (another series), not run for this base, invalid or missing. A push
+needs current, passing test-upstream and verify records made with their sessions'
+defaults; bench only warns; a missing pre-commit record is only "not run".
 """
 
 from __future__ import annotations
@@ -28,14 +23,7 @@ REQUIRED_TO_PUSH = ("test-upstream", "verify")
 DEFAULT_TIERS = (tiers.CPU.name, tiers.STANDIN.name)  # what test-upstream runs on a CPU
 # The session that makes a stage's record, where it is not named after the stage.
 _SESSION = {record.STAGE: record.COMMAND}
-_KEYS = {
-    "stage": str,
-    "base": str,
-    "series_sha256": str,
-    "command": str,
-    "verdict": str,
-    "summary_md": str,
-}
+_KEYS = ("stage", "base", "series_sha256", "command", "verdict", "summary_md")
 
 
 class State(enum.StrEnum):
@@ -57,9 +45,7 @@ class StageEvidence:
     @property
     def verdict(self) -> str | None:
         """What a current record says: pass or fail; None for any other record."""
-        if self.state is not State.CURRENT or not self.record:
-            return None
-        return str(self.record["verdict"])
+        return str(self.record["verdict"]) if self.state is State.CURRENT and self.record else None
 
     @property
     def rerun(self) -> str:
@@ -90,8 +76,7 @@ def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEv
         return StageEvidence(stage, State.INVALID, path, None, str(exc))
     if saved is None:
         return StageEvidence(stage, State.MISSING, path, None, f"no {shown}")
-    problem = _record_problem(saved, stage)
-    if problem:
+    if problem := _record_problem(saved, stage):
         return StageEvidence(stage, State.INVALID, path, None, f"{shown} {problem}")
     if saved["series_sha256"] != digest:
         why = f"{shown} is of series {saved['series_sha256'][:12]}, not this series ({digest[:12]})"
@@ -103,9 +88,9 @@ def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEv
 
 
 def _record_problem(saved: Mapping[str, Any], stage: str) -> str | None:
-    for key, kind in _KEYS.items():
-        if not isinstance(saved.get(key), kind):
-            return f"has no {kind.__name__} {key!r}"
+    for key in _KEYS:
+        if not isinstance(saved.get(key), str):
+            return f"has no str {key!r}"
     if saved["stage"] != stage:
         return f"is a {saved['stage']!r} record"
     if saved["verdict"] not in ("pass", "fail"):
@@ -152,13 +137,9 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
     return lines
 
 
-def markdown(found: Sequence[StageEvidence]) -> str:
-    """Every stage's saved result in full: current ones verbatim, the rest named as not
-    run, stale or invalid (their contents never shown)."""
-    return "\n".join(_stage_markdown(e) for e in found)
-
-
-def _stage_markdown(e: StageEvidence) -> str:
+def markdown(e: StageEvidence) -> str:
+    """The stage's saved result in full if current; else named as not run, stale or
+    invalid (its contents never shown)."""
     if e.state is not State.CURRENT:
         return f"## {e.stage}: {e.state}\n\n{e.reason}.\n"
     r = e.record or {}

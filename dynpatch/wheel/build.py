@@ -1,13 +1,14 @@
-"""One build of the patched wheel: unpack the upstream wheel with the ``wheel`` library,
-apply the series with ``git apply`` (exact context, no fuzz), give it the local version
-``<version>+dynpatch.<8 hex of the series sha256>`` and repack it with ``wheel pack``.
-
-Every file's mode is normalised (0644, or 0755 where the upstream wheel had an execute
-bit) and ``SOURCE_DATE_EPOCH`` is fixed, so two builds give the same bytes.
+"""The patched wheel: the pinned upstream wheel unpacked with the ``wheel`` library, the
+series applied with ``git apply`` (exact context, no fuzz), the local version
+``<version>+dynpatch.<8 hex of the series sha256>`` set, and repacked with ``wheel pack``.
+File modes are normalised and ``SOURCE_DATE_EPOCH`` fixed, so two builds give the same
+bytes; :func:`into_dist` swaps the wheel, its ``.sha256`` and ``.provenance.json`` into
+``dist/`` in one go, replacing earlier ``+dynpatch.`` builds and keeping anything else.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -15,9 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from dynpatch.apply.export import series_names
 from dynpatch.errors import ToolkitError
-from dynpatch.io import files, proc
+from dynpatch.evidence import series_digest
+from dynpatch.io import files, proc, pypi
 from dynpatch.io import git as gitio
+from dynpatch.pin import Pin
 
 LOCAL_PREFIX = "dynpatch."
 TIMEOUT = 600.0
@@ -25,23 +29,74 @@ TIMEOUT = 600.0
 
 @dataclass(frozen=True)
 class Recipe:
-    """What a build needs: the verified upstream wheel and the series, in order."""
+    """What a build needs: the pin, its verified upstream wheel and the series, in order."""
 
+    pin: Pin
     upstream: Path
-    patches_dir: Path
-    patches: tuple[str, ...]
+    patches: tuple[Path, ...]
     series_sha256: str
-    wheel_prefix: str
-    repo_prefix: str
-    date: str  # ISO 8601; the zip timestamps
 
     @property
-    def local(self) -> str:
-        return f"{LOCAL_PREFIX}{self.series_sha256[:8]}"
+    def version(self) -> str:
+        return f"{self.pin.pinned.version.split('+', 1)[0]}+{LOCAL_PREFIX}{self.series_sha256[:8]}"
 
 
-def local_version(version: str, recipe: Recipe) -> str:
-    return f"{version.split('+', 1)[0]}+{recipe.local}"
+def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
+    """The series in ``patches`` on the pinned wheel from the fetch cache (downloaded if
+    absent), sha256-verified."""
+    names = series_names(patches)
+    if not names:
+        raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
+    release = pin.pinned
+    cache = vendor / "cache" / "wheels"
+    wheel = pypi.download_wheel(pin.package, release.version, release.wheel, cache)
+    if (got := pypi.sha256_of(wheel)) != release.sha256:
+        raise ToolkitError(
+            f"{wheel} has sha256 {got}, not the pinned {release.sha256}: refusing it "
+            "(delete the file to download it again)"
+        )
+    return Recipe(pin, wheel, tuple(patches / n for n in names), series_digest(patches))
+
+
+def into_dist(recipe: Recipe, dist: Path, vendor: Path) -> tuple[Path, str]:
+    """Build into a staging copy of ``dist`` and swap it in whole (nothing half-written);
+    the wheel's final path and sha256."""
+    with files.lock(vendor / "locks" / "dist.lock", f"the wheel build in {dist}"):
+        old = dist.iterdir() if dist.is_dir() else ()
+        keep = frozenset(p.name for p in old if f"+{LOCAL_PREFIX}" not in p.name)
+        with files.staged_dir(dist, keep=keep) as staging:
+            with files.owned_dir(vendor / "scratch", ".wheel-build-") as scratch:
+                wheel = build(recipe, staging, scratch)
+            digest = pypi.sha256_of(wheel)
+            files.write_atomic(staging / f"{wheel.name}.sha256", f"{digest}  {wheel.name}\n")
+            provenance = {
+                "wheel": wheel.name,
+                "sha256": digest,
+                "version": recipe.version,
+                "pinned_version": recipe.pin.pinned.version,
+                "upstream_wheel": recipe.pin.pinned.wheel,
+                "upstream_sha256": recipe.pin.pinned.sha256,
+                "series_sha256": recipe.series_sha256,
+                "patches": [p.name for p in recipe.patches],
+                "source_date_epoch": int(source_date_epoch(recipe.pin.date)),
+            }
+            stem = wheel.name.removesuffix(".whl")
+            text = json.dumps(provenance, indent=2) + "\n"
+            files.write_atomic(staging / f"{stem}.provenance.json", text)
+    return dist / wheel.name, digest
+
+
+def rebuild_matches(recipe: Recipe, first: Path, vendor: Path) -> str:
+    """Build again in a scratch folder; the second build's sha256 (raises if it differs)."""
+    with files.owned_dir(vendor / "scratch", ".wheel-again-") as scratch:
+        again = build(recipe, scratch / "dist", scratch / "unpack")
+        digest = pypi.sha256_of(again)
+        if again.name != first.name or again.read_bytes() != first.read_bytes():
+            raise ToolkitError(
+                f"the wheel is not reproducible: a second build gave {again.name} "
+                f"sha256 {digest}, the first {first.name} sha256 {pypi.sha256_of(first)}"
+            )
+    return digest
 
 
 def source_date_epoch(date: str) -> str:
@@ -52,34 +107,31 @@ def source_date_epoch(date: str) -> str:
 
 
 def build(recipe: Recipe, dest: Path, scratch: Path) -> Path:
-    """Build the patched wheel into the folder ``dest``; return its path.
-
-    ``scratch`` is an empty folder this build owns (the unpacked tree lives there).
-    """
-    unpacked = _unpack(recipe.upstream, scratch)
-    _normalise_modes(unpacked)
-    for name in recipe.patches:
-        apply_patch(unpacked, recipe.patches_dir / name, recipe.wheel_prefix, recipe.repo_prefix)
-    renamed = _set_version(unpacked, recipe)
-    _normalise_modes(renamed)
-    return _pack(renamed, dest, recipe.date)
-
-
-def _env(**extra: str) -> dict[str, str]:
-    return {**os.environ, "LC_ALL": "C", **extra}
-
-
-def _unpack(wheel: Path, scratch: Path) -> Path:
-    proc.check(
-        [sys.executable, "-m", "wheel", "unpack", "-d", str(scratch), str(wheel)],
-        doing=f"wheel unpack {wheel.name}",
-        timeout=TIMEOUT,
-        env=_env(),
-    )
+    """Build the patched wheel into the folder ``dest``, unpacking it in ``scratch`` (an
+    empty folder this build owns); its path."""
+    _wheel_cli("unpack", "-d", scratch, recipe.upstream)
     found = [p for p in scratch.iterdir() if p.is_dir()]
     if len(found) != 1:
-        raise ToolkitError(f"wheel unpack {wheel.name} gave {len(found)} folders, not one")
-    return found[0]
+        raise ToolkitError(f"wheel unpack {recipe.upstream.name} gave {len(found)} folders")
+    tree = found[0]
+    _normalise_modes(tree)
+    for patch in recipe.patches:
+        apply_patch(tree, patch, recipe.pin.wheel_prefix, recipe.pin.repo_prefix)
+    tree = _set_version(tree, recipe.version)
+    _normalise_modes(tree)
+    dest.mkdir(parents=True, exist_ok=True)
+    before = set(dest.iterdir())
+    _wheel_cli("pack", "-d", dest, tree, SOURCE_DATE_EPOCH=source_date_epoch(recipe.pin.date))
+    made = sorted(p for p in set(dest.iterdir()) - before if p.suffix == ".whl")
+    if len(made) != 1:
+        raise ToolkitError(f"wheel pack made {len(made)} wheels in {dest}, not one")
+    return made[0]
+
+
+def _wheel_cli(verb: str, *args: str | Path, **env: str) -> None:
+    cmd = [sys.executable, "-m", "wheel", verb, *map(str, args)]
+    env = {**os.environ, "LC_ALL": "C", **env}
+    proc.check(cmd, doing=f"wheel {verb} {Path(args[-1]).name}", timeout=TIMEOUT, env=env)
 
 
 def _normalise_modes(tree: Path) -> None:
@@ -94,8 +146,9 @@ def _normalise_modes(tree: Path) -> None:
             raise ToolkitError(f"{path.relative_to(tree)} in the unpacked wheel is not a file")
 
 
-def patch_paths(patch: Path, repo_prefix: str) -> list[str]:
-    """The repository paths ``patch`` touches; each must be under ``repo_prefix``."""
+def apply_patch(tree: Path, patch: Path, wheel_prefix: str, repo_prefix: str) -> None:
+    """Apply ``patch`` (repository layout, only under ``repo_prefix``) to the unpacked
+    wheel ``tree`` exactly, or fail with one line naming the patch and the reason."""
     try:
         paths = gitio.paths_in_patch(patch)
     except ToolkitError as exc:
@@ -107,13 +160,6 @@ def patch_paths(patch: Path, repo_prefix: str) -> list[str]:
             f"{patch.name} changes {outside[0]}, which is outside {repo_prefix} "
             "(the part of the repository the wheel holds)"
         )
-    return paths
-
-
-def apply_patch(tree: Path, patch: Path, wheel_prefix: str, repo_prefix: str) -> None:
-    """Apply ``patch`` (repository layout) to the unpacked wheel ``tree`` exactly, or fail
-    with one line naming the patch and what git could not apply."""
-    patch_paths(patch, repo_prefix)
     strip = 1 + repo_prefix.rstrip("/").count("/") + 1
     try:
         gitio.apply_to_folder(tree, patch, strip, wheel_prefix.strip("/"))
@@ -122,26 +168,21 @@ def apply_patch(tree: Path, patch: Path, wheel_prefix: str, repo_prefix: str) ->
         raise ToolkitError(f"{patch.name} does not apply to the wheel: {reason}") from None
 
 
-def _dist_info(tree: Path) -> Path:
-    found = sorted(p for p in tree.iterdir() if p.is_dir() and p.name.endswith(".dist-info"))
-    if len(found) != 1:
-        raise ToolkitError(f"the wheel has {len(found)} .dist-info folders, not one")
-    return found[0]
-
-
-def _set_version(tree: Path, recipe: Recipe) -> Path:
-    """Rename the dist-info folder (and the tree) to the local version, set METADATA's
-    ``Version:``; return the renamed tree."""
-    info = _dist_info(tree)
-    name, _, version = info.name.removesuffix(".dist-info").partition("-")
-    new = local_version(version, recipe)
+def _set_version(tree: Path, new: str) -> Path:
+    """Rename the dist-info folder (and the tree) to version ``new`` and set METADATA's
+    ``Version:`` header; the renamed tree."""
+    infos = sorted(p for p in tree.iterdir() if p.is_dir() and p.name.endswith(".dist-info"))
+    if len(infos) != 1:
+        raise ToolkitError(f"the wheel has {len(infos)} .dist-info folders, not one")
+    info = infos[0]
+    name = info.name.removesuffix(".dist-info").partition("-")[0]
     metadata = info / "METADATA"
     try:
         lines = metadata.read_bytes().split(b"\n")
     except OSError as exc:
         raise files.os_error(exc, f"cannot read {info.name}/METADATA") from None
-    end = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
     # Only the headers: after the first blank line, the body is the description.
+    end = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
     at = next((i for i in range(end) if lines[i].startswith(b"Version:")), None)
     if at is None:
         raise ToolkitError(f"{info.name}/METADATA has no Version: header")
@@ -152,19 +193,3 @@ def _set_version(tree: Path, recipe: Recipe) -> Path:
     renamed = tree.parent / f"{name}-{new}"
     tree.rename(renamed)
     return renamed
-
-
-def _pack(tree: Path, dest: Path, date: str) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    before = set(dest.iterdir())
-    proc.check(
-        [sys.executable, "-m", "wheel", "pack", "-d", str(dest), str(tree)],
-        doing="wheel pack",
-        timeout=TIMEOUT,
-        cwd=tree.parent,
-        env=_env(SOURCE_DATE_EPOCH=source_date_epoch(date)),
-    )
-    made = sorted(p for p in set(dest.iterdir()) - before if p.suffix == ".whl")
-    if len(made) != 1:
-        raise ToolkitError(f"wheel pack made {len(made)} wheels in {dest}, not one")
-    return made[0]

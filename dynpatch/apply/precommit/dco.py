@@ -3,7 +3,7 @@
 dynamo's commit-msg hook (``scripts/dco_check.py``, the pre-commit hook "DCO check")
 passes a message that has a line matching ``^Signed-off-by: .+ <.+>$``; the DCO check on
 their pull requests also wants that sign-off to be the commit's author. The pattern and
-:func:`sign_offs` live here, and :mod:`dynpatch.pr.rules` uses them when it re-signs.
+:func:`sign_offs` live here, and :mod:`dynpatch.pr.branch` uses them when it re-signs.
 """
 
 from __future__ import annotations

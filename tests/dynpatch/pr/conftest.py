@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -9,36 +10,43 @@ import pytest
 from dynpatch.cli import main
 from tests.fixtures.pr import JANE, World, make_world, pr_argv
 
+# Identity and signing from outside the test would change what the commits hold.
+_OUTSIDE = "GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL"
+_OUTSIDE += " GIT_AUTHOR_DATE GIT_COMMITTER_DATE GIT_DIR GIT_WORK_TREE DYNPATCH_PR_IDENTITY"
+_OUTSIDE += " DYNPATCH_SIGNING_KEY DYNPATCH_PR_BRANCH"
 
-@pytest.fixture(autouse=True)
-def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+
+def _isolate(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty global git config and no identity or signing variables from outside."""
-    home = tmp_path / "home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in (
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-        "GIT_AUTHOR_DATE",
-        "GIT_COMMITTER_DATE",
-        "EMAIL",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "DYNPATCH_PR_IDENTITY",
-        "DYNPATCH_SIGNING_KEY",
-        "DYNPATCH_PR_BRANCH",
-    ):
+    for var in _OUTSIDE.split():
         monkeypatch.delenv(var, raising=False)
     return home
 
 
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _isolate(tmp_path / "home", monkeypatch)
+
+
+@pytest.fixture(scope="session")
+def world_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The world made once; each test gets a copy (git repositories hold no paths)."""
+    root = tmp_path_factory.mktemp("pr-world")
+    with pytest.MonkeyPatch.context() as mp:
+        _isolate(root / "home", mp)
+        make_world(root)
+    shutil.rmtree(root / "home")
+    return root
+
+
 @pytest.fixture
-def world(tmp_path: Path) -> World:
-    return make_world(tmp_path)
+def world(tmp_path: Path, world_template: Path) -> World:
+    shutil.copytree(world_template, tmp_path, dirs_exist_ok=True, symlinks=True)
+    return World(tmp_path)
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """dynpatch.pr.branch through `pr`: the branch is the series re-signed by the person;
-regenerating keeps or (with --force) replaces it, with a range-diff."""
+regenerating keeps or (with --force) replaces it, with a range-diff. And dynamo's title
+and DCO rules as pure checks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from codemods.series import COMMIT_MESSAGE
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.pin import load_pin
+from dynpatch.pr import branch as branches
 from dynpatch.pr.branch import MADE
 from tests.fixtures.pr import (
     BRANCH,
@@ -43,8 +46,8 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     fields = git(world.repo, "log", "-1", "--format=%an <%ae>%n%cn <%ce>%n%s", tip).stdout
     assert fields.splitlines() == [JANE, JANE, TITLE]
     message = git(world.repo, "cat-file", "commit", tip).stdout.split("\n\n", 1)[1]
-    assert message.rstrip().endswith(f"\n\nSigned-off-by: {JANE}")
-    assert "Test Author" not in message  # the series identity's sign-off is gone
+    # the series identity's sign-off replaced by the person's, nothing else changed
+    assert "Signed-off-by: Test Author" in next(world.patches.glob("*.patch")).read_text()
     assert message == f"{COMMIT_MESSAGE}\nSigned-off-by: {JANE}\n"
     # recorded as the tool's own tip; the checkout itself untouched
     assert gitio.ref_exists(world.repo, f"{MADE}/{tip}")
@@ -57,23 +60,15 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     gh = next(ln for ln in out.splitlines() if "gh pr create" in ln).strip()
     assert f"--head YOUR_FORK_OWNER:{BRANCH}" in gh
     assert f"--title '{TITLE}'" in gh and gh.endswith(f"--body-file {world.out}")
-    assert err.count("warning: ") == 3  # no saved result for any stage
+    assert err.count("warning: ") == 3  # none saved; a missing pre-commit record is no warning
 
 
-def test_regenerating_same_series_keeps_the_branch(world: World, pr) -> None:
-    assert pr()[0] == 0
-    tip = world.tip()
-    status, out, err = pr()
-    assert status == 0, err
-    assert world.tip() == tip and "unchanged" in out
-    assert git(world.repo, "for-each-ref", "--format=%(refname)", MADE).stdout.split() == [
-        f"{MADE}/{tip}"
-    ]
-
-
-def test_a_changed_series_shows_range_diff_and_needs_force(world: World, pr) -> None:
+def test_the_same_series_keeps_the_branch_a_changed_one_needs_force(world: World, pr) -> None:
     assert pr()[0] == 0
     old = world.tip()
+    status, out, err = pr()
+    assert status == 0, err
+    assert world.tip() == old and f"{BRANCH} unchanged" in out
     world.series(V2)
     status, out, err = pr()
     assert status == 2
@@ -123,44 +118,83 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -
     patches = tmp_path / "patches"
     shutil.copytree(PATCHES, patches)  # a snapshot: others may regenerate patches/ meanwhile
     out = tmp_path / "PR.md"
-    status = main(
-        [
-            "pr",
-            "--source",
-            "path",
-            "--path",
-            str(clone),
-            "--patches",
-            str(patches),
-            "--evidence",
-            str(tmp_path / "ev"),
-            "--out",
-            str(out),
-            "--identity",
-            JANE,
-            "--allow-placeholder-identity",
-        ]
-    )
+    argv = ["pr", "--source", "path", "--path", str(clone), "--patches", str(patches)]
+    argv += ["--evidence", str(tmp_path / "ev"), "--out", str(out), "--identity", JANE]
+    status = main([*argv, "--allow-placeholder-identity"])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")
-    # the branch holds what a plain `git am` of the series gives
-    plain = tmp_path / "plain"
-    gitio.clone_at(checkout.path, checkout.base, plain)
+    # the branch holds what a plain `git am` of the series gives (on the clone's HEAD, the
+    # base: pr never moves it)
     names = (patches / "series").read_text().split()
-    git(
-        plain,
-        "-c",
-        "user.name=T",
-        "-c",
-        "user.email=t@example.invalid",
-        "am",
-        "-q",
-        *[str(patches / n) for n in names],
-    )
-    assert gitio.tree_of(clone, tip) == gitio.tree_of(plain, "HEAD")
+    who = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    git(clone, *who, "am", "-q", *[str(patches / n) for n in names])
+    assert gitio.tree_of(clone, tip) == gitio.tree_of(clone, "HEAD")
     subject = git(clone, "log", "-1", "--format=%s", tip).stdout.strip()
     assert subject.startswith("perf(trtllm): ")
     assert f"--title '{subject}'" in captured.out
     text = out.read_text()
     assert "`extract_from_completion_output`" in text and "#14402" in text
+
+
+# --- dynamo's title and DCO rules, as pure checks
+
+PERSON = Identity("Jane Doe", "jane@example.invalid")
+SERIES = Identity("dynamo-logprob-delta", "maintainers@example.invalid")
+
+
+def commit(message: str, author: Identity = PERSON) -> CommitInfo:
+    return CommitInfo("a" * 40, "b" * 40, author, author, message, signed=False)
+
+
+@pytest.mark.parametrize(
+    ("title", "ok"),
+    [
+        ("perf(trtllm): reuse the streamed delta for logprob extraction", True),
+        ("fix: handle an empty stream", True),
+        ("feat(common/backend)!: drop the old helper", True),
+        ("revert(ci): undo the cache change", True),
+        ("Perf(trtllm): capitalised type", False),
+        ("perf(trtllm) missing colon", False),
+        ("perf(): empty scope", False),
+        ("wip(trtllm): not a type dynamo accepts", False),
+        ("perf(trtllm):no space", False),
+        ("reuse the streamed delta", False),
+        ("", False),
+    ],
+)
+def test_titles_dynamo_accepts_and_the_types_named_otherwise(title: str, ok: bool) -> None:
+    problem = branches.title_problem(title)
+    assert problem is None if ok else "perf" in problem and "revert" in problem
+
+
+@pytest.mark.parametrize(
+    ("message", "needle"),
+    [
+        ("perf(x): y\n\nbody\n\nSigned-off-by: Jane Doe <jane@example.invalid>\n", None),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <Jane@Example.invalid>\n", None),  # email case
+        ("perf(x): y\n\nbody\n", "has no line matching ^Signed-off-by"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe\n", "has no line matching"),
+        ("perf(x): y\n\nSigned-off-by: <jane@example.invalid>\n", "has no line matching"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jane@example.invalid> \n", "has no line"),
+        ("perf(x): y\n\nSigned-off-by: Jon Doe <jane@example.invalid>\n", "matches its author"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jd@example.invalid>\n", "matches its author"),
+        (f"perf(x): y\n\nSigned-off-by: {SERIES}\nSigned-off-by: {PERSON}\n", "series identity"),
+    ],
+)
+def test_dco_problems(message: str, needle: str | None) -> None:
+    problems = branches.dco_problems(commit(message), replaced=SERIES)
+    assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
+
+
+def test_drop_sign_off_removes_only_that_identity() -> None:
+    msg = (
+        "perf(x): y\n\nSigned-off-by: someone is not a sign-off of SERIES\n\n"
+        f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\nSigned-off-by: Other <o@example.invalid>\n"
+    )
+    out = branches.drop_sign_off(msg, SERIES)
+    assert f"Signed-off-by: {SERIES}" not in out
+    assert "Signed-off-by: Other <o@example.invalid>" in out
+    assert f"Reviewed-by: {PERSON}" in out
+    assert "someone is not a sign-off" in out
+    assert branches.sign_offs(out) == [Identity("Other", "o@example.invalid")]

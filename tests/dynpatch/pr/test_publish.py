@@ -1,8 +1,10 @@
 """dynpatch.pr.publish through `pr`: pushes only when told, never over foreign commits,
-never showing a credential; a refusal or a failed push writes nothing."""
+never showing a credential; a refusal (of any bad input) or a failed push writes nothing.
+And the printed `gh` line."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -10,21 +12,25 @@ import pytest
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.pin import load_pin
+from dynpatch.pr import publish
 from tests.fixtures.pr import (
     BRANCH,
     JANE,
     V2,
     World,
     git,
-    nothing_written,
     one_error,
     refused,
     snapshot,
 )
 
 
-def test_push_goes_to_the_fork_only_when_asked(world: World, pr) -> None:
+def test_push_goes_to_the_fork_only_when_asked(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
     world.save("test-upstream", "verify")
+    git(world.repo, "remote", "add", "fork", str(world.fork))
     status, out, err = pr()
     assert status == 0 and world.fork_refs() == ""
 
@@ -35,17 +41,20 @@ def test_push_goes_to_the_fork_only_when_asked(world: World, pr) -> None:
     assert f"pushed {BRANCH} ({tip[:12]}) to {world.fork} (new branch)" in out
     assert "warning: bench: not run" in err  # bench is warned about, not required
 
-    status, out, err = pr("--push", str(world.fork))
+    status, out, err = pr("--push", "fork")  # a remote's name
     assert status == 0 and "nothing to push" in out
+    assert f"--head YOUR_FORK_OWNER:{BRANCH}" in out  # a local path names no GitHub owner
 
-    # a new version of the series replaces the tool's own earlier push
+    # a new version of the series replaces the tool's own earlier push; a relative path is
+    # the one seen from here (git runs in the checkout, where ./fork.git is not)
     world.series(V2)
     world.save("test-upstream", "verify")
-    status, out, err = pr("--push", str(world.fork), "--force")
+    monkeypatch.chdir(world.tmp)
+    status, out, err = pr("--push", "./fork.git", "--force")
     assert status == 0, err
     new = world.tip()
     assert new != tip and world.fork_refs().split()[0] == new
-    assert f"replacing {tip[:12]}" in out
+    assert f"to {world.fork.resolve()} (replacing {tip[:12]})" in out
 
 
 def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World, pr) -> None:
@@ -54,23 +63,12 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     git(world.tmp, "clone", "-q", str(world.repo), str(other))
     (other / "NOTES").write_text("their work\n")
     git(other, "add", "NOTES")
-    git(
-        other,
-        "-c",
-        "user.name=Other",
-        "-c",
-        "user.email=o@example.invalid",
-        "commit",
-        "-q",
-        "-m",
-        "their commit",
-    )
+    who = ["-c", "user.name=Other", "-c", "user.email=o@example.invalid"]
+    git(other, *who, "commit", "-q", "-m", "their commit")
     git(other, "push", "-q", str(world.fork), f"HEAD:refs/heads/{BRANCH}")
-    theirs = world.fork_refs()
 
     err = refused(world, pr, "--push", str(world.fork))
     one_error(err, "holding commits this tool did not make", "nothing pushed")
-    assert world.tip() is None and not world.out.exists()
 
     # with a branch and a description from an earlier run, --force replaces neither
     assert pr()[0] == 0
@@ -78,61 +76,35 @@ def test_a_remote_branch_with_foreign_commits_is_never_overwritten(world: World,
     world.save("test-upstream", "verify")
     err = refused(world, pr, "--push", str(world.fork), "--force")
     one_error(err, "holding commits this tool did not make", "nothing written")
-    assert world.fork_refs() == theirs
 
 
-def test_a_named_remote_resolves_the_fork_owner(world: World, pr) -> None:
-    world.save("test-upstream", "verify")
-    git(world.repo, "remote", "add", "fork", str(world.fork))
-    status, out, err = pr("--push", "fork")
-    assert status == 0, err
-    assert world.fork_refs() != ""
-    # a local path names no GitHub owner: the person fills it in
-    assert f"--head YOUR_FORK_OWNER:{BRANCH}" in out
-
-
-def test_a_relative_fork_path_is_the_one_seen_from_here(
+def test_bad_input_is_refused_before_anything_is_written_or_run(
     world: World, pr, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    world.save("test-upstream", "verify")
-    monkeypatch.chdir(world.tmp)  # git runs in the checkout, where ./fork.git is not
-    status, out, err = pr("--push", "./fork.git")
-    assert status == 0, err
-    assert world.fork_refs().split()[0] == world.tip()
-    assert f"to {world.fork.resolve()} (new branch)" in out
-
-
-def test_an_unreachable_remote_is_one_error_line(world: World, pr) -> None:
-    world.save("test-upstream", "verify")
-    err = refused(world, pr, "--push", str(world.tmp / "no-such-fork.git"), "--timeout", "20")
-    one_error(err, "no-such-fork.git", "is neither a URL nor an existing folder")
-    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--timeout", "20")
-    one_error(err, "cannot read remote file://", "no-such-fork.git")
-    nothing_written(world)
-
-    # the same with a branch and a description from an earlier run: both stay as they were
-    assert pr()[0] == 0
-    err = refused(world, pr, "--push", f"file://{world.tmp}/no-such-fork.git", "--force")
-    one_error(err, "cannot read remote file://", "no-such-fork.git")
-
-
-def test_an_option_in_place_of_a_remote_or_branch_is_refused_and_never_run(
-    world: World, pr, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    """No person to sign off, no signing key, an option or remote helper where a remote or
+    branch goes, a remote that is not there: one error line each, nothing written or run."""
     world.save("test-upstream", "verify")
     monkeypatch.chdir(world.tmp)
-    for args, needle in (
-        (["--push", "--receive-pack=touch pwned"], "--push"),
-        (["--push=--receive-pack=touch pwned"], "--push"),
-        (["--push=--upload-pack=touch pwned"], "--push"),
-        (["--push", "ext::sh -c touch% pwned"], "--push"),
-        (["--branch=-x", "--push", str(world.fork)], "not a valid branch name"),
-        (["--branch=--receive-pack=touch pwned"], "not a valid branch name"),
-        (["--branch", "-x"], "--branch"),  # argparse's own refusal, also one line
+    nowhere = f"{world.tmp}/no-such-fork.git"
+    ssh = ["--sign", "--signing-format", "ssh"]
+    for identity, args, needles in (
+        (None, [], ["no identity", "--identity", "user.name"]),
+        (load_pin(world.pin).author, [], ["series identity, not a person"]),
+        ("just a name", [], ["not an identity of the form 'Name <email>'"]),
+        ("Jane\nDoe <jane@example.invalid>", [], ["not an identity of the form"]),
+        (JANE, [*ssh, "--signing-key", "/nonexistent/key"], ["SSH signing key", "not found"]),
+        (JANE, ssh, ["SSH signing needs a key"]),
+        (JANE, ["--push", "--receive-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push=--receive-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push=--upload-pack=touch pwned"], ["--push"]),
+        (JANE, ["--push", "ext::sh -c touch% pwned"], ["--push"]),
+        (JANE, ["--branch=-x", "--push", str(world.fork)], ["not a valid branch name"]),
+        (JANE, ["--branch=--receive-pack=touch pwned"], ["not a valid branch name"]),
+        (JANE, ["--branch", "-x"], ["--branch"]),  # argparse's own refusal, also one line
+        (JANE, ["--push", nowhere, "--timeout", "20"], ["is neither a URL nor an existing"]),
+        (JANE, ["--push", f"file://{nowhere}", "--timeout", "20"], ["cannot read remote file:"]),
     ):
-        err = refused(world, pr, *args)
-        one_error(err, needle)
-    nothing_written(world)
+        one_error(refused(world, pr, *args, identity=identity), *needles)  # type: ignore[arg-type]
     assert not list(world.tmp.rglob("pwned")) and not Path("pwned").exists()
 
 
@@ -145,7 +117,7 @@ def test_a_token_in_the_push_url_is_never_shown_or_stored(
     status, out, err = pr("--push", url, "--timeout", "5")
     assert status == 2
     one_error(err, "cannot read remote https://127.0.0.1:9/fork.git")
-    assert snapshot(world) == before and not world.out.exists()
+    assert snapshot(world) == before
 
     # and a push that succeeds, through a URL with user-info
     status, out2, err2 = pr("--push", f"file://user:SECRET@localhost{world.fork}")
@@ -167,7 +139,6 @@ def test_a_push_that_fails_after_placing_puts_the_branch_back(world: World, pr) 
     hook.chmod(0o755)
     err = refused(world, pr, "--push", str(world.fork))
     one_error(err, f"push of {BRANCH} to {world.fork} failed", "nothing was changed locally")
-    nothing_written(world)
 
     # an existing branch replaced for the push is put back, its description kept
     assert pr()[0] == 0
@@ -191,26 +162,39 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     patches = tmp_path / "patches"
     patches.mkdir()
     (patches / "series").write_text("")
-    status = main(
-        [
-            "pr",
-            "--pin",
-            str(rel.pin.path),
-            "--vendor",
-            str(rel.vendor),
-            "--patches",
-            str(patches),
-            "--evidence",
-            str(tmp_path / "ev"),
-            "--out",
-            str(tmp_path / "PR.md"),
-            "--identity",
-            JANE,
-            "--allow-placeholder-identity",
-            "--push",
-            str(tmp_path / "fork.git"),
-        ]
-    )
+    argv = ["pr", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor)]
+    argv += ["--patches", str(patches), "--evidence", str(tmp_path / "ev")]
+    argv += ["--out", str(tmp_path / "PR.md"), "--identity", JANE, "--allow-placeholder-identity"]
+    status = main([*argv, "--push", str(tmp_path / "fork.git")])
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")
     assert gitio.rev_parse(checkout.path, f"refs/heads/{BRANCH}") is None
+
+
+def test_gh_line_round_trips_through_a_shell() -> None:
+    title = 'perf(trtllm): it\'s "quoted"'
+    line = publish.gh_command(
+        "https://github.com/ai-dynamo/dynamo", "jane", "perf/x", title, "out/pr/PR.md"
+    )
+    argv = shlex.split(line)
+    assert argv[:3] == ["gh", "pr", "create"]
+    assert argv[argv.index("--repo") + 1] == "ai-dynamo/dynamo"
+    assert argv[argv.index("--head") + 1] == "jane:perf/x"
+    assert argv[argv.index("--title") + 1] == title
+    assert argv[argv.index("--body-file") + 1] == "out/pr/PR.md"
+    unknown = publish.gh_command("https://github.com/ai-dynamo/dynamo", None, "b", "t", "f")
+    assert "--head YOUR_FORK_OWNER:b" in unknown
+
+
+@pytest.mark.parametrize(
+    ("url", "owner"),
+    [
+        ("https://github.com/jane/dynamo.git", "jane"),
+        ("git@github.com:jane/dynamo.git", "jane"),
+        ("ssh://git@github.com/jane/dynamo", "jane"),
+        ("/srv/forks/dynamo.git", None),
+        ("https://gitlab.example.invalid/jane/dynamo", None),
+    ],
+)
+def test_fork_owner(url: str, owner: str | None) -> None:
+    assert publish.fork_owner(url) == owner

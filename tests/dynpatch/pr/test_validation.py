@@ -1,37 +1,47 @@
 """dynpatch.pr.validation through `pr`: saved evidence for this base and series (the
-checking stages' and apply's record of upstream's hooks), and the push gate."""
+checking stages' and apply's record of upstream's hooks), the push gate, and how each
+record is classified."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from dynpatch import evidence
 from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import HookResult
-from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error
+from dynpatch.pr import validation
+from dynpatch.pr.validation import State
+from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error, refused
+
+# upstream's pre-commit, as apply recorded it
+HOOKS = [
+    HookResult("ruff", "0.5.2 (`--fix --exit-non-zero-on-fix`)", (HELPER,)),
+    HookResult("codespell", "2.2.4", (HELPER,)),
+    HookResult("SPDX header", "dynamo's copyright-check.ps1 rule", (HELPER,)),
+    HookResult(
+        "DCO", "`^Signed-off-by: .+ <.+>$`, by the author", ("0001-x.patch (commit message)",)
+    ),
+]
 
 
 def _record(world: World) -> str:
     return world.out.with_name("VALIDATION.md").read_text()
 
 
-def test_current_evidence_is_in_the_full_record_verbatim(world: World, pr) -> None:
-    world.save("test-upstream", "verify", "bench")
-    status, _out, err = pr()
-    assert status == 0, err
-    text = _record(world)
-    for stage in ("test-upstream", "verify", "bench"):
-        assert f"## {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
-        assert f"{stage} summary: 3 scenarios, 3 identical" in text
-    assert "warning" not in err
-
-
 def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, pr) -> None:
     world.save("test-upstream", "verify")
+    record.save(HOOKS, world.patches, world.evidence, world.base)
     world.series(V2)  # the saved results now belong to another series
 
     status, _out, err = pr()
     assert status == 0, err
-    assert "## test-upstream: stale" in _record(world) and "## verify: stale" in _record(world)
-    assert "summary: 3 scenarios" not in _record(world)
+    text = _record(world)
+    assert "## test-upstream: stale" in text and "## verify: stale" in text
+    assert "## pre-commit: stale" in text and "| ruff |" not in text
+    assert "summary: 3 scenarios" not in text
     assert "warning: test-upstream: stale" in err
+    assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err
 
     tip = world.tip()
     world.out.unlink()
@@ -43,18 +53,8 @@ def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, 
 
 def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr) -> None:
     world.save("test-upstream", "verify")  # on v9.9.9
-    git(
-        world.repo,
-        "-c",
-        "user.name=U",
-        "-c",
-        "user.email=u@example.invalid",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "main moves on",
-    )
+    who = ["-c", "user.name=U", "-c", "user.email=u@example.invalid"]
+    git(world.repo, *who, "commit", "-q", "--allow-empty", "-m", "main moves on")
     head = git(world.repo, "rev-parse", "HEAD").stdout.strip()
     status, out, err = pr()
     assert status == 0, err
@@ -73,46 +73,33 @@ def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr)
     one_error(err, "refusing to push", "verify is not run for this base")
 
 
-def test_a_push_needs_the_results_of_the_sessions_defaults(world: World, pr) -> None:
+def test_a_push_needs_current_passing_results_of_the_sessions_defaults(world: World, pr) -> None:
+    err = refused(world, pr, "--push", str(world.fork))
+    one_error(err, "test-upstream is not run", "verify is not run", "run `nox -s verify` first")
     world.save("test-upstream", tiers_run=["cpu"])
     world.save("verify", budget=0)
-    status, _out, err = pr("--push", str(world.fork))
-    assert status == 2
+    err = refused(world, pr, "--push", str(world.fork))
     one_error(
         err,
         "test-upstream ran the tiers cpu, not cpu and standin",
         "verify ran 0 property streams, not the default 200",
     )
-    nothing_written(world)
-
-
-def test_failed_verify_blocks_a_push(world: World, pr) -> None:
     world.save("test-upstream")
     world.save("verify", verdict="fail")
-    status, _out, err = pr("--push", str(world.fork))
-    assert status == 2
+    err = refused(world, pr, "--push", str(world.fork))
     one_error(err, "refusing to push", "verify failed for this series")
     nothing_written(world)
 
 
-# --- upstream's pre-commit, as apply recorded it ----------------------------------------
-
-HOOKS = [
-    HookResult("ruff", "0.5.2 (`--fix --exit-non-zero-on-fix`)", (HELPER,)),
-    HookResult("codespell", "2.2.4", (HELPER,)),
-    HookResult("SPDX header", "dynamo's copyright-check.ps1 rule", (HELPER,)),
-    HookResult(
-        "DCO", "`^Signed-off-by: .+ <.+>$`, by the author", ("0001-x.patch (commit message)",)
-    ),
-]
-
-
-def test_the_record_lists_every_hook_apply_ran_with_its_result(world: World, pr) -> None:
+def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
     record.save(HOOKS, world.patches, world.evidence, world.base)
     status, out, err = pr()
     assert status == 0, err
     text = _record(world)
+    for stage in ("test-upstream", "verify", "bench"):
+        assert f"## {stage}: pass\n\n```console\n$ nox -s {stage}\n```" in text
+        assert f"{stage} summary: 3 scenarios, 3 identical" in text
     assert "## pre-commit: pass\n\n```console\n$ nox -s apply\n```" in text
     assert "| hook | pin | files | result |" in text
     for hook in HOOKS:
@@ -122,16 +109,32 @@ def test_the_record_lists_every_hook_apply_ran_with_its_result(world: World, pr)
     assert "warning" not in err
 
 
-def test_no_hook_record_says_not_run_and_a_stale_one_warns(world: World, pr) -> None:
-    status, _out, err = pr()
-    assert status == 0, err
-    assert "## pre-commit: not run" in _record(world)
-    assert "pre-commit" not in err  # apply refuses a failing series: said in the text
+def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> None:
+    base = "b" * 40
+    patches, out = tmp_path / "patches", tmp_path / "evidence"
+    patches.mkdir()
+    (patches / "series").write_text("0001-x.patch\n")
 
-    record.save(HOOKS, world.patches, world.evidence, world.base)
-    world.series(V2)
-    world.out.unlink()
-    status, _out, err = pr("--force")
-    assert status == 0, err
-    assert "## pre-commit: stale" in _record(world) and "| ruff |" not in _record(world)
-    assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err
+    def save(stage: str) -> None:
+        kw: dict[str, Any] = {"base": base, "command": "nox", "verdict": "pass", "out": out}
+        digest = evidence.series_digest(patches)
+        evidence.save(stage, patches, series_sha256=digest, summary_md="", details={}, **kw)
+
+    def found(stage: str) -> validation.StageEvidence:
+        return {e.stage: e for e in validation.gather(patches, base, out)}[stage]
+
+    (patches / "0001-x.patch").write_text("the patch, version 1\n")
+    save("test-upstream")
+    (patches / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
+    save("verify")
+    assert found("test-upstream").state is State.STALE
+    assert "not this series" in found("test-upstream").reason
+    assert found("verify").state is State.CURRENT and found("verify").verdict == "pass"
+    assert found("bench").state is State.MISSING
+    for text, reason in (
+        ('{"stage": "bench", "verdict": "maybe"}', "has no str 'base'"),
+        ("{not json", ""),
+        ((out / "verify.json").read_text(), "'verify' record"),  # filed under another stage
+    ):
+        (out / "bench.json").write_text(text)
+        assert found("bench").state is State.INVALID and reason in found("bench").reason
