@@ -34,12 +34,12 @@ class Identity:
 
 
 def parse_identity(text: str) -> Identity:
-    """``Name <email>`` as git would record it; anything git would refuse or mangle is an
-    error here, before anything is written."""
+    """``Name <email>`` as git records it (git strips "crud" from the ends of both); anything
+    git would refuse is an error here, before anything is written."""
     match = _IDENTITY.match(text or "")
     if not match or not match["name"].strip(_CRUD):
         raise ToolkitError(f"not an identity of the form 'Name <email>': {text!r}")
-    return Identity(match["name"], match["email"])
+    return Identity(match["name"].strip(_CRUD), match["email"].strip(_CRUD))
 
 
 _SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]")
