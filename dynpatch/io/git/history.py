@@ -14,7 +14,6 @@ from dynpatch.io import proc
 from dynpatch.io.git.repo import rev_parse
 from dynpatch.io.git.run import git_cmd, opened
 from dynpatch.io.git.values import Identity, check_remote
-from dynpatch.io.proc import redact
 
 # Settings that would otherwise let the caller's configuration change what the PR step
 # reads or sends: signature output mixed into logs, colour, tags or signed pushes.
@@ -67,22 +66,9 @@ def add_trailer(message: str, trailer: str) -> str:
 
     An identical trailer already present is not added twice.
     """
-    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
-        path = Path(tmp) / "message"
-        path.write_text(message, encoding="utf-8")
-        return git_cmd(
-            Path(tmp),
-            "interpret-trailers",
-            "--where",
-            "end",
-            "--if-exists",
-            "addIfDifferent",
-            "--if-missing",
-            "add",
-            "--trailer",
-            trailer,
-            str(path),
-        )
+    options = ("--where=end", "--if-exists=addIfDifferent", "--if-missing=add")
+    outside = Path(tempfile.gettempdir())  # no repository's trailer.* settings apply
+    return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)
 
 
 def amend_head(
@@ -93,23 +79,10 @@ def amend_head(
     With ``signing`` the commit is signed by git itself (``-S``); without, explicitly not.
     Returns the new commit id.
     """
-    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
-        path = Path(tmp) / "message"
-        path.write_text(message, encoding="utf-8")
-        git_cmd(
-            repo_dir,
-            "commit",
-            "--amend",
-            "-q",
-            "--no-verify",
-            "--reset-author",
-            "--cleanup=whitespace",
-            "-F",
-            str(path),
-            "-S" if signing else "--no-gpg-sign",
-            author=author,
-            extra_config=signing.config() if signing else (),
-        )
+    options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
+    sign = ("-S" if signing else "--no-gpg-sign",)
+    config = signing.config() if signing else ()
+    git_cmd(repo_dir, "commit", *options, *sign, author=author, extra_config=config, stdin=message)
     return rev_parse(repo_dir, "HEAD") or ""
 
 
@@ -201,13 +174,8 @@ def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) 
     """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
     ref = f"refs/heads/{branch}"
     check_remote(remote)
-    try:
-        out = git_cmd(
-            repo_dir, "ls-remote", "--heads", "--end-of-options", remote, ref, timeout=timeout
-        )
-    except ToolkitError as exc:
-        reason = str(exc).split(": ", 1)[-1]
-        raise ToolkitError(redact(f"cannot read remote {remote}: {reason}")) from None
+    args = ("ls-remote", "--heads", "--end-of-options", remote, ref)
+    out = git_cmd(repo_dir, *args, timeout=timeout, failed=f"cannot read remote {remote}")
     for line in out.splitlines():
         sha, _, name = line.partition("\t")
         if name == ref:
@@ -225,19 +193,7 @@ def push_branch(
     """
     ref = f"refs/heads/{branch}"
     check_remote(remote)
-    try:
-        git_cmd(
-            repo_dir,
-            "push",
-            "-q",
-            "--no-verify",
-            f"--force-with-lease={ref}:{expect or ''}",
-            "--end-of-options",
-            remote,
-            f"{ref}:{ref}",
-            timeout=timeout,
-            extra_config=_PUSH_CONFIG,
-        )
-    except ToolkitError as exc:
-        reason = str(exc).split(": ", 1)[-1]
-        raise ToolkitError(redact(f"push of {branch} to {remote} failed: {reason}")) from None
+    lease = f"--force-with-lease={ref}:{expect or ''}"
+    args = ("push", "-q", "--no-verify", lease, "--end-of-options", remote, f"{ref}:{ref}")
+    failed = f"push of {branch} to {remote} failed"
+    git_cmd(repo_dir, *args, timeout=timeout, extra_config=_PUSH_CONFIG, failed=failed)

@@ -17,7 +17,6 @@ from gitdb.base import IStream
 from dynpatch.errors import ToolkitError
 from dynpatch.io.git.run import git_cmd, opened
 from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
-from dynpatch.io.proc import redact
 
 
 def init_repo_with_commit(
@@ -58,23 +57,11 @@ def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
     check_ref(ref)
     dest.mkdir(parents=True, exist_ok=True)
     git_cmd(dest, "init", "-q")
-    try:
-        git_cmd(
-            dest,
-            "fetch",
-            "-q",
-            "--depth=1",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--end-of-options",
-            url,
-            f"+{ref}:refs/dynpatch/fetched",
-            timeout=timeout,
-            extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
-        )
-    except ToolkitError as exc:
-        reason = str(exc).split(": ", 1)[-1]
-        raise ToolkitError(redact(f"cannot fetch {ref} from {url}: {reason}")) from None
+    target = f"+{ref}:refs/dynpatch/fetched"
+    args = ("fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head", "--end-of-options")
+    slow = ("http.lowSpeedLimit=1000", "http.lowSpeedTime=30")
+    failed = f"cannot fetch {ref} from {url}"
+    git_cmd(dest, *args, url, target, timeout=timeout, extra_config=slow, failed=failed)
     git_cmd(dest, "checkout", "-q", "--detach", "refs/dynpatch/fetched")
     git_cmd(dest, "update-ref", "-d", "refs/dynpatch/fetched")
     return rev_parse(dest, "HEAD") or ""

@@ -59,11 +59,12 @@ def git_cmd(
     extra_config: Iterable[str] = (),
     env: Mapping[str, str] = {},
     stdin: str | None = None,
+    failed: str | None = None,
 ) -> str:
     """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout.
 
-    A failure is one line: which git command, where, and git's own reason (its
-    ``fatal:``/``error:`` line, user-info of URLs removed).
+    A failure is one line: ``failed`` (default: which git command, where) and git's own
+    reason (its ``fatal:``/``error:`` line), user-info of URLs removed.
     """
     full = {**os.environ, **git_env(), **env}
     if author is not None:
@@ -79,10 +80,12 @@ def git_cmd(
         cwd=repo_dir,
         env=full,
         stdin=stdin if stdin is not None else "",
+        allow_timeout=True,
     )
-    if result.returncode != 0:
+    if result.returncode != 0 or result.timed_out:
         reason = git_reason(result.stderr) or f"exit status {result.returncode}"
-        raise ToolkitError(redact(f"{doing} failed in {repo_dir}: {reason}"))
+        reason = f"did not finish in {timeout:.0f} s" if result.timed_out else reason
+        raise ToolkitError(redact(f"{failed or f'{doing} failed in {repo_dir}'}: {reason}"))
     return result.stdout
 
 
