@@ -16,6 +16,7 @@ from gitdb.exc import BadName, BadObject
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.io.git.values import Identity
+from dynpatch.io.proc import reason as git_reason
 from dynpatch.io.proc import redact
 
 # No user hooks, no implicit signing, stable diffs, and nothing that would run a program
@@ -87,20 +88,6 @@ def git_cmd(
         reason = f"did not finish in {timeout:.0f} s" if result.timed_out else reason
         raise ToolkitError(redact(f"{failed or f'{doing} failed in {repo_dir}'}: {reason}"))
     return result.stdout
-
-
-def git_reason(stderr: str | bytes | None) -> str:
-    """The line of git's stderr that says what went wrong: the first ``fatal:`` or
-    ``error:`` line (without the prefix), else the last line that is not a hint."""
-    if isinstance(stderr, bytes):
-        stderr = stderr.decode(errors="replace")
-    lines = [ln.strip() for ln in (stderr or "").splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-    for ln in lines:
-        for prefix in ("fatal:", "error:"):
-            if ln.startswith(prefix):
-                return ln.removeprefix(prefix).strip()
-    return lines[-1] if lines else ""
 
 
 @contextmanager
