@@ -201,15 +201,8 @@ def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
     """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
     ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
-    git_cmd(
-        repo_dir,
-        "fetch",
-        "-q",
-        "--no-tags",
-        "--no-write-fetch-head",
-        str(source_repo),
-        f"+{src_ref}:{dst_ref}",
-    )
+    args = ("fetch", "-q", "--no-tags", "--no-write-fetch-head", "--end-of-options")
+    git_cmd(repo_dir, *args, str(source_repo), f"+{src_ref}:{dst_ref}")
 
 
 def format_patch(
@@ -221,17 +214,9 @@ def format_patch(
         with opened(repo_dir) as repo:
             real = str(Path(repo.common_dir, "objects").resolve())
         env = {"GIT_OBJECT_DIRECTORY": str(objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": real}
+    options = ("--full-index", "--no-signature", "--no-renames", f"--base={base}")
     out = git_cmd(
-        repo_dir,
-        "format-patch",
-        "--full-index",
-        "--no-signature",
-        "--no-renames",
-        f"--base={base}",
-        "-o",
-        str(out_dir),
-        f"{base}..{head}",
-        env=env,
+        repo_dir, "format-patch", *options, "-o", str(out_dir), f"{base}..{head}", env=env
     )
     return [Path(line) for line in out.splitlines() if line.strip()]
 
@@ -244,14 +229,9 @@ def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
 
 def am(repo_dir: Path, patches: Iterable[Path]) -> None:
     """``git am`` the patches (strict: no three-way fallback)."""
+    committer = parse_identity(UPSTREAM_IDENTITY)  # of the applied commits
     try:
-        git_cmd(
-            repo_dir,
-            "am",
-            "-q",
-            *map(str, patches),
-            author=parse_identity(UPSTREAM_IDENTITY),  # committer of the applied commits
-        )
+        git_cmd(repo_dir, "am", "-q", *map(str, patches), author=committer)
     except ToolkitError as exc:
         git_cmd(repo_dir, "am", "--abort")
         raise ToolkitError(f"patch series does not apply with git am: {exc}") from None
