@@ -1,4 +1,4 @@
-"""Values from the user on their way to git: identities git would record as given, and
+"""Values from the user on their way to git: identities as git records them, and
 URLs and refs that can never be taken as an option or a remote helper."""
 
 from __future__ import annotations
@@ -16,11 +16,7 @@ from dynpatch.io.proc import redact
 _IDENTITY = re.compile(
     r"^[ \t]*(?P<name>[^<>\x00-\x1f\x7f]*?)[ \t]*<(?P<email>[^<>\s]+@[^<>\s]+)>[ \t]*\Z"
 )
-
-
 _CRUD = " .,:;<>\"\\'"
-
-
 UPSTREAM_IDENTITY = "upstream release <upstream-release@dynpatch.invalid>"
 
 
@@ -43,11 +39,7 @@ def parse_identity(text: str) -> Identity:
 
 
 _SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]")
-
-
 _SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
-
-
 _HEX = re.compile(r"^[0-9a-f]{7,64}$")
 
 
