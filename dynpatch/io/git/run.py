@@ -111,6 +111,8 @@ def opened(repo_dir: Path, objects: Path | None = None) -> Iterator[gitpython.Re
         repo.odb = gitpython.GitCmdObjectDB(str(objects), repo.git)
     try:
         yield repo
+    except gitpython.GitCommandNotFound:
+        raise ToolkitError(f"cannot run git in {repo_dir}: git is not installed") from None
     except gitpython.GitCommandError as exc:
         stderr = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'")
         reason = git_reason(stderr) or f"exit status {exc.status}"
