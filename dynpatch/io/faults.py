@@ -4,14 +4,6 @@
 ``STEP`` (no cleanup runs, as with ``kill -9``). The fault suite uses it to prove that
 every write is all-or-nothing and that the next run cleans up after a dead one. Unset
 (always, outside the tests) it does nothing.
-
-Steps: ``download.partial`` (wheel half downloaded), ``fetch.staged`` (checkout built,
-not yet swapped in), ``swap.exchanged`` (new folder swapped in atomically, the old one not yet removed),
-``swap.aside`` (two-rename swap: the old folder moved aside, the new one not yet in),
-``apply.objects`` (the series commit written as objects, no ref moved yet),
-``patches.staged`` (new ``patches/`` built, not yet swapped in), ``bump.patches`` (bump:
-new ``patches/`` in, the pin not yet written), ``pr.placed`` (the PR
-branch placed, description not yet written).
 """
 
 from __future__ import annotations
@@ -21,14 +13,14 @@ import signal
 
 FAULT_ENV = "DYNPATCH_FAULT_AT"
 STEPS = (
-    "download.partial",
-    "fetch.staged",
-    "swap.exchanged",
-    "swap.aside",
-    "apply.objects",
-    "patches.staged",
-    "bump.patches",
-    "pr.placed",
+    "download.partial",  # wheel half downloaded
+    "fetch.staged",  # checkout built, not yet swapped in
+    "swap.exchanged",  # new folder swapped in atomically, the old one not yet removed
+    "swap.aside",  # two-rename swap: the old folder moved aside, the new one not yet in
+    "apply.objects",  # the series commit written as objects, no ref moved yet
+    "patches.staged",  # new patches/ built, not yet swapped in
+    "bump.patches",  # bump: new patches/ in, the pin not yet written
+    "pr.placed",  # the PR branch placed, its description not yet written
 )
 
 

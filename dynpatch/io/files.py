@@ -1,18 +1,9 @@
-"""Writing files and folders all-or-nothing, and locking what two runs could share.
-
-* :func:`write_atomic`: a file is replaced through a temporary file and one rename.
-* :func:`staged_dir`: a folder is built beside its final place and swapped in whole. The
-  swap is two renames (the old folder aside, the new one in); a run killed between them
-  leaves the old folder aside, and the next run puts it back (:func:`recover`).
-* :func:`together`: a file and a folder replaced as one transaction, journaled, so that a
-  run killed between the two is undone by the next (:func:`undo_dead`).
-* A folder this run replaced and then cannot remove (an immutable file in it) is left
-  with one warning: the new one is in place, and later runs pass the leftover over.
-* :func:`lock`: an inter-process lock (``filelock``) around what a run changes, waiting a
-  bounded time; reentrant within one process.
-* Scratch folders are *owned*: each holds a lock while its run lives, so a later run can
-  tell the leftovers of a dead run (lock free) from a live run's work (lock held) and
-  remove only the former (:func:`sweep`).
+"""Writing files and folders all-or-nothing, and locking what two runs could share: a file
+through a temporary file and one rename; a folder built beside its place and swapped in
+whole (:func:`staged_dir`); a file and a folder together, journaled (:func:`together`).
+A dead run's leftovers are undone or removed by the next (:func:`recover`,
+:func:`undo_dead`, :func:`sweep`): scratch folders are owned, each holding a lock while
+its run lives, so only a dead run's are taken.
 """
 
 from __future__ import annotations

@@ -16,10 +16,6 @@ from typing import IO
 
 from dynpatch.errors import ToolkitError
 
-DEVNULL = subprocess.DEVNULL
-PIPE = subprocess.PIPE
-STDOUT = subprocess.STDOUT
-
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
 
 
@@ -36,10 +32,23 @@ class ProcResult:
     timed_out: bool = False
 
     def last_line(self) -> str:
-        """The last line of stderr that says something (not a hint), else the status."""
-        lines = [ln.strip() for ln in self.stderr.splitlines()]
-        lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-        return lines[-1] if lines else f"exit status {self.returncode}"
+        """What went wrong (:func:`reason`), else the exit status."""
+        return reason(self.stderr) or f"exit status {self.returncode}"
+
+
+def reason(stderr: str | bytes | None) -> str:
+    """The line of a program's stderr that says what went wrong: the first ``fatal:`` or
+    ``error:`` line (without the prefix, as git writes them), else the last line that is
+    not a hint; empty when there is none."""
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode(errors="replace")
+    lines = [ln.strip() for ln in (stderr or "").splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
+    for ln in lines:
+        for prefix in ("fatal:", "error:"):
+            if ln.startswith(prefix):
+                return ln.removeprefix(prefix).strip()
+    return lines[-1] if lines else ""
 
 
 def run(
@@ -62,14 +71,14 @@ def run(
     what it printed with ``timed_out`` set.
     """
     argv = [os.fspath(c) for c in cmd]
-    out = PIPE if stdout is None else stdout
-    err = STDOUT if merge_stderr else PIPE
+    out = subprocess.PIPE if stdout is None else stdout
+    err = subprocess.STDOUT if merge_stderr else subprocess.PIPE
     try:
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
             env=dict(env) if env is not None else None,
-            stdin=PIPE if stdin is not None else DEVNULL,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=out,
             stderr=err,
             text=True,
@@ -119,8 +128,8 @@ def spawn(
             [os.fspath(c) for c in cmd],
             cwd=cwd,
             env=dict(env) if env is not None else None,
-            stdin=PIPE,
-            stdout=PIPE,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
             start_new_session=True,

@@ -19,11 +19,17 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files, proc
 
+_PIP = ("--disable-pip-version-check", "--quiet")
+_WHEEL_ONLY = ("--no-deps", "--only-binary=:all:")
 
-def _download(dest: Path, *args: str) -> list[str]:
-    """``pip download`` of wheels only, without dependencies, into ``dest``."""
-    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-    return [*pip, "--disable-pip-version-check", "--quiet", "-d", str(dest), *args]
+
+def _pip(*args: str, failed: str, timeout: float, python: str | Path = sys.executable) -> None:
+    """``python -m pip args...``; a timeout or failure is one line: ``failed: <pip's last
+    line>``."""
+    cmd = [str(python), "-m", "pip", *args[:1], *_PIP, *args[1:]]
+    result = proc.run(cmd, doing=f"pip {args[0]}", timeout=timeout)
+    if result.returncode != 0:
+        raise ToolkitError(proc.redact(f"{failed}: {result.last_line()}"))
 
 
 def download_wheel(
@@ -38,12 +44,8 @@ def download_wheel(
     if cached.is_file():
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
-        _pip(
-            _download(tmp, f"{package}=={version}"),
-            f"pip download {package}=={version}",
-            f"pip could not download {package}=={version}",
-            timeout,
-        )
+        wanted, failed = f"{package}=={version}", f"pip could not download {package}=={version}"
+        _pip("download", *_WHEEL_ONLY, "-d", str(tmp), wanted, failed=failed, timeout=timeout)
         faults.checkpoint("download.partial")
         got = tmp / wheel
         if not got.is_file():
@@ -101,8 +103,10 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
     stubs that point at another index), so this is the newest *usable* build.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = _download(dest, "--pre", package)
-    _pip(cmd, f"pip download --pre {package}", f"cannot find the newest {package} on PyPI", timeout)
+    failed = f"cannot find the newest {package} on PyPI"
+    _pip(
+        "download", *_WHEEL_ONLY, "-d", str(dest), "--pre", package, failed=failed, timeout=timeout
+    )
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
         names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
@@ -112,42 +116,16 @@ def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Pat
 
 def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
-    _pip(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--disable-pip-version-check",
-            "--quiet",
-            "--target",
-            str(target),
-            requirement,
-        ],
-        f"pip install {requirement}",
-        f"pip could not install {requirement}",
-        timeout,
-    )
+    failed = f"pip could not install {requirement}"
+    args = ("install", *_WHEEL_ONLY, "--target", str(target), requirement)
+    _pip(*args, failed=failed, timeout=timeout)
 
 
 def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
     """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
-    _pip(
-        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", *wanted],
-        f"pip install {', '.join(wanted)}",
-        f"pip could not install {', '.join(wanted)}",
-        timeout,
-    )
-
-
-def _pip(cmd: list[str], doing: str, failed: str, timeout: float) -> None:
-    """Run a pip command; a timeout or failure becomes one line: ``failed: <pip's last line>``."""
-    result = proc.run(cmd, doing=doing, timeout=timeout)
-    if result.returncode != 0:
-        raise ToolkitError(proc.redact(f"{failed}: {result.last_line()}"))
+    failed = f"pip could not install {', '.join(wanted)}"
+    _pip("install", *wanted, failed=failed, timeout=timeout, python=python)
 
 
 # --- the index's listing (matrix --all) ------------------------------------------------

@@ -1,7 +1,7 @@
-"""Every git call of the toolkit, by topic: :mod:`~.run` (the one way git is run),
-:mod:`~.values` (identities, URLs and refs from the user), :mod:`~.repo` (repositories,
-commits, refs, export and the ``git am`` proof), :mod:`~.history` (what the PR step reads
-and rewrites, signing), :mod:`~.remote` (reading and pushing to a remote).
+"""Every git call of the toolkit, by topic: :mod:`~.run` (the one way git is run, by the
+CLI or GitPython), :mod:`~.values` (identities, URLs and refs from the user), :mod:`~.repo`
+(repositories, commits, refs, export and the ``git am`` proof), :mod:`~.history` (what the
+PR step reads and rewrites, signing, remotes).
 
 The names below are the package's API; callers use ``from dynpatch.io import git``.
 """
@@ -13,13 +13,15 @@ from dynpatch.io.git.history import (
     amend_head,
     changed_paths,
     commits_between,
+    push_branch,
     range_diff,
+    remote_branch_tip,
+    remote_url,
     ssh_public_key,
     tags_and_date,
     valid_branch_name,
     verify_commit,
 )
-from dynpatch.io.git.remote import push_branch, remote_branch_tip, remote_url
 from dynpatch.io.git.repo import (
     am,
     apply_to_folder,

@@ -1,5 +1,7 @@
 """History as the PR step reads and writes it: commits between two points, trailers,
-re-authoring, signing and its verification, range-diffs, a base's tags and date."""
+re-authoring, signing and its verification, range-diffs, a base's tags and date; and the
+one place the toolkit reads from or writes to another machine's repository (always with
+the user's explicit ``--push``)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.io.git.repo import rev_parse
-from dynpatch.io.git.run import git_cmd
-from dynpatch.io.git.values import Identity
+from dynpatch.io.git.run import git_cmd, opened
+from dynpatch.io.git.values import Identity, check_remote
 
 # Settings that would otherwise let the caller's configuration change what the PR step
 # reads or sends: signature output mixed into logs, colour, tags or signed pushes.
@@ -64,22 +66,9 @@ def add_trailer(message: str, trailer: str) -> str:
 
     An identical trailer already present is not added twice.
     """
-    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
-        path = Path(tmp) / "message"
-        path.write_text(message, encoding="utf-8")
-        return git_cmd(
-            Path(tmp),
-            "interpret-trailers",
-            "--where",
-            "end",
-            "--if-exists",
-            "addIfDifferent",
-            "--if-missing",
-            "add",
-            "--trailer",
-            trailer,
-            str(path),
-        )
+    options = ("--where=end", "--if-exists=addIfDifferent", "--if-missing=add")
+    outside = Path(tempfile.gettempdir())  # no repository's trailer.* settings apply
+    return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)
 
 
 def amend_head(
@@ -90,46 +79,28 @@ def amend_head(
     With ``signing`` the commit is signed by git itself (``-S``); without, explicitly not.
     Returns the new commit id.
     """
-    with tempfile.TemporaryDirectory(prefix="dynpatch-msg-") as tmp:
-        path = Path(tmp) / "message"
-        path.write_text(message, encoding="utf-8")
-        git_cmd(
-            repo_dir,
-            "commit",
-            "--amend",
-            "-q",
-            "--no-verify",
-            "--reset-author",
-            "--cleanup=whitespace",
-            "-F",
-            str(path),
-            "-S" if signing else "--no-gpg-sign",
-            author=author,
-            extra_config=signing.config() if signing else (),
-        )
+    options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
+    sign = ("-S" if signing else "--no-gpg-sign",)
+    config = signing.config() if signing else ()
+    git_cmd(repo_dir, "commit", *options, *sign, author=author, extra_config=config, stdin=message)
     return rev_parse(repo_dir, "HEAD") or ""
 
 
 def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
     """The commits in ``base..tip``, oldest first."""
-    out = git_cmd(
-        repo_dir,
-        "log",
-        "--reverse",
-        "--format=%H%x00%T%x00%an%x00%ae%x00%cn%x00%ce%x00%B%x1e",
-        f"{base}..{tip}",
-        extra_config=_PR_READ_CONFIG,
-    )
-    commits = []
-    for record in out.split("\x1e"):
-        record = record.lstrip("\n")
-        if not record:
-            continue
-        sha, tree, an, ae, cn, ce, message = record.split("\x00", 6)
-        header = git_cmd(repo_dir, "cat-file", "commit", sha).split("\n\n", 1)[0]
-        signed = any(ln.startswith(("gpgsig ", "gpgsig-sha256 ")) for ln in header.splitlines())
-        commits.append(CommitInfo(sha, tree, Identity(an, ae), Identity(cn, ce), message, signed))
-    return commits
+    with opened(repo_dir) as repo:
+        span = f"{repo.commit(base).hexsha}..{repo.commit(tip).hexsha}"  # ids: never options
+        return [
+            CommitInfo(
+                c.hexsha,
+                c.tree.hexsha,
+                Identity(str(c.author.name), str(c.author.email)),
+                Identity(str(c.committer.name), str(c.committer.email)),
+                str(c.message),
+                bool(c.gpgsig),
+            )
+            for c in repo.iter_commits(span, reverse=True)
+        ]
 
 
 def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
@@ -174,11 +145,55 @@ def range_diff(repo_dir: Path, *ranges: str) -> str:
 
 def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
     """The tags that point at ``rev``, and its commit date (YYYY-MM-DD)."""
-    tags = git_cmd(repo_dir, "tag", "--points-at", rev).split()
-    date = git_cmd(repo_dir, "log", "-1", "--format=%cs", rev, extra_config=_PR_READ_CONFIG)
-    return tags, date.strip()
+    with opened(repo_dir) as repo:
+        commit = repo.commit(rev)
+        tags = [t.name for t in repo.tags if t.commit == commit]
+        return tags, commit.committed_datetime.date().isoformat()
 
 
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
     out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
     return [ln for ln in out.splitlines() if ln]
+
+
+# --- remotes ----------------------------------------------------------------------------
+
+_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
+
+
+def remote_url(repo_dir: Path, remote: str) -> str:
+    """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
+    check_remote(remote)
+    try:
+        return git_cmd(repo_dir, "remote", "get-url", "--", remote).strip()
+    except ToolkitError:
+        return remote
+
+
+def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
+    """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
+    ref = f"refs/heads/{branch}"
+    check_remote(remote)
+    args = ("ls-remote", "--heads", "--end-of-options", remote, ref)
+    out = git_cmd(repo_dir, *args, timeout=timeout, failed=f"cannot read remote {remote}")
+    for line in out.splitlines():
+        sha, _, name = line.partition("\t")
+        if name == ref:
+            return sha
+    return None
+
+
+def push_branch(
+    repo_dir: Path, remote: str, branch: str, expect: str | None, timeout: float
+) -> None:
+    """Push local ``branch`` to ``remote`` only while the remote branch is at ``expect``.
+
+    ``expect`` None means the remote branch must not exist. The lease makes the push
+    fail, rather than overwrite, if the remote moved since it was inspected.
+    """
+    ref = f"refs/heads/{branch}"
+    check_remote(remote)
+    lease = f"--force-with-lease={ref}:{expect or ''}"
+    args = ("push", "-q", "--no-verify", lease, "--end-of-options", remote, f"{ref}:{ref}")
+    failed = f"push of {branch} to {remote} failed"
+    git_cmd(repo_dir, *args, timeout=timeout, extra_config=_PUSH_CONFIG, failed=failed)

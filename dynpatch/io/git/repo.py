@@ -1,18 +1,22 @@
-"""Repositories and commits: materialising, fetching, committing through a private index,
-ref transactions, export with ``format-patch`` and the ``git am`` proof."""
+"""Repositories and commits: materialising, fetching, reading (GitPython), the series commit
+built from a tree (GitPython), ref transactions, export with ``format-patch`` and the
+``git am`` proof (the CLI)."""
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import git as gitpython
+from git.index.typ import BaseIndexEntry, IndexEntry
+from gitdb.base import IStream
+
 from dynpatch.errors import ToolkitError
-from dynpatch.io.git.run import git_cmd
+from dynpatch.io.git.run import git_cmd, opened
 from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
-from dynpatch.io.proc import redact
 
 
 def init_repo_with_commit(
@@ -53,43 +57,34 @@ def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
     check_ref(ref)
     dest.mkdir(parents=True, exist_ok=True)
     git_cmd(dest, "init", "-q")
-    try:
-        git_cmd(
-            dest,
-            "fetch",
-            "-q",
-            "--depth=1",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--end-of-options",
-            url,
-            f"+{ref}:refs/dynpatch/fetched",
-            timeout=timeout,
-            extra_config=("http.lowSpeedLimit=1000", "http.lowSpeedTime=30"),
-        )
-    except ToolkitError as exc:
-        reason = str(exc).split(": ", 1)[-1]
-        raise ToolkitError(redact(f"cannot fetch {ref} from {url}: {reason}")) from None
+    target = f"+{ref}:refs/dynpatch/fetched"
+    args = ("fetch", "-q", "--depth=1", "--no-tags", "--no-write-fetch-head", "--end-of-options")
+    slow = ("http.lowSpeedLimit=1000", "http.lowSpeedTime=30")
+    failed = f"cannot fetch {ref} from {url}"
+    git_cmd(dest, *args, url, target, timeout=timeout, extra_config=slow, failed=failed)
     git_cmd(dest, "checkout", "-q", "--detach", "refs/dynpatch/fetched")
     git_cmd(dest, "update-ref", "-d", "refs/dynpatch/fetched")
     return rev_parse(dest, "HEAD") or ""
 
 
 def rev_parse(repo_dir: Path, rev: str) -> str | None:
+    """The commit ``rev`` names (GitPython reads it: ``rev`` never reaches a command
+    line), or None when there is none."""
     try:
-        return git_cmd(
-            repo_dir, "rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"
-        ).strip()
+        with opened(repo_dir) as repo:
+            return repo.commit(rev).hexsha
     except ToolkitError:
         return None
 
 
 def tree_of(repo_dir: Path, rev: str) -> str:
-    return git_cmd(repo_dir, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{tree}}").strip()
+    with opened(repo_dir) as repo:
+        return repo.rev_parse(f"{rev}^{{tree}}").hexsha
 
 
 def commit_message(repo_dir: Path, rev: str) -> str:
-    return git_cmd(repo_dir, "log", "-1", "--format=%B", "--end-of-options", rev)
+    with opened(repo_dir) as repo:
+        return str(repo.commit(rev).message)
 
 
 def local_changes(repo_dir: Path) -> list[str]:
@@ -100,21 +95,22 @@ def local_changes(repo_dir: Path) -> list[str]:
 
 def is_git_repo(path: Path) -> bool:
     """``path`` is the top of a git work tree (not merely inside one)."""
-    if not path.is_dir():
-        return False
     try:
-        top = git_cmd(path, "rev-parse", "--show-toplevel").strip()
+        with opened(path) as repo:
+            top = repo.working_tree_dir
     except ToolkitError:
         return False
-    return Path(top).resolve() == path.resolve()
+    return top is not None and Path(top).resolve() == path.resolve()
 
 
+# GitPython's config reader sees only the config files; git's own `config --get` also
+# applies includes, `GIT_CONFIG_GLOBAL` and the like, as every other git command would.
 def config_set(repo_dir: Path, key: str, value: str) -> None:
     git_cmd(repo_dir, "config", "--local", key, value)
 
 
 def config_get(repo_dir: Path, key: str) -> str | None:
-    """``git config --get key`` as git resolves it (repository, global, system, env)."""
+    """``git config --get key`` as git resolves it (repository, global, system)."""
     try:
         value = git_cmd(repo_dir, "config", "--get", key).strip()
     except ToolkitError:  # exit 1: not set
@@ -135,40 +131,24 @@ def commit_objects(
     DCO sign-off by ``author``; return its id.
 
     Only objects are written (into ``objects`` when given, an object folder that borrows
-    the repository's own as alternates): no ref, HEAD, index or work tree changes, so a
-    failure or a kill here leaves the repository as it was.
+    the repository's own as alternates): the index is built in memory, and no ref, HEAD,
+    index file or work tree changes, so a failure or a kill here leaves the repository as
+    it was.
     """
-    with tempfile.TemporaryDirectory(prefix="dynpatch-index-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        if objects is not None:
-            real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
-            env |= {
-                "GIT_OBJECT_DIRECTORY": str(objects),
-                "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip(),
-            }
-        git_cmd(repo_dir, "read-tree", base, env=env)
+    with opened(repo_dir, objects) as repo:
+        parent = repo.commit(base)
+        index = gitpython.IndexFile.new(repo, parent.tree)
         for rel, text in files_.items():
-            blob = git_cmd(repo_dir, "hash-object", "-w", "--stdin", env=env, stdin=text).strip()
-            listed = git_cmd(repo_dir, "ls-tree", base, "--", rel).split()
-            mode = listed[0] if listed else "100644"
-            git_cmd(
-                repo_dir, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{rel}", env=env
-            )
-        tree = git_cmd(repo_dir, "write-tree", env=env).strip()
+            data = text.encode()
+            blob = repo.odb.store(IStream("blob", len(data), io.BytesIO(data))).binsha
+            old = index.entries.get((rel, 0))
+            entry = BaseIndexEntry((old.mode if old else 0o100644, blob, 0, rel))
+            index.entries[(rel, 0)] = IndexEntry.from_base(entry)
+        who, when = gitpython.Actor(author.name, author.email), datetime.fromisoformat(date)
         signed = f"{message.rstrip()}\n\nSigned-off-by: {author}\n"
-        return git_cmd(
-            repo_dir,
-            "commit-tree",
-            tree,
-            "-p",
-            base,
-            "-F",
-            "-",
-            author=author,
-            date=date,
-            env=env,
-            stdin=signed,
-        ).strip()
+        return gitpython.Commit.create_from_tree(
+            repo, index.write_tree(), signed, [parent], False, who, who, when, when
+        ).hexsha
 
 
 def update_refs(
@@ -184,11 +164,8 @@ def update_refs(
 
 
 def ref_exists(repo_dir: Path, ref: str) -> bool:
-    try:
-        git_cmd(repo_dir, "show-ref", "--verify", "--quiet", ref)
-    except ToolkitError:
-        return False
-    return True
+    with opened(repo_dir) as repo:
+        return gitpython.Reference(repo, ref, check_path=False).is_valid()
 
 
 def update_ref(repo_dir: Path, ref: str, new: str, old: str | None, reason: str) -> None:
@@ -224,15 +201,8 @@ def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
     """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
     ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
-    git_cmd(
-        repo_dir,
-        "fetch",
-        "-q",
-        "--no-tags",
-        "--no-write-fetch-head",
-        str(source_repo),
-        f"+{src_ref}:{dst_ref}",
-    )
+    args = ("fetch", "-q", "--no-tags", "--no-write-fetch-head", "--end-of-options")
+    git_cmd(repo_dir, *args, str(source_repo), f"+{src_ref}:{dst_ref}")
 
 
 def format_patch(
@@ -241,22 +211,12 @@ def format_patch(
     """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
     env = {}
     if objects is not None:
-        real = git_cmd(repo_dir, "rev-parse", "--path-format=absolute", "--git-path", "objects")
-        env = {
-            "GIT_OBJECT_DIRECTORY": str(objects),
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": real.strip(),
-        }
+        with opened(repo_dir) as repo:
+            real = str(Path(repo.common_dir, "objects").resolve())
+        env = {"GIT_OBJECT_DIRECTORY": str(objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": real}
+    options = ("--full-index", "--no-signature", "--no-renames", f"--base={base}")
     out = git_cmd(
-        repo_dir,
-        "format-patch",
-        "--full-index",
-        "--no-signature",
-        "--no-renames",
-        f"--base={base}",
-        "-o",
-        str(out_dir),
-        f"{base}..{head}",
-        env=env,
+        repo_dir, "format-patch", *options, "-o", str(out_dir), f"{base}..{head}", env=env
     )
     return [Path(line) for line in out.splitlines() if line.strip()]
 
@@ -269,14 +229,9 @@ def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
 
 def am(repo_dir: Path, patches: Iterable[Path]) -> None:
     """``git am`` the patches (strict: no three-way fallback)."""
+    committer = parse_identity(UPSTREAM_IDENTITY)  # of the applied commits
     try:
-        git_cmd(
-            repo_dir,
-            "am",
-            "-q",
-            *map(str, patches),
-            author=parse_identity(UPSTREAM_IDENTITY),  # committer of the applied commits
-        )
+        git_cmd(repo_dir, "am", "-q", *map(str, patches), author=committer)
     except ToolkitError as exc:
         git_cmd(repo_dir, "am", "--abort")
         raise ToolkitError(f"patch series does not apply with git am: {exc}") from None

@@ -1,56 +1,53 @@
-"""Running git: every call pins the settings that would otherwise make output depend on
-the caller's configuration (hooks, signing, diff prefixes, fsmonitor, ext:: URLs), never
-asks a terminal for credentials, and fails as one line with git's own reason."""
+"""Running git: every git process, the CLI's and GitPython's, gets the settings that would
+otherwise make output depend on the caller's configuration (hooks, signing, diff prefixes,
+fsmonitor, ext:: URLs), never asks a terminal for credentials, and fails as one line with
+git's own reason."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+
+import git as gitpython
+from gitdb.exc import BadName, BadObject
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.io.git.values import Identity
+from dynpatch.io.proc import reason as git_reason
 from dynpatch.io.proc import redact
 
-# Settings passed to every git command: no user hooks, no implicit signing, stable diffs,
-# and nothing that would run a program the user did not ask for (fsmonitor, ext:: URLs).
+# No user hooks, no implicit signing, stable diffs, and nothing that would run a program
+# the user did not ask for (fsmonitor, ext:: URLs).
 _GIT_CONFIG = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
-    "protocol.ext.allow=never",
-    "protocol.fd.allow=never",
-    "commit.gpgsign=false",
-    "tag.gpgsign=false",
-    "diff.noprefix=false",
-    "diff.mnemonicPrefix=false",
-    "diff.algorithm=myers",
-    "diff.renames=false",
-    "format.signature=",
-    "init.defaultBranch=main",
-    "advice.detachedHead=false",
-    "am.threeWay=false",
-    "core.autocrlf=false",
+    ("core.hooksPath", "/dev/null"),
+    ("core.fsmonitor", "false"),
+    ("protocol.ext.allow", "never"),
+    ("protocol.fd.allow", "never"),
+    ("commit.gpgsign", "false"),
+    ("tag.gpgsign", "false"),
+    ("diff.noprefix", "false"),
+    ("diff.mnemonicPrefix", "false"),
+    ("diff.algorithm", "myers"),
+    ("diff.renames", "false"),
+    ("format.signature", ""),
+    ("init.defaultBranch", "main"),
+    ("advice.detachedHead", "false"),
+    ("am.threeWay", "false"),
+    ("core.autocrlf", "false"),
 )
 
 
-# Never ask a terminal for credentials: an unreachable remote must fail, not hang.
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
-
-
-def _git_env(
-    author: Identity | None = None, date: str | None = None, extra: Mapping[str, str] = {}
-) -> dict[str, str]:
-    env = {**os.environ, **_ENV, **extra}
-    if author is not None:
-        env |= {
-            "GIT_AUTHOR_NAME": author.name,
-            "GIT_AUTHOR_EMAIL": author.email,
-            "GIT_COMMITTER_NAME": author.name,
-            "GIT_COMMITTER_EMAIL": author.email,
-        }
-    if date is not None:
-        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+def git_env() -> dict[str, str]:
+    """The variables every git process gets on top of the environment: the settings above
+    as git's ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n`` (command-line scope, above every
+    config file), no outer ``git -c`` (it would override them), no terminal prompt."""
+    env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+    env |= {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": str(len(_GIT_CONFIG))}
+    for n, (key, value) in enumerate(_GIT_CONFIG):
+        env |= {f"GIT_CONFIG_KEY_{n}": key, f"GIT_CONFIG_VALUE_{n}": value}
     return env
 
 
@@ -63,39 +60,64 @@ def git_cmd(
     extra_config: Iterable[str] = (),
     env: Mapping[str, str] = {},
     stdin: str | None = None,
+    failed: str | None = None,
 ) -> str:
     """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout.
 
-    A failure is one line: which git command, where, and git's own reason (its
-    ``fatal:``/``error:`` line, user-info of URLs removed).
+    A failure is one line: ``failed`` (default: which git command, where) and git's own
+    reason (its ``fatal:``/``error:`` line), user-info of URLs removed.
     """
-    config: list[str] = []
-    for item in (*_GIT_CONFIG, *extra_config):
-        config += ["-c", item]
+    full = {**os.environ, **git_env(), **env}
+    if author is not None:
+        for role in ("AUTHOR", "COMMITTER"):
+            full |= {f"GIT_{role}_NAME": author.name, f"GIT_{role}_EMAIL": author.email}
+            full |= {f"GIT_{role}_DATE": date} if date is not None else {}
+    config = [arg for item in extra_config for arg in ("-c", item)]
     doing = f"git {args[0]}"
     result = proc.run(
         ["git", *config, *args],
         doing=f"{doing} in {repo_dir}",
         timeout=timeout,
         cwd=repo_dir,
-        env=_git_env(author, date, env),
+        env=full,
         stdin=stdin if stdin is not None else "",
+        allow_timeout=True,
     )
-    if result.returncode != 0:
+    if result.returncode != 0 or result.timed_out:
         reason = git_reason(result.stderr) or f"exit status {result.returncode}"
-        raise ToolkitError(redact(f"{doing} failed in {repo_dir}: {reason}"))
+        reason = f"did not finish in {timeout:.0f} s" if result.timed_out else reason
+        raise ToolkitError(redact(f"{failed or f'{doing} failed in {repo_dir}'}: {reason}"))
     return result.stdout
 
 
-def git_reason(stderr: str | bytes | None) -> str:
-    """The line of git's stderr that says what went wrong: the first ``fatal:`` or
-    ``error:`` line (without the prefix), else the last line that is not a hint."""
-    if isinstance(stderr, bytes):
-        stderr = stderr.decode(errors="replace")
-    lines = [ln.strip() for ln in (stderr or "").splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-    for ln in lines:
-        for prefix in ("fatal:", "error:"):
-            if ln.startswith(prefix):
-                return ln.removeprefix(prefix).strip()
-    return lines[-1] if lines else ""
+@contextmanager
+def opened(repo_dir: Path, objects: Path | None = None) -> Iterator[gitpython.Repo]:
+    """``repo_dir`` (the top of a work tree) as a GitPython ``Repo`` whose git processes
+    get :func:`git_env`; closed (its ``cat-file`` workers ended) when the block ends.
+
+    With ``objects``, new objects go into that folder, which borrows the repository's own
+    as alternates. GitPython's errors become one line.
+    """
+    try:
+        repo = gitpython.Repo(repo_dir)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        raise ToolkitError(f"{repo_dir} is not a git repository") from None
+    repo.git.update_environment(**git_env())
+    if objects is not None:
+        real = str(Path(repo.common_dir, "objects").resolve())
+        repo.git.update_environment(
+            GIT_OBJECT_DIRECTORY=str(objects), GIT_ALTERNATE_OBJECT_DIRECTORIES=real
+        )
+        repo.odb = gitpython.GitCmdObjectDB(str(objects), repo.git)
+    try:
+        yield repo
+    except gitpython.GitCommandNotFound:
+        raise ToolkitError(f"cannot run git in {repo_dir}: git is not installed") from None
+    except gitpython.GitCommandError as exc:
+        stderr = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'")
+        reason = git_reason(stderr) or f"exit status {exc.status}"
+        raise ToolkitError(redact(f"git {exc.command[1]} failed in {repo_dir}: {reason}")) from None
+    except (BadName, BadObject, ValueError) as exc:
+        raise ToolkitError(f"cannot read {repo_dir} with git: {exc}") from None
+    finally:
+        repo.close()

@@ -1,4 +1,4 @@
-"""Values from the user on their way to git: identities git would record as given, and
+"""Values from the user on their way to git: identities as git records them, and
 URLs and refs that can never be taken as an option or a remote helper."""
 
 from __future__ import annotations
@@ -16,11 +16,7 @@ from dynpatch.io.proc import redact
 _IDENTITY = re.compile(
     r"^[ \t]*(?P<name>[^<>\x00-\x1f\x7f]*?)[ \t]*<(?P<email>[^<>\s]+@[^<>\s]+)>[ \t]*\Z"
 )
-
-
 _CRUD = " .,:;<>\"\\'"
-
-
 UPSTREAM_IDENTITY = "upstream release <upstream-release@dynpatch.invalid>"
 
 
@@ -34,20 +30,16 @@ class Identity:
 
 
 def parse_identity(text: str) -> Identity:
-    """``Name <email>`` as git would record it; anything git would refuse or mangle is an
-    error here, before anything is written."""
+    """``Name <email>`` as git records it (git strips "crud" from the ends of both); anything
+    git would refuse is an error here, before anything is written."""
     match = _IDENTITY.match(text or "")
     if not match or not match["name"].strip(_CRUD):
         raise ToolkitError(f"not an identity of the form 'Name <email>': {text!r}")
-    return Identity(match["name"], match["email"])
+    return Identity(match["name"].strip(_CRUD), match["email"].strip(_CRUD))
 
 
 _SCP = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^:]")
-
-
 _SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
-
-
 _HEX = re.compile(r"^[0-9a-f]{7,64}$")
 
 
