@@ -22,7 +22,6 @@ Allocation is sampled natively (no valgrind), in one worker per tree
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,11 +30,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dynpatch.bench import valgrind
-from dynpatch.bench.counts import Case, TreeCounts, parts_of
-from dynpatch.bench.stats import slope
+from dynpatch.bench.counts import Case, TreeCounts, parts_of, slope
 from dynpatch.errors import ToolkitError
-from dynpatch.io import proc
-from dynpatch.replay import STANDIN_DIR, runner
+from dynpatch.replay import runner
 
 REFERENCE = Case(tokens=256, choices=4)
 REQUEST_CASES = (REFERENCE, Case(tokens=4096, choices=1))
@@ -98,26 +95,19 @@ def count(
 ) -> Counted:
     """Run one counted child on ``tree`` in ``folder`` (its job, result, log and dumps),
     which counts ``job`` ``runs`` times, each run forked once everything is imported."""
-    if not (tree.src / "dynamo").is_dir():
-        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
-    folder.mkdir(parents=True)
-    job_file, result_file, log = folder / "job.json", folder / "result.json", folder / "child.log"
-    job = {**job, "runs": runs, "tree": tree.label, "standin": str(STANDIN_DIR)}
-    job_file.write_text(json.dumps(job))
-    argv = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
-    env = {**runner.child_env(tree.src), **ENV}
     start = time.perf_counter()
-    with log.open("w") as fh:
-        child = proc.run(
-            valgrind.command(valgrind_path, folder, argv, prefix),
-            doing=f"the {tree.label} counted replay (log: {log})",
-            timeout=timeout,
-            cwd=folder,
-            env=env,
-            stdout=fh,
-            merge_stderr=True,
-        )
-    result = runner.child_result(tree, "counted replay", child.returncode, result_file, log)
+    result = runner.run_child(
+        tree,
+        {**job, "runs": runs},
+        folder / "child.log",
+        python=python,
+        timeout=timeout,
+        folder=folder,
+        module=CHILD_MODULE,
+        wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
+        env=ENV,
+        what="counted replay",
+    )
     dumps = valgrind.read_parts(folder)
     reported = result.get("runs", [])
     if len(reported) != runs:
