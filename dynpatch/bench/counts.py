@@ -51,15 +51,7 @@ class Part:
         return (self.history[0] + self.history[1]) / 2
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "what": self.what,
-            "case": self.case.to_json(),
-            "requests": self.requests,
-            "chunks": self.chunks,
-            "instructions": self.instructions,
-            "history": None if self.history is None else list(self.history),
-        }
+        return asdict(self)
 
 
 def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[Part]:

@@ -1,23 +1,14 @@
 """What the instruction counts measure, the counted children that measure it, and the
 allocation profile of the same streams.
 
-Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts:
-
-* whole requests at 256 tokens x 4 interleaved choices (the reference case) and 4096 x 1,
-  logprobs on, one token per result: one request each after one uncounted warm-up;
-* the engine double's stream alone for the same two cases (its share of the count);
-* inside one 16384-token stream (1 and 4 choices), the chunks whose choice history lies
-  in each of :data:`WINDOWS` (256 tokens wide, from early to late in the stream).
-
-The baseline and patched trees are each counted twice, to show that two runs agree: two
-runs forked from one child once it has imported everything, so that both start counting
-from the same memory image. Two children that each import dynamo lay memory out a little
-differently, and that moves a count by up to 0.7 % (CPython's type attribute cache and
-its allocators; docs/bench.md). Given the image, counts are deterministic, so one request
-per case is enough; children run two at a time.
-
-Allocation is sampled natively (no valgrind), in one worker per tree
-(:mod:`dynpatch.replay.serve`): the tracemalloc peak of sampled chunks of each long stream.
+Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts whole requests
+at 256 tokens x 4 interleaved choices (the reference case) and 4096 x 1 (logprobs on, one
+token per result; one request after one uncounted warm-up), the engine double alone for
+the same cases, and, inside one 16384-token stream of 1 and of 4 choices, the chunks whose
+choice history lies in each of :data:`WINDOWS`. Counts are deterministic given the memory
+image, so the baseline and patched trees are counted twice, both runs forked from one
+child (two children that each import dynamo differ by up to 0.7 %; docs/bench.md).
+Allocation is sampled natively, one worker per tree (:mod:`dynpatch.replay.serve`).
 """
 
 from __future__ import annotations

@@ -53,18 +53,6 @@ class HandlerBase:
     def environment(self):
         return os.getenv("DYNPATCH_TEST_FATAL")
 """
-NEITHER = """
-import os
-import sys
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        sys.exit(1)
-"""
 
 
 def module(source: str) -> types.ModuleType:
@@ -116,18 +104,15 @@ def test_the_old_path_is_observed_after_its_cleanup_and_returns() -> None:
     ]
 
 
-def test_the_os_proxy_is_the_real_os_but_for_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    hb = module(OLD)
-    fatal.observe(hb, lambda event: None)
+def test_the_os_proxy_is_the_real_os_but_for_an_exit_from_anywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hb, seen = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), []
+    fatal.observe(hb, seen.append)
     monkeypatch.setenv("DYNPATCH_TEST_FATAL", "seen")
     assert hb.HandlerBase(None).environment() == "seen"
     assert hb.os.path is os.path and hb.os.getpid() == os.getpid()
     assert "observed by the dynpatch replay" in repr(hb.os)
-
-
-def test_the_old_path_records_a_call_from_anywhere_in_handler_base() -> None:
-    hb, seen = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), []
-    fatal.observe(hb, seen.append)
     hb.elsewhere()
     assert seen == [
         {"seam": "os._exit", "status": 3, "caller": "elsewhere", "engine": None, "runtime": None}
@@ -136,17 +121,15 @@ def test_the_old_path_records_a_call_from_anywhere_in_handler_base() -> None:
 
 @pytest.mark.parametrize(
     "source",
-    [NEITHER, "x = 1\n", OLD.replace("os._exit(1)", "raise SystemExit(1)")],
-    ids=["sys.exit", "no HandlerBase", "no os._exit"],
+    [
+        OLD.replace("os._exit(1)", "sys.exit(1)"),
+        "x = 1\n",
+        OLD + "\nimport types\nos = types.SimpleNamespace(_exit=lambda status: None)\n",
+    ],
+    ids=["sys.exit", "no HandlerBase", "an os that is not the real module"],
 )
 def test_neither_seam_replaces_nothing(source: str) -> None:
     hb = module(source)
     before: dict[str, Any] = dict(vars(hb))
     assert fatal.observe(hb, lambda event: None) is None
     assert vars(hb) == before
-
-
-def test_an_os_that_is_not_the_real_module_is_not_taken_for_the_old_seam() -> None:
-    hb = module(OLD)
-    hb.os = types.SimpleNamespace(_exit=lambda status: None)
-    assert fatal.observe(hb, lambda event: None) is None
