@@ -30,9 +30,7 @@ def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() ->
         ("windows", 16384, 4),
     ]
     assert (plan.EARLY, plan.LATE) == ((256, 512), (15872, 16128))
-
-
-def test_every_window_lies_inside_the_16384_token_streams_after_their_first_chunk() -> None:
+    # Every window lies inside the 16384-token streams, after their first chunk.
     history = chunk_history(scenarios.stream(plan.STREAM_TOKENS, 1))
     ranges = [counted.chunk_range(history, lo, hi) for lo, hi in plan.WINDOWS]
     assert ranges[0] == (255, 511) and ranges[-1] == (15871, 16127)

@@ -12,47 +12,9 @@ import pytest
 
 from dynpatch.replay import fatal, scenarios
 from dynpatch.replay.engine import ReplayEngine
-from tests.fixtures.replay import ERRORS
+from tests.fixtures.replay import ERRORS, FATAL
 
-NEW = """
-import asyncio
-import os
-
-
-def exit_worker_on_fatal_error(engine, runtime, shutdown_timeout=None):
-    os._exit(1)
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)
-"""
-# The shape of 1.3.x-1.5.x: clean up, then os._exit(1) in ``finally``.
-OLD = """
-import os
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        try:
-            if self.runtime:
-                self.runtime.shutdown()
-            if self.engine:
-                await self.engine.cleanup()
-        except Exception:
-            pass
-        finally:
-            os._exit(1)
-
-    def environment(self):
-        return os.getenv("DYNPATCH_TEST_FATAL")
-"""
+NEW, OLD = FATAL["exit_worker_on_fatal_error"], FATAL["os._exit"]
 
 
 def module(source: str) -> types.ModuleType:
@@ -110,7 +72,7 @@ def test_the_os_proxy_is_the_real_os_but_for_an_exit_from_anywhere(
     hb, seen = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), []
     fatal.observe(hb, seen.append)
     monkeypatch.setenv("DYNPATCH_TEST_FATAL", "seen")
-    assert hb.HandlerBase(None).environment() == "seen"
+    assert hb.os.getenv("DYNPATCH_TEST_FATAL") == "seen"
     assert hb.os.path is os.path and hb.os.getpid() == os.getpid()
     assert "observed by the dynpatch replay" in repr(hb.os)
     hb.elsewhere()
