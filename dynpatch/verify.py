@@ -31,7 +31,7 @@ from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
-from dynpatch.replay.progress import Steps
+from dynpatch.replay.runner import Steps
 from dynpatch.replay.script import Script, to_json
 
 if TYPE_CHECKING:

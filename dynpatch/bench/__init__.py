@@ -12,9 +12,9 @@ interleaved, is printed and saved as informative, never as a verdict.
 
 Modules: :mod:`~.stage` (the run), :mod:`~.options`, :mod:`~.plan` (what is counted; the
 children; the allocation profile), :mod:`~.valgrind` (the tool), :mod:`~.counts` (the
-counted parts), :mod:`~.gates`, :mod:`~.report` (tables, Markdown, plot), :mod:`~.ab`
-(the time-based A/B), :mod:`~.stats`, :mod:`~.host` (the machine), :mod:`~.recorded`
-(the committed reference).
+counted parts, slopes), :mod:`~.gates`, :mod:`~.report` (tables, Markdown, plot),
+:mod:`~.ab` (the time-based A/B and its interval), :mod:`~.host` (the machine),
+:mod:`~.recorded` (the committed reference).
 """
 
 from __future__ import annotations

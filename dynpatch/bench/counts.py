@@ -3,10 +3,11 @@ of one tree's child, and the derived figures (per request, per chunk, slopes).""
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from dynpatch.bench.stats import slope
 from dynpatch.errors import ToolkitError
 
 
@@ -50,15 +51,7 @@ class Part:
         return (self.history[0] + self.history[1]) / 2
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "what": self.what,
-            "case": self.case.to_json(),
-            "requests": self.requests,
-            "chunks": self.chunks,
-            "instructions": self.instructions,
-            "history": None if self.history is None else list(self.history),
-        }
+        return asdict(self)
 
 
 def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[Part]:
@@ -127,3 +120,14 @@ class TreeCounts:
 
     def to_json(self) -> dict[str, Any]:
         return {"tree": self.tree, "parts": [p.to_json() for p in self.parts]}
+
+
+def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Least-squares slope of ``ys`` over ``xs`` (0 when ``xs`` do not vary)."""
+    if len(xs) != len(ys) or not xs:
+        raise ValueError("slope needs two equally long, non-empty sequences")
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return 0.0
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx

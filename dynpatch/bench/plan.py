@@ -1,28 +1,18 @@
 """What the instruction counts measure, the counted children that measure it, and the
 allocation profile of the same streams.
 
-Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts:
-
-* whole requests at 256 tokens x 4 interleaved choices (the reference case) and 4096 x 1,
-  logprobs on, one token per result: one request each after one uncounted warm-up;
-* the engine double's stream alone for the same two cases (its share of the count);
-* inside one 16384-token stream (1 and 4 choices), the chunks whose choice history lies
-  in each of :data:`WINDOWS` (256 tokens wide, from early to late in the stream).
-
-The baseline and patched trees are each counted twice, to show that two runs agree: two
-runs forked from one child once it has imported everything, so that both start counting
-from the same memory image. Two children that each import dynamo lay memory out a little
-differently, and that moves a count by up to 0.7 % (CPython's type attribute cache and
-its allocators; docs/bench.md). Given the image, counts are deterministic, so one request
-per case is enough; children run two at a time.
-
-Allocation is sampled natively (no valgrind), in one worker per tree
-(:mod:`dynpatch.replay.serve`): the tracemalloc peak of sampled chunks of each long stream.
+Per tree, one child under callgrind (:mod:`dynpatch.replay.counted`) counts whole requests
+at 256 tokens x 4 interleaved choices (the reference case) and 4096 x 1 (logprobs on, one
+token per result; one request after one uncounted warm-up), the engine double alone for
+the same cases, and, inside one 16384-token stream of 1 and of 4 choices, the chunks whose
+choice history lies in each of :data:`WINDOWS`. Counts are deterministic given the memory
+image, so the baseline and patched trees are counted twice, both runs forked from one
+child (two children that each import dynamo differ by up to 0.7 %; docs/bench.md).
+Allocation is sampled natively, one worker per tree (:mod:`dynpatch.replay.serve`).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,11 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dynpatch.bench import valgrind
-from dynpatch.bench.counts import Case, TreeCounts, parts_of
-from dynpatch.bench.stats import slope
+from dynpatch.bench.counts import Case, TreeCounts, parts_of, slope
 from dynpatch.errors import ToolkitError
-from dynpatch.io import proc
-from dynpatch.replay import STANDIN_DIR, runner
+from dynpatch.replay import runner
 
 REFERENCE = Case(tokens=256, choices=4)
 REQUEST_CASES = (REFERENCE, Case(tokens=4096, choices=1))
@@ -98,26 +86,19 @@ def count(
 ) -> Counted:
     """Run one counted child on ``tree`` in ``folder`` (its job, result, log and dumps),
     which counts ``job`` ``runs`` times, each run forked once everything is imported."""
-    if not (tree.src / "dynamo").is_dir():
-        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
-    folder.mkdir(parents=True)
-    job_file, result_file, log = folder / "job.json", folder / "result.json", folder / "child.log"
-    job = {**job, "runs": runs, "tree": tree.label, "standin": str(STANDIN_DIR)}
-    job_file.write_text(json.dumps(job))
-    argv = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
-    env = {**runner.child_env(tree.src), **ENV}
     start = time.perf_counter()
-    with log.open("w") as fh:
-        child = proc.run(
-            valgrind.command(valgrind_path, folder, argv, prefix),
-            doing=f"the {tree.label} counted replay (log: {log})",
-            timeout=timeout,
-            cwd=folder,
-            env=env,
-            stdout=fh,
-            merge_stderr=True,
-        )
-    result = runner.child_result(tree, "counted replay", child.returncode, result_file, log)
+    result = runner.run_child(
+        tree,
+        {**job, "runs": runs},
+        folder / "child.log",
+        python=python,
+        timeout=timeout,
+        folder=folder,
+        module=CHILD_MODULE,
+        wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
+        env=ENV,
+        what="counted replay",
+    )
     dumps = valgrind.read_parts(folder)
     reported = result.get("runs", [])
     if len(reported) != runs:

@@ -12,7 +12,6 @@ from typing import Any
 from rich.table import Table
 
 from dynpatch.bench.counts import TreeCounts
-from dynpatch.bench.gates import ratio
 from dynpatch.bench.plan import REQUEST_CASES, STREAMS
 from dynpatch.io import files
 
@@ -86,7 +85,6 @@ def figures(trees: dict[str, TreeCounts]) -> dict[str, Any]:
 def request_rows(trees: dict[str, TreeCounts]) -> tuple[list[str], list[list[str]]]:
     """Columns and rows of the per-request table: each tree, each tree against the
     baseline, the engine double alone and the handler's own share (total - engine)."""
-    base = trees["baseline"]
     others = [t for t in trees if t != "baseline"]
     columns = ["tokens x choices", "chunks", "baseline"]
     for t in others:
@@ -94,17 +92,17 @@ def request_rows(trees: dict[str, TreeCounts]) -> tuple[list[str], list[list[str
     columns += ["engine double alone"]
     columns += [f"handler's own, {t}" for t in trees] + ["handler's own, patched/baseline"]
     rows = []
-    for case in REQUEST_CASES:
-        own = {
-            t: c.request(case).per_request - c.engine(case).per_request for t, c in trees.items()
-        }
-        row = [f"{case.tokens} x {case.choices}", f"{base.request(case).chunks:,}"]
-        row.append(_n(base.request(case).per_request))
+    for name, row in figures(trees)["requests"].items():
+        cells = [
+            name.replace("x", " x "),
+            f"{row['chunks']:,}",
+            _n(row["baseline"]["instructions"]),
+        ]
         for t in others:
-            row += [_n(trees[t].request(case).per_request), f"{ratio(base, trees[t], case):.3f}"]
-        row.append(_n(base.engine(case).per_request))
-        row += [_n(own[t]) for t in trees] + [f"{own['patched'] / own['baseline']:.3f}"]
-        rows.append(row)
+            cells += [_n(row[t]["instructions"]), f"{row[f'{t}/baseline']:.3f}"]
+        cells.append(_n(row["baseline"]["engine_double"]))
+        cells += [_n(row[t]["handler_own"]) for t in trees]
+        rows.append([*cells, f"{row['patched/baseline handler_own']:.3f}"])
     return columns, rows
 
 

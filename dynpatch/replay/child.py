@@ -1,48 +1,116 @@
 """Child process of the replay, one per tree; runs in the replay environment.
 
-* ``python -m dynpatch.replay.child JOB.json RESULT.json`` - verify: every script once,
-  the result written to a file (:mod:`~dynpatch.replay.job`).
-* ``python -m dynpatch.replay.child JOB.json --serve`` - benchmark worker: JSON commands
-  on stdin, one JSON reply per line (:mod:`~dynpatch.replay.serve`).
-* a job with ``withhold``: a release's own fix judged, the history each chunk reads
-  (:mod:`~dynpatch.replay.reads`).
+* ``python -m dynpatch.replay.child JOB.json RESULT.json``: verify; every script of the
+  job replayed once, each record serialised canonically as it is observed, the result
+  written atomically (none at all when the child dies first, which the parent reports).
+* the same with ``withhold`` in the job: a release's own fix judged by the history each
+  chunk reads (:mod:`~dynpatch.replay.reads`).
+* ``python -m dynpatch.replay.child JOB.json --serve``: the bench worker
+  (:mod:`~dynpatch.replay.serve`).
 
-The instruction counts have their own entry, run under callgrind:
-``python -m dynpatch.replay.counted JOB.json RESULT.json`` (:mod:`~dynpatch.replay.counted`).
-
-``PYTHONPATH`` holds one tree's ``components/src`` and the ``tensorrt_llm`` stand-in. The
-child imports dynamo's real ``AggregatedHandler`` (:mod:`~dynpatch.replay.handler`),
-reports where its modules came from, and drives ``AggregatedHandler.generate`` with the
-engine double.
-
-Standard library plus the replay package only; no toolkit dependencies. A child that
-dies before answering (for instance through an ``os._exit`` this harness did not
-intercept) is reported by the parent as a failure, never read as an empty result.
+The instruction counts have their own entry, run under callgrind
+(:mod:`~dynpatch.replay.counted`). ``PYTHONPATH`` holds one tree's ``components/src`` and
+the ``tensorrt_llm`` stand-in; the child imports dynamo's real ``AggregatedHandler``
+(:mod:`~dynpatch.replay.handler`), reports where its modules came from and drives
+``AggregatedHandler.generate`` with the engine double. Standard library plus the replay
+package only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from dynpatch.replay import job, reads, serve
+from dynpatch.io.atomic import write_atomic
+from dynpatch.replay import scenarios, wire
+from dynpatch.replay.engine import ReplayEngine
+from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
+from dynpatch.replay.script import Script, from_json
+
+
+async def replay_records(
+    replay: Replay,
+    script: Script,
+    timeout: float,
+    ids: type[list[int]] = list,
+    seen: Callable[[Any, ReplayEngine], None] | None = None,
+) -> list[str]:
+    """The complete observed stream of one request, canonically serialised. The engine's
+    outputs hold their token ids in an ``ids``; ``seen`` is told of each chunk as it comes."""
+    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}", ids)
+    replay.worker_exits.clear()
+    chunks: list[str] = []
+    tail: list[str] = []
+
+    async def drain() -> None:
+        async for chunk in handler.generate(request, context):
+            chunks.append(wire.record("chunk", chunk))
+            if seen is not None:
+                seen(chunk, engine)
+
+    try:
+        await asyncio.wait_for(drain(), timeout)
+    except TimeoutError:
+        raise
+    except Exception as exc:  # an exception leaving the handler is an observation
+        tail.append(wire.record("raised", {"type": type(exc).__name__, "message": str(exc)}))
+    submits = [wire.record("submit", call) for call in engine.llm.calls]
+    events = [wire.record("worker_exit", e) for e in replay.worker_exits]
+    submitted = engine.llm.submitted
+    if submitted is not None and submitted.aborted:  # dynamo cancelled the engine request
+        events.append(wire.record("engine_abort", {"calls": submitted.aborted}))
+    return [*submits, *chunks, *events, *tail]
+
+
+async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every named scenario and script of ``job``, in order: its name and its records."""
+    scripts = scenarios.named(job.get("scenarios"))
+    scripts += [from_json(s) for s in job.get("scripts", [])]
+    out = []
+    for script in scripts:
+        records = await replay_records(replay, script, float(job.get("timeout", 120)))
+        out.append({"name": script.name, "records": records})
+    return out
+
+
+async def _verify(job: dict[str, Any]) -> dict[str, Any]:
+    replay = Replay(Path(job["standin"]))
+    return {**hello(replay, job.get("tree")), "scenarios": await run_verify(replay, job)}
+
+
+def answer(result: Path, work: Callable[[], dict[str, Any]]) -> int:
+    """Run ``work`` and write what it returns to ``result`` (or, when the replay cannot be
+    set up, why); the exit status of the child."""
+    try:
+        found = work()
+    except SetupError as exc:
+        write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
+        return EXIT_CODE_SETUP
+    write_atomic(result, json.dumps(found))
+    return 0
 
 
 def main(argv: list[str]) -> int:
-    """``JOB.json RESULT.json`` runs a verify job; ``JOB.json --serve`` a bench worker."""
+    """``JOB.json RESULT.json`` runs a verify (or judging) job; ``JOB.json --serve`` a
+    bench worker."""
+    from dynpatch.replay import reads, serve  # they build on this module
+
     if len(argv) != 2:
         print(
             "usage: python -m dynpatch.replay.child JOB.json (RESULT.json | --serve)",
             file=sys.stderr,
         )
         return 2
-    spec = json.loads(Path(argv[0]).read_text())
+    job = json.loads(Path(argv[0]).read_text())
     if argv[1] == "--serve":
-        return serve.main(spec)
-    if "withhold" in spec:
-        return reads.main(spec, Path(argv[1]))
-    return job.main(spec, Path(argv[1]))
+        return serve.main(job)
+    if "withhold" in job:
+        return answer(Path(argv[1]), lambda: asyncio.run(reads.judge(job)))
+    return answer(Path(argv[1]), lambda: asyncio.run(_verify(job)))
 
 
 if __name__ == "__main__":

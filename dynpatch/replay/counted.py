@@ -2,29 +2,22 @@
 
 ``valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no ... python -m
 dynpatch.replay.counted JOB.json RESULT.json``. The child imports dynamo's real handler
-from its tree (:class:`~dynpatch.replay.handler.Replay`, uninstrumented), then for each
-measurement of the job counts only the replayed request's work
-(:func:`dynpatch.replay.callgrind.counting`), each as one labelled part of the profile:
+from its tree, uninstrumented, then counts each measurement of the job as one labelled
+part (:func:`dynpatch.replay.callgrind.counting`):
 
 * ``request``: whole requests through ``AggregatedHandler.generate`` (after ``warmup``
   uncounted ones), from the first chunk asked for to the last one received; building the
   handler and the engine double's script happens before, uncounted.
 * ``engine``: the engine double's result stream alone, iterated the way the handler's
-  loop visits it (every output of every result), to tell its share from the handler's.
+  loop visits it, to tell its share from the handler's.
 * ``windows``: one long request, counted only while it produces the chunks whose choice
-  history lies in each window ``[lo, hi)``; the rest of the stream runs uninstrumented.
+  history lies in each window ``[lo, hi)``.
 
-The job runs ``runs`` times (default 1), each time in a process forked from the child
-once it has imported everything: every run starts counting from the same memory image, so
-two runs of one tree count the same instructions. (Two processes that each import
-dynamo do not: the imports draw on the clock, random seeds and hash keys, so each lays its
-memory out a little differently, and CPython's type attribute cache and allocators cost
-more or less with the layout; see docs/bench.md.)
-
-The result file lists, per run, its process id and every part's label with the requests
-and chunks it covers; the counts are in callgrind's dump files, one set per process,
-which the parent reads (:mod:`dynpatch.bench.valgrind`). Standard library
-plus the replay package.
+The job runs ``runs`` times, each in a process forked from the child once it has imported
+everything, so every run starts counting from the same memory image (two processes that
+each import dynamo lay memory out a little differently; see docs/bench.md). The result
+file lists, per run, its process id and what each part covers; the counts are in
+callgrind's dumps, which the parent reads (:mod:`dynpatch.bench.valgrind`).
 """
 
 from __future__ import annotations
@@ -42,11 +35,10 @@ from typing import Any
 
 from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
+from dynpatch.replay.child import answer
 from dynpatch.replay.engine import build_result
-from dynpatch.replay.handler import Replay, SetupError, hello
-from dynpatch.replay.job import answer
-from dynpatch.replay.script import Script
-from dynpatch.replay.timing import chunk_history
+from dynpatch.replay.handler import Replay, SetupError, hello, quiet_gc
+from dynpatch.replay.script import Script, check_chunks, chunk_history
 
 WHATS = ("request", "engine", "windows")
 WARM_TOKENS = 512  # warm-up stream length before a long stream's windows
@@ -70,23 +62,6 @@ async def _drain(replay: Replay, script: Script) -> int:
     return count
 
 
-@contextlib.contextmanager
-def _quiet_gc() -> Any:
-    """No collection inside the counted code (as the timed ops): collect first, then off."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _expect(script: Script, got: int, ops: int = 1) -> None:
-    want = len(chunk_history(script)) * ops
-    if got != want:
-        raise RuntimeError(f"{script.name}: {got} chunks counted, expected {want}")
-
-
 async def count_requests(replay: Replay, case: dict[str, Any], ops: int, warmup: int) -> dict:
     """``ops`` whole requests, counted as one part."""
     script = _script(case)
@@ -95,11 +70,11 @@ async def count_requests(replay: Replay, case: dict[str, Any], ops: int, warmup:
     prepared = [replay.prepare(script, f"count-{i}") for i in range(ops)]
     chunks = 0
     name = label("request", case)
-    with _quiet_gc(), callgrind.counting(name):
+    with quiet_gc(), callgrind.counting(name):
         for handler, _engine, request, context in prepared:
             async for _ in handler.generate(request, context):
                 chunks += 1
-    _expect(script, chunks, ops)
+    check_chunks(script, chunks, ops)
     return {"label": name, "what": "request", "case": case, "requests": ops, "chunks": chunks}
 
 
@@ -120,9 +95,9 @@ async def count_engine(replay: Replay, case: dict[str, Any], ops: int, warmup: i
         await _iterate([build_result(script, replay.errors)])
     results = [build_result(script, replay.errors) for _ in range(ops)]
     name = label("engine", case)
-    with _quiet_gc(), callgrind.counting(name):
+    with quiet_gc(), callgrind.counting(name):
         chunks = await _iterate(results)
-    _expect(script, chunks, ops)
+    check_chunks(script, chunks, ops)
     return {"label": name, "what": "engine", "case": case, "requests": ops, "chunks": chunks}
 
 
@@ -152,7 +127,7 @@ async def count_windows(
     starts = {a: (w, b) for w, a, b in spans}
     handler, _engine, request, context = replay.prepare(script, "windows")
     received = 0
-    with _quiet_gc(), contextlib.ExitStack() as stack:
+    with quiet_gc(), contextlib.ExitStack() as stack:
         open_until: int | None = None
         async for _ in handler.generate(request, context):
             received += 1
@@ -162,7 +137,7 @@ async def count_windows(
             if received in starts:  # the next chunk is the window's first
                 window, open_until = starts[received]
                 stack.enter_context(callgrind.counting(label("windows", case, window)))
-    _expect(script, received)
+    check_chunks(script, received)
     return [
         {
             "label": label("windows", case, w),

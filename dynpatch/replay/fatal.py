@@ -1,21 +1,13 @@
-"""dynamo's fatal path in a replay child: the seam each release has, observed.
+"""dynamo's fatal path in a replay child, observed instead of taken.
 
-A fatal exception in the response loop ends in ``HandlerBase._initiate_shutdown``, which
-exits the worker process. The replay must see that exit as an event of the stream, never
-as a silent end of the child, and never let it happen. Releases reach the exit two ways:
-
-* from 1.6.0: ``_initiate_shutdown`` calls ``exit_worker_on_fatal_error(engine, runtime)``,
-  a name handler_base binds; the replay replaces that name with a recorder.
-* before 1.6.0: ``_initiate_shutdown`` shuts the runtime down, awaits
-  ``engine.cleanup()``, then calls ``os._exit(1)`` itself; the replay replaces
-  handler_base's ``os`` name with :class:`ObservedOs`, a labelled proxy whose ``_exit``
-  records and returns (every other attribute is the real ``os``).
-
-Exactly one seam is observed, the one the release has (the newer one when both could
-apply), so an ``os._exit`` on a release with the newer seam still ends the child and
-the parent reports it. Either seam records the same kind of event: what the fatal path
-asked to shut down (``engine``, ``runtime``) and which seam saw it. Standard library
-plus the replay package only.
+``HandlerBase._initiate_shutdown`` exits the worker process; the replay must see that exit
+as an event of the stream, never as a silent end of the child. From 1.6.0 it calls
+``exit_worker_on_fatal_error(engine, runtime)``, a name handler_base binds, which the
+replay replaces with a recorder; before 1.6.0 it cleans up and calls ``os._exit(1)``
+itself, and the replay gives handler_base an :class:`ObservedOs`. Exactly one seam is
+observed, the one the release has (the newer when both could apply), so another
+``os._exit`` still ends the child and the parent reports it. Standard library plus the
+replay package only.
 """
 
 from __future__ import annotations

@@ -2,27 +2,51 @@
 
 Standard library plus the replay package only (this runs inside dynamo's environment).
 The child's ``PYTHONPATH`` decides which tree ``dynamo`` comes from; :class:`Replay`
-records where each module of :data:`~dynpatch.replay.paths.TREE_MODULES` was imported
-from, and the parent checks that report (:func:`dynpatch.replay.runner.check_origins`).
+records where each of :data:`TREE_MODULES` was imported from, and the parent checks that
+report (:func:`dynpatch.replay.runner.check_origins`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import inspect
 import os
 import platform
 import sys
+from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from dynpatch.replay import fatal
 from dynpatch.replay.engine import Errors, ReplayEngine
-from dynpatch.replay.paths import TREE_MODULES, inside
 from dynpatch.replay.script import Script, request_for
 
 EXIT_CODE_SETUP = 3  # the child could not set up the replay (message in its answer)
+# Modules whose origin must be the tree under test.
+TREE_MODULES = (
+    "dynamo.common.backend.logprobs",
+    "dynamo.trtllm.request_handlers.handler_base",
+    "dynamo.trtllm.request_handlers.aggregated_handler",
+)
+
+
+def inside(path: str | Path | None, root: Path) -> bool:
+    """``path`` lies under ``root`` once both are resolved (False for no path)."""
+    return bool(path) and Path(str(path)).resolve().is_relative_to(root.resolve())
+
+
+@contextlib.contextmanager
+def quiet_gc() -> Iterator[None]:
+    """No collection inside the measured code: collect first, then off until the end."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class SetupError(Exception):

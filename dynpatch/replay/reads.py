@@ -12,7 +12,6 @@ that choice's history was. Standard library plus the replay package only.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
 import inspect
@@ -22,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch.replay import scenarios
+from dynpatch.replay.child import replay_records
 from dynpatch.replay.engine import ReplayEngine
 from dynpatch.replay.handler import Replay, hello
-from dynpatch.replay.job import answer, replay_records
 
 HELPER = "extract_from_completion_output"
 
@@ -126,7 +125,9 @@ async def _run(replay: Replay, script: Any, param: str | None, timeout: float) -
     return {"records": records, "reads": reads}
 
 
-async def _judge(job: dict[str, Any]) -> dict[str, Any]:
+async def judge(job: dict[str, Any]) -> dict[str, Any]:
+    """The setup report and, per named scenario of ``job``, its ``given`` and ``withheld``
+    replays."""
     replay = Replay(Path(job["standin"]))
     param, timeout = str(job["withhold"]), float(job.get("timeout", 120))
     streams = [
@@ -138,8 +139,3 @@ async def _judge(job: dict[str, Any]) -> dict[str, Any]:
         for script in scenarios.named(job["scenarios"])
     ]
     return {**hello(replay, job.get("tree")), "scenarios": streams}
-
-
-def main(job: dict[str, Any], result: Path) -> int:
-    """Judge ``job``'s tree and write what was seen to ``result``; the exit status."""
-    return answer(result, lambda: asyncio.run(_judge(job)))

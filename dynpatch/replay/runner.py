@@ -14,15 +14,19 @@ import os
 import select
 import sys
 import tempfile
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 from dynpatch.pin import ROOT
 from dynpatch.replay import STANDIN_DIR
-from dynpatch.replay.paths import TREE_MODULES, inside
+from dynpatch.replay.handler import TREE_MODULES, inside
 
 CHILD_MODULE = "dynpatch.replay.child"
 
@@ -49,6 +53,11 @@ def _tail(path: Path, lines: int = 3) -> str:
     return " / ".join(t.strip() for t in text[-lines:])
 
 
+def _require_dynamo(tree: Tree) -> None:
+    if not (tree.src / "dynamo").is_dir():
+        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+
+
 def run_child(
     tree: Tree,
     job: dict[str, Any],
@@ -56,28 +65,33 @@ def run_child(
     *,
     python: str = sys.executable,
     timeout: float = 1200.0,
+    folder: Path | None = None,
+    module: str = CHILD_MODULE,
+    wrap: Callable[[list[str]], Sequence[str]] = list,
+    env: dict[str, str] | None = None,
+    what: str = "replay",
 ) -> dict[str, Any]:
-    """Run one child on ``tree``; its parsed result (``ok`` is true) or a ToolkitError."""
-    if not (tree.src / "dynamo").is_dir():
-        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+    """Run one child (``module``, its command line passed through ``wrap``) on ``tree``
+    with ``env`` added, its job and result in ``folder`` (None: a temporary one); its
+    parsed result (``ok`` is true) or a ToolkitError."""
+    _require_dynamo(tree)
     log.parent.mkdir(parents=True, exist_ok=True)
     job = {**job, "tree": tree.label, "standin": str(STANDIN_DIR)}
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
-        job_file = Path(tmp) / "job.json"
-        result_file = Path(tmp) / "result.json"
+        where = Path(tmp) if folder is None else folder
+        job_file, result_file = where / "job.json", where / "result.json"
         job_file.write_text(json.dumps(job))
-        cmd = [python, "-m", CHILD_MODULE, str(job_file), str(result_file)]
         with log.open("w") as fh:
             child = proc.run(
-                cmd,
-                doing=f"the {tree.label} replay (log: {log})",
+                list(wrap([python, "-m", module, str(job_file), str(result_file)])),
+                doing=f"the {tree.label} {what} (log: {log})",
                 timeout=timeout,
-                cwd=tmp,
-                env=child_env(tree.src),
+                cwd=where,
+                env={**child_env(tree.src), **(env or {})},
                 stdout=fh,
                 merge_stderr=True,
             )
-        return child_result(tree, "replay", child.returncode, result_file, log)
+        return child_result(tree, what, child.returncode, result_file, log)
 
 
 def child_result(
@@ -143,8 +157,7 @@ class Worker:
     def __init__(
         self, tree: Tree, log: Path, *, python: str = sys.executable, timeout: float = 900
     ):
-        if not (tree.src / "dynamo").is_dir():
-            raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+        _require_dynamo(tree)
         self.tree, self.log, self.timeout = tree, log, timeout
         log.parent.mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(prefix="replay-worker-")
@@ -217,3 +230,26 @@ class Worker:
         proc.stop(self._proc, goodbye=json.dumps({"cmd": "quit"}) + "\n")
         self._log.close()
         self._tmp.cleanup()
+
+
+class Steps:
+    """The parent's child runs, one line each on ``console`` (stderr):
+    ``[2/3] what (+12 s)``."""
+
+    def __init__(self, console: Console, total: int):
+        self.console, self.total, self.count = console, total, 0
+        self._t0 = time.perf_counter()
+
+    def __enter__(self) -> Steps:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def start(self, what: str) -> None:
+        elapsed = time.perf_counter() - self._t0
+        line = f"[{self.count + 1}/{self.total}] {what} (+{elapsed:.0f} s)"
+        self.console.print(line, markup=False)
+
+    def done(self) -> None:
+        self.count += 1

@@ -16,6 +16,7 @@ A logprob *position* (one entry of ``CompletionOutput.logprobs``) is written as:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,10 +74,10 @@ class Script:
 # --- JSON ---------------------------------------------------------------------------
 
 
-def _position_to_json(p: Position) -> Any:
-    if p is None or isinstance(p, float):
-        return p
-    return [list(e) for e in p]
+def to_json(script: Script) -> dict[str, Any]:
+    """``script`` as JSON-able data (tuples become lists when dumped); :func:`from_json`
+    reads it back."""
+    return dataclasses.asdict(script)
 
 
 def _position_from_json(p: Any) -> Position:
@@ -85,48 +86,6 @@ def _position_from_json(p: Any) -> Position:
     if isinstance(p, int) and not isinstance(p, bool):
         return float(p)
     return tuple((int(t), float(lp), None if r is None else int(r)) for t, lp, r in p)
-
-
-def to_json(script: Script) -> dict[str, Any]:
-    steps = []
-    for s in script.steps:
-        step: dict[str, Any] = {}
-        if s.deltas:
-            step["deltas"] = [
-                {
-                    "index": d.index,
-                    "tokens": list(d.tokens),
-                    "logprobs": [_position_to_json(p) for p in d.logprobs],
-                    "finish_reason": d.finish_reason,
-                    "stop_reason": d.stop_reason,
-                    "trim": d.trim,
-                }
-                for d in s.deltas
-            ]
-        if s.finished:
-            step["finished"] = True
-        if s.no_outputs:
-            step["no_outputs"] = True
-        if s.raise_kind:
-            step["raise_kind"] = s.raise_kind
-            step["message"] = s.message
-        steps.append(step)
-    return {
-        "name": script.name,
-        "steps": steps,
-        "n": script.n,
-        "prompt": list(script.prompt),
-        "max_tokens": script.max_tokens,
-        "logprobs": script.logprobs,
-        "prompt_logprobs": script.prompt_logprobs,
-        "engine_prompt_logprobs": None
-        if script.engine_prompt_logprobs is None
-        else [_position_to_json(p) for p in script.engine_prompt_logprobs],
-        "cached_tokens": script.cached_tokens,
-        "reject": script.reject,
-        "suspend": script.suspend,
-        "expect": list(script.expect),
-    }
 
 
 def from_json(data: dict[str, Any]) -> Script:
@@ -187,3 +146,23 @@ def request_for(script: Script) -> dict[str, Any]:
     if options:
         request["output_options"] = options
     return request
+
+
+def chunk_history(script: Script) -> list[int]:
+    """Per expected chunk, the cumulative token count of its choice (what a copy copies)."""
+    totals = [0] * script.n
+    history: list[int] = []
+    for step in script.steps:
+        if step.raise_kind or step.no_outputs:
+            continue
+        for d in step.deltas:
+            totals[d.index] += len(d.tokens) - d.trim
+        history.extend(totals)
+    return history
+
+
+def check_chunks(script: Script, got: int, requests: int = 1) -> None:
+    """A RuntimeError unless ``got`` is the chunk count of ``requests`` whole ``script``s."""
+    want = len(chunk_history(script)) * requests
+    if got != want:
+        raise RuntimeError(f"{script.name}: {got} chunks, expected {want}")

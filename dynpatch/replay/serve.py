@@ -1,11 +1,11 @@
-"""The ``--serve`` transport: a persistent benchmark worker talking JSON lines over pipes.
+"""The bench worker: a persistent child talking JSON lines over pipes.
 
 ``python -m dynpatch.replay.child JOB.json --serve``: after its setup report (one line),
 the worker reads one command per line on stdin and writes one reply per line: ``time``
-(case, ops), ``alloc`` (case, samples), ``quit``. The parent keeps a baseline
-and a patched worker alive and alternates their ops, so the two trees are measured side
-by side in time while each stays in its own process. Standard library plus the replay
-package only.
+(case, ops: handler CPU time of whole requests), ``alloc`` (case, samples: tracemalloc
+peaks of sampled chunks), ``quit``. The parent keeps a baseline and a patched worker
+alive and alternates their ops, so both trees are timed in the same stretch of time while
+each stays in its own process. Standard library plus the replay package only.
 """
 
 from __future__ import annotations
@@ -15,37 +15,73 @@ import gc
 import json
 import os
 import sys
+import time
+import tracemalloc
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any, TextIO
 
 from dynpatch.replay import scenarios
-from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
-from dynpatch.replay.script import Script
-from dynpatch.replay.timing import alloc_op, time_case
+from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello, quiet_gc
+from dynpatch.replay.script import Script, check_chunks, chunk_history
 
 
-class Cases:
-    """Benchmark streams by case, built once per process (building is not timed)."""
+@cache
+def case_script(tokens: int, choices: int, k: int = 1) -> Script:
+    """A benchmark stream, built once per process (building is not timed)."""
+    return scenarios.stream(tokens, choices, k=k)
 
-    def __init__(self) -> None:
-        self._scripts: dict[tuple[int, int, int], Script] = {}
 
-    def get(self, case: dict[str, Any]) -> Script:
-        key = (int(case["tokens"]), int(case["choices"]), int(case.get("k", 1)))
-        if key not in self._scripts:
-            self._scripts[key] = scenarios.stream(key[0], key[1], k=key[2])
-        return self._scripts[key]
+async def time_case(replay: Replay, script: Script, ops: int) -> dict[str, Any]:
+    """``ops`` timed replays of ``script``, a fresh handler each: handler CPU ns per op."""
+    ops_ns: list[int] = []
+    for _ in range(ops):
+        handler, _engine, request, context = replay.prepare(script, "bench")
+        count = 0
+        with quiet_gc():
+            start = time.thread_time_ns()
+            async for _ in handler.generate(request, context):
+                count += 1
+            ops_ns.append(time.thread_time_ns() - start)
+        check_chunks(script, count)
+    return {"script": script.name, "chunks": len(chunk_history(script)), "ops_ns": ops_ns}
+
+
+async def alloc_op(replay: Replay, script: Script, samples: int) -> list[list[int]]:
+    """tracemalloc peak bytes while producing sampled chunks: ``[[history, peak], ...]``."""
+    history = chunk_history(script)
+    step = max(1, (len(history) - 1) // max(samples, 1))
+    chosen = set(range(1, len(history), step))  # chunk 0 also carries request setup
+    handler, _engine, request, context = replay.prepare(script, "alloc")
+    agen = handler.generate(request, context)
+    out: list[list[int]] = []
+    i = 0
+    with quiet_gc():
+        while True:
+            if i in chosen:
+                tracemalloc.start()
+            try:
+                await agen.__anext__()
+            except StopAsyncIteration:
+                tracemalloc.stop()
+                break
+            if i in chosen:
+                out.append([history[i], tracemalloc.get_traced_memory()[1]])
+                tracemalloc.stop()
+            i += 1
+    check_chunks(script, i)
+    return out
 
 
 async def serve(replay: Replay, commands: Iterable[str], reply: TextIO) -> None:
     """Answer ``commands`` (one JSON object a line) on ``reply`` until ``quit`` or their end."""
-    cases = Cases()
     for line in commands:
         cmd = json.loads(line)
         if cmd["cmd"] == "quit":
             return
-        script = cases.get(cmd["case"])
+        case = cmd["case"]
+        script = case_script(int(case["tokens"]), int(case["choices"]), int(case.get("k", 1)))
         if cmd["cmd"] == "time":
             result = await time_case(replay, script, int(cmd["ops"]))
         elif cmd["cmd"] == "alloc":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dynpatch.bench.counts import parts_of
+from dynpatch.bench.counts import parts_of, slope
 from dynpatch.bench.plan import REFERENCE, STREAMS
 from dynpatch.errors import ToolkitError
 from tests.fixtures import bench as synthetic
@@ -52,3 +52,7 @@ def test_a_tree_s_windows_give_the_late_change_and_the_slope_per_history_token()
     assert base.slope(STREAMS[0]) == pytest.approx(203_000 / 15_616, rel=1e-4)
     with pytest.raises(ToolkitError, match="no request count for 1x1"):
         base.request(type(REFERENCE)(1, 1))
+    assert slope([0, 1, 2, 3], [5, 13, 21, 29]) == pytest.approx(8.0)
+    assert slope([4, 4, 4], [1, 2, 3]) == 0.0
+    with pytest.raises(ValueError):
+        slope([], [])

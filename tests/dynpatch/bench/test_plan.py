@@ -14,7 +14,7 @@ from dynpatch.bench import plan, valgrind
 from dynpatch.bench.counts import Case
 from dynpatch.errors import ToolkitError
 from dynpatch.replay import callgrind, counted, runner, scenarios
-from dynpatch.replay.timing import chunk_history
+from dynpatch.replay.script import chunk_history
 from tests.fixtures.replay import fake_dynamo_tree
 
 
@@ -30,9 +30,7 @@ def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() ->
         ("windows", 16384, 4),
     ]
     assert (plan.EARLY, plan.LATE) == ((256, 512), (15872, 16128))
-
-
-def test_every_window_lies_inside_the_16384_token_streams_after_their_first_chunk() -> None:
+    # Every window lies inside the 16384-token streams, after their first chunk.
     history = chunk_history(scenarios.stream(plan.STREAM_TOKENS, 1))
     ranges = [counted.chunk_range(history, lo, hi) for lo, hi in plan.WINDOWS]
     assert ranges[0] == (255, 511) and ranges[-1] == (15871, 16127)
@@ -80,47 +78,20 @@ def test_a_tree_without_dynamo_is_refused_before_valgrind_starts(tmp_path: Path)
 @pytest.mark.skipif(
     shutil.which("valgrind") is None or not callgrind.supported(), reason="needs valgrind (amd64)"
 )
-def test_a_counted_child_under_callgrind_reports_every_part_of_its_job(tmp_path: Path) -> None:
+def test_a_counted_child_under_callgrind_reports_every_part_of_each_forked_run(
+    tmp_path: Path,
+) -> None:
     # The fake handler copies the whole history into every chunk: late chunks cost more.
     src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
-    stream = Case(2048, 1)
+    stream = Case(1024, 1)
     job = {
         "warmup": 1,
         "measure": [
             {"what": "request", "case": Case(32, 2).to_json()},
             {"what": "engine", "case": Case(32, 2).to_json()},
-            {"what": "windows", "case": stream.to_json(), "windows": [[16, 48], [1536, 1568]]},
+            {"what": "windows", "case": stream.to_json(), "windows": [[16, 48], [768, 800]]},
         ],
     }
-    got = plan.count(
-        runner.Tree("patched", src),
-        job,
-        tmp_path / "child",
-        valgrind_path=valgrind.find(),
-        python=sys.executable,
-    )
-    counts = got.counts
-    assert [p.label for p in counts.parts] == [
-        "request-32x2-top1",
-        "engine-32x2-top1",
-        "windows-2048x1-top1-16-48",
-        "windows-2048x1-top1-1536-1568",
-    ]
-    request, engine = counts.request(Case(32, 2)), counts.engine(Case(32, 2))
-    assert 0 < engine.instructions < request.instructions and request.chunks == 32 * 2 * 2
-    early, late = counts.windows(stream)
-    assert early.chunks == late.chunks == 32
-    assert late.per_chunk > 2 * early.per_chunk  # the copy of 1536 tokens against 16
-    assert got.hello["has_new_token_ids"] is True
-    assert len(list((tmp_path / "child").glob("callgrind.out.*.1"))) == 1  # the one run's
-
-
-@pytest.mark.skipif(
-    shutil.which("valgrind") is None or not callgrind.supported(), reason="needs valgrind (amd64)"
-)
-def test_two_runs_forked_from_one_child_count_the_same(tmp_path: Path) -> None:
-    src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
-    job = {"warmup": 1, "measure": [{"what": "request", "case": Case(64, 2).to_json()}]}
     got = plan.count(
         runner.Tree("patched", src),
         job,
@@ -129,5 +100,19 @@ def test_two_runs_forked_from_one_child_count_the_same(tmp_path: Path) -> None:
         valgrind_path=valgrind.find(),
         python=sys.executable,
     )
-    first, again = (r.request(Case(64, 2)).instructions for r in got.runs)
-    assert first == again > 0
+    counts, again = got.runs
+    assert [p.label for p in counts.parts] == [
+        "request-32x2-top1",
+        "engine-32x2-top1",
+        "windows-1024x1-top1-16-48",
+        "windows-1024x1-top1-768-800",
+    ]
+    request, engine = counts.request(Case(32, 2)), counts.engine(Case(32, 2))
+    assert 0 < engine.instructions < request.instructions and request.chunks == 32 * 2 * 2
+    early, late = counts.windows(stream)
+    assert early.chunks == late.chunks == 32
+    assert late.per_chunk > 1.5 * early.per_chunk  # the copy of 768 tokens against 16
+    assert got.hello["has_new_token_ids"] is True
+    # Both runs forked from one child: the same memory image, the same count.
+    assert again.request(Case(32, 2)).instructions == request.instructions
+    assert len(list((tmp_path / "child").glob("callgrind.out.*.1"))) == 2  # one per run

@@ -1,4 +1,5 @@
-"""valgrind: refused in one line when missing; its dumps read back by label."""
+"""valgrind: the counted child's command line, and its dumps read back by label (refused
+in one line when missing: test_stage)."""
 
 from __future__ import annotations
 
@@ -26,15 +27,6 @@ fn=(1) main
 3 81393725
 totals: 81393725
 """
-
-
-def test_a_missing_valgrind_is_one_line_that_says_how_to_install_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(ToolkitError) as caught:
-        valgrind.find()
-    assert str(caught.value) == "valgrind not found: apt-get install valgrind"
 
 
 def test_the_child_runs_under_callgrind_with_counting_off_at_start(tmp_path: Path) -> None:

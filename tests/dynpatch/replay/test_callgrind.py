@@ -1,4 +1,5 @@
-"""Callgrind's client requests from Python: harmless on a real CPU, counted under valgrind."""
+"""Callgrind's client requests from Python, counted under valgrind (harmless on a real CPU:
+the counted child's in-process tests in test_counted run them there)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,6 @@ for label, n in (("loop-a", 3000), ("loop-b", 3000), ("loop-double", 6000)):
     with callgrind.counting(label):
         loop(n)
 """
-
-
-def test_on_a_real_cpu_a_request_answers_its_default_and_counting_is_a_no_op() -> None:
-    assert callgrind.running_on_valgrind() == 0
-    assert callgrind.request(callgrind.ZERO_STATS, default=7) == 7
-    with callgrind.counting("request-256x4-top1"):
-        pass
 
 
 def test_a_label_must_come_back_unchanged_from_the_dump() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from dynpatch.replay import counted, scenarios
 from dynpatch.replay.handler import EXIT_CODE_SETUP, SetupError
-from dynpatch.replay.timing import chunk_history
+from dynpatch.replay.script import chunk_history
 from tests.fixtures.replay import ERRORS, FakeReplay
 
 

@@ -1,4 +1,4 @@
-"""The engine double, the scenarios it replays and the tensorrt_llm stand-in.
+"""The engine double and the tensorrt_llm stand-in.
 
 These run in the plain tests venv: the stand-in is pure Python, put on ``sys.path`` only
 for the tests that need it and removed again afterwards.
@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from dynpatch.replay import STANDIN_DIR, expect, scenarios
+from dynpatch.replay import STANDIN_DIR, scenarios
 from dynpatch.replay.engine import EngineFailure, Errors, ReplayEngine
-from dynpatch.replay.script import Delta, ReplayStep, Script, from_json, request_for, to_json
-from dynpatch.replay.timing import chunk_history
+from dynpatch.replay.script import Delta, ReplayStep, Script
 
 
 @pytest.fixture
@@ -163,56 +162,3 @@ def test_stand_in_provides_what_dynamo_imports_and_refuses_the_rest(standin: Any
     assert (replaced.n, replaced.best_of) == (2, 2)
     with pytest.raises(standin.StandInUsed):
         standin.LLM()
-
-
-def test_named_scenarios_are_deterministic_round_trip_and_checkable() -> None:
-    first, second = scenarios.named(), scenarios.named()
-    assert first == second
-    assert len(first) == len(scenarios.NAMED) >= 25
-    for script in first:
-        assert from_json(to_json(script)) == script
-        assert script.expect, f"{script.name} has no expectations"
-        assert set(script.expect) <= set(expect.CHECKS)
-    with pytest.raises(KeyError, match="nope"):
-        scenarios.named(["nope"])
-
-
-def test_named_scenarios_cover_the_issue_list() -> None:
-    by_name = {s.name: s for s in scenarios.named()}
-    assert {s.n for s in by_name.values()} >= {1, 2, 3, 4}
-    assert {s.logprobs for s in by_name.values()} >= {None, 0, 1, 5}
-    assert any(s.reject for s in by_name.values())
-    kinds = {st.raise_kind for s in by_name.values() for st in s.steps}
-    assert kinds >= {"request", "fatal", "shutdown"}
-    assert any(st.no_outputs for s in by_name.values() for st in s.steps)
-    assert any(len(d.tokens) > 1 for s in by_name.values() for st in s.steps for d in st.deltas)
-    assert any(  # a result in which nothing grew
-        not (st.raise_kind or st.no_outputs or any(d.tokens for d in st.deltas))
-        for s in by_name.values()
-        for st in s.steps
-    )
-    assert (
-        max(sum(len(d.tokens) for st in s.steps for d in st.deltas) for s in by_name.values())
-        >= 16384
-    )
-    assert by_name["prompt-logprobs"].engine_prompt_logprobs[0] is None  # type: ignore[index]
-
-
-def test_stream_shape_and_chunk_history() -> None:
-    script = scenarios.stream(256, 4)
-    assert len(script.steps) == 1024 and script.steps[-1].finished
-    assert all(len(s.deltas) == 1 and len(s.deltas[0].tokens) == 1 for s in script.steps)
-    assert [s.deltas[0].index for s in script.steps[:5]] == [0, 1, 2, 3, 0]
-    history = chunk_history(scenarios.stream(2, 2))
-    # results: c0 grows, c1 grows, c0 grows, c1 grows; each reports both choices
-    assert history == [1, 0, 1, 1, 2, 1, 2, 2]
-
-
-def test_request_for_sets_choices_and_logprob_options() -> None:
-    script = Script("r", steps=(), n=3, logprobs=0, prompt_logprobs=2, max_tokens=9)
-    request = request_for(script)
-    assert request["sampling_options"] == {"n": 3}
-    assert request["output_options"] == {"logprobs": 0, "prompt_logprobs": 2}
-    assert request["stop_conditions"] == {"max_tokens": 9}
-    assert request_for(script) is not request
-    assert "output_options" not in request_for(Script("q", steps=()))

@@ -12,59 +12,9 @@ import pytest
 
 from dynpatch.replay import fatal, scenarios
 from dynpatch.replay.engine import ReplayEngine
-from tests.fixtures.replay import ERRORS
+from tests.fixtures.replay import ERRORS, FATAL
 
-NEW = """
-import asyncio
-import os
-
-
-def exit_worker_on_fatal_error(engine, runtime, shutdown_timeout=None):
-    os._exit(1)
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)
-"""
-# The shape of 1.3.x-1.5.x: clean up, then os._exit(1) in ``finally``.
-OLD = """
-import os
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        try:
-            if self.runtime:
-                self.runtime.shutdown()
-            if self.engine:
-                await self.engine.cleanup()
-        except Exception:
-            pass
-        finally:
-            os._exit(1)
-
-    def environment(self):
-        return os.getenv("DYNPATCH_TEST_FATAL")
-"""
-NEITHER = """
-import os
-import sys
-
-
-class HandlerBase:
-    def __init__(self, engine, runtime=None):
-        self.engine, self.runtime = engine, runtime
-
-    async def _initiate_shutdown(self, error):
-        sys.exit(1)
-"""
+NEW, OLD = FATAL["exit_worker_on_fatal_error"], FATAL["os._exit"]
 
 
 def module(source: str) -> types.ModuleType:
@@ -116,18 +66,15 @@ def test_the_old_path_is_observed_after_its_cleanup_and_returns() -> None:
     ]
 
 
-def test_the_os_proxy_is_the_real_os_but_for_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    hb = module(OLD)
-    fatal.observe(hb, lambda event: None)
-    monkeypatch.setenv("DYNPATCH_TEST_FATAL", "seen")
-    assert hb.HandlerBase(None).environment() == "seen"
-    assert hb.os.path is os.path and hb.os.getpid() == os.getpid()
-    assert "observed by the dynpatch replay" in repr(hb.os)
-
-
-def test_the_old_path_records_a_call_from_anywhere_in_handler_base() -> None:
+def test_the_os_proxy_is_the_real_os_but_for_an_exit_from_anywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     hb, seen = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), []
     fatal.observe(hb, seen.append)
+    monkeypatch.setenv("DYNPATCH_TEST_FATAL", "seen")
+    assert hb.os.getenv("DYNPATCH_TEST_FATAL") == "seen"
+    assert hb.os.path is os.path and hb.os.getpid() == os.getpid()
+    assert "observed by the dynpatch replay" in repr(hb.os)
     hb.elsewhere()
     assert seen == [
         {"seam": "os._exit", "status": 3, "caller": "elsewhere", "engine": None, "runtime": None}
@@ -136,17 +83,15 @@ def test_the_old_path_records_a_call_from_anywhere_in_handler_base() -> None:
 
 @pytest.mark.parametrize(
     "source",
-    [NEITHER, "x = 1\n", OLD.replace("os._exit(1)", "raise SystemExit(1)")],
-    ids=["sys.exit", "no HandlerBase", "no os._exit"],
+    [
+        OLD.replace("os._exit(1)", "sys.exit(1)"),
+        "x = 1\n",
+        OLD + "\nimport types\nos = types.SimpleNamespace(_exit=lambda status: None)\n",
+    ],
+    ids=["sys.exit", "no HandlerBase", "an os that is not the real module"],
 )
 def test_neither_seam_replaces_nothing(source: str) -> None:
     hb = module(source)
     before: dict[str, Any] = dict(vars(hb))
     assert fatal.observe(hb, lambda event: None) is None
     assert vars(hb) == before
-
-
-def test_an_os_that_is_not_the_real_module_is_not_taken_for_the_old_seam() -> None:
-    hb = module(OLD)
-    hb.os = types.SimpleNamespace(_exit=lambda status: None)
-    assert fatal.observe(hb, lambda event: None) is None

@@ -1,5 +1,5 @@
 """The parent side of both transports, with real children on a fake dynamo tree: the
-tree check (once per child, here), refusals, and what comes back."""
+tree check, the child's setup report, refusals, and what comes back."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from dynpatch.errors import ToolkitError
-from dynpatch.replay import runner
-from dynpatch.replay.paths import TREE_MODULES
+from dynpatch.replay import runner, scenarios
+from dynpatch.replay.handler import TREE_MODULES, inside
+from dynpatch.replay.script import chunk_history
 from tests.fixtures.replay import fake_dynamo_tree
 
 CASE = {"tokens": 8, "choices": 2, "k": 1}
+ELSEWHERE = r"replay imported dynamo\.common\.backend\.logprobs from "
 
 
 def report(src: Path, **extra: str) -> dict:
@@ -21,54 +23,75 @@ def report(src: Path, **extra: str) -> dict:
     return {"modules": {**modules, **extra}}
 
 
-def test_check_origins_accepts_a_report_from_the_tree(tmp_path: Path) -> None:
-    tree = runner.Tree("baseline", tmp_path)
-    runner.check_origins(tree, report(tmp_path, **{"dynamo._core": "/site-packages/_core.so"}))
+def test_a_path_is_inside_a_root_only_where_it_resolves_to(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "m.py").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").symlink_to(tmp_path / "real" / "m.py")
+    assert inside(str(tmp_path / "real" / "m.py"), tmp_path / "real")
+    assert not inside(tmp_path / "src" / "m.py", tmp_path / "src")  # a link leads out
+    assert not inside(tmp_path / "src" / ".." / "real" / "m.py", tmp_path / "src")
+    assert not inside(None, tmp_path) and not inside("", tmp_path)
 
 
-def test_check_origins_names_a_module_from_elsewhere(tmp_path: Path) -> None:
+def test_check_origins_needs_every_tree_module_from_the_tree(tmp_path: Path) -> None:
     tree = runner.Tree("patched", tmp_path / "src")
-    bad = report(tmp_path / "src", **{"dynamo.trtllm.x": "/elsewhere/x.py"})
+    runner.check_origins(tree, report(tree.src, **{"dynamo._core": "/site-packages/_core.so"}))
+    bad = report(tree.src, **{"dynamo.trtllm.x": "/elsewhere/x.py"})
     with pytest.raises(ToolkitError, match=r"patched replay imported dynamo\.trtllm\.x from /else"):
         runner.check_origins(tree, bad)
-
-
-def test_check_origins_needs_every_tree_module(tmp_path: Path) -> None:
-    partial = report(tmp_path)
+    partial = report(tree.src)
     del partial["modules"][TREE_MODULES[1]]
     with pytest.raises(ToolkitError, match=f"did not report where {TREE_MODULES[1]} came from"):
-        runner.check_origins(runner.Tree("baseline", tmp_path), partial)
+        runner.check_origins(tree, partial)
 
 
 @pytest.mark.parametrize("fatal", ["exit_worker_on_fatal_error", "os._exit"])
 def test_a_verify_child_on_the_fake_tree_returns_its_records(tmp_path: Path, fatal: str) -> None:
     src = fake_dynamo_tree(tmp_path, new_token_ids=True, fatal=fatal)
-    tree = runner.Tree("patched", src)
-    job = {"scenarios": ["1-choice-one-token-top1", "no-outputs-while-running"]}
-    result = runner.run_child(tree, job, tmp_path / "log", python=sys.executable)
+    names = ["1-choice-one-token-top1", "no-outputs-while-running"]
+    result = runner.run_child(runner.Tree("patched", src), {"scenarios": names}, tmp_path / "log")
     assert result["ok"] and result["tree"] == "patched" and result["has_new_token_ids"]
     assert result["fatal_seam"] == fatal
-    names = [s["name"] for s in result["scenarios"]]
-    assert names == ["1-choice-one-token-top1", "no-outputs-while-running"]
+    assert set(result["environment"]["versions"]) == {
+        "torch",
+        "transformers",
+        "ai-dynamo-runtime",
+        "pydantic",
+    }
+    assert [s["name"] for s in result["scenarios"]] == names
+    first, fatal_one = (s["records"] for s in result["scenarios"])
+    chunks = [r for r in first if r.startswith('{"kind":"chunk"')]
+    assert len(chunks) == len(chunk_history(scenarios.named(names[:1])[0]))
     # The fake handler takes the fatal path on the result with no outputs; the child
-    # observed it (on either seam) and lived to write its result.
-    exits = [r for r in result["scenarios"][1]["records"] if '"kind":"worker_exit"' in r]
+    # observed it (on either seam), once, and lived on to the end of the stream.
+    exits = [r for r in fatal_one if '"kind":"worker_exit"' in r]
     assert len(exits) == 1 and f'"seam":"{fatal}"' in exits[0]
-    assert not any('"kind":"worker_exit"' in r for r in result["scenarios"][0]["records"])
+    assert sum(r.startswith('{"kind":"chunk"') for r in fatal_one) == 6  # 7 results, 1 empty
+    if fatal == "os._exit":
+        assert '"status":1,"caller":"HandlerBase._initiate_shutdown"' in exits[0]
+    assert not any('"kind":"worker_exit"' in r for r in first)
 
 
 def test_a_verify_child_importing_from_elsewhere_is_refused(tmp_path: Path) -> None:
     tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path, elsewhere=True))
-    with pytest.raises(
-        ToolkitError, match=r"baseline replay imported dynamo\.common\.backend\.logprobs from "
-    ):
+    with pytest.raises(ToolkitError, match="baseline " + ELSEWHERE):
         runner.run_child(tree, {"scenarios": []}, tmp_path / "log", python=sys.executable)
 
 
 def test_a_verify_child_that_cannot_set_up_says_why(tmp_path: Path) -> None:
-    tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path, fatal="none"))
-    with pytest.raises(ToolkitError, match=r"refused to run: .*cannot observe"):
-        runner.run_child(tree, {"scenarios": []}, tmp_path / "log", python=sys.executable)
+    tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path / "a", fatal="none"))
+    with pytest.raises(
+        ToolkitError,
+        match=r"refused to run: .*binds exit_worker_on_fatal_error.*os\._exit.*cannot observe",
+    ):
+        runner.run_child(tree, {"scenarios": []}, tmp_path / "log")
+    # A tensorrt_llm ahead of the stand-in on the path is not the stand-in, whatever it says.
+    src = fake_dynamo_tree(tmp_path / "b")
+    (src / "tensorrt_llm").mkdir()
+    (src / "tensorrt_llm" / "__init__.py").write_text("STANDIN = True\n")
+    with pytest.raises(ToolkitError, match=r"refused to run: tensorrt_llm came from .* not the"):
+        runner.run_child(runner.Tree("baseline", src), {"scenarios": []}, tmp_path / "log")
 
 
 def test_a_worker_on_the_fake_tree_answers_time_and_alloc(tmp_path: Path) -> None:
@@ -85,22 +108,17 @@ def test_a_worker_on_the_fake_tree_answers_time_and_alloc(tmp_path: Path) -> Non
 def test_a_worker_importing_from_elsewhere_is_refused_and_closed(tmp_path: Path) -> None:
     tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, elsewhere=True))
     worker = runner.Worker(tree, tmp_path / "w.log", python=sys.executable)
-    with pytest.raises(
-        ToolkitError, match=r"patched replay imported dynamo\.common\.backend\.logprobs from "
-    ):
+    with pytest.raises(ToolkitError, match="patched " + ELSEWHERE):
         worker.ready()
     assert worker._proc.poll() is not None and not worker.hello
 
 
-def test_a_worker_that_cannot_set_up_says_why(tmp_path: Path) -> None:
+def test_a_worker_that_cannot_set_up_or_dies_first_says_why(tmp_path: Path) -> None:
     tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, fatal="none"))
     with pytest.raises(ToolkitError, match=r"patched replay refused to run: .*cannot observe"):
         runner.Worker(tree, tmp_path / "w.log", python=sys.executable).ready()
-
-
-def test_a_worker_that_dies_before_its_setup_report_is_a_failure(tmp_path: Path) -> None:
-    (tmp_path / "src" / "dynamo").mkdir(parents=True)
-    tree = runner.Tree("baseline", tmp_path / "src")
+    (tmp_path / "bare" / "dynamo").mkdir(parents=True)
+    bare = runner.Tree("baseline", tmp_path / "bare")
     with pytest.raises(ToolkitError, match="exited with status 1 without an answer"):
-        runner.Worker(tree, tmp_path / "w.log", python=sys.executable).ready()
-    assert "ModuleNotFoundError" in (tmp_path / "w.log").read_text()
+        runner.Worker(bare, tmp_path / "d.log", python=sys.executable).ready()
+    assert "ModuleNotFoundError" in (tmp_path / "d.log").read_text()

@@ -1,17 +1,67 @@
-"""Named scenarios not covered in test_engine: the case where the fix gains most, and the
-expectations that hold only from some release on."""
+"""The named scenarios and the stream building blocks: deterministic, round-trippable,
+checkable, and shaped as they promise."""
 
 from __future__ import annotations
 
-from dynpatch.replay import scenarios
-from dynpatch.replay.timing import chunk_history
+import random
+
+import pytest
+
+from dynpatch.replay import expect, scenarios, streams
+from dynpatch.replay.script import Script, chunk_history, from_json, request_for, to_json
 
 GAIN = "4-choices-uneven-multi-token-top5"
 
 
-def test_the_largest_gain_case_is_a_named_scenario() -> None:
-    [script] = scenarios.named([GAIN])
-    assert GAIN in scenarios.NAMED
+@pytest.fixture(scope="module")
+def named() -> dict[str, Script]:
+    return {s.name: s for s in scenarios.named()}
+
+
+def sizes(r: random.Random) -> int:
+    return r.choice((1, 2, 3, 4))
+
+
+def test_named_scenarios_are_deterministic_round_trip_and_checkable(
+    named: dict[str, Script],
+) -> None:
+    assert list(named) == list(scenarios.NAMED) and len(named) >= 25
+    short = [s for s in named.values() if s.name != "long-stream-16k-top5"]
+    assert scenarios.named([s.name for s in short]) == short
+    for script in short:
+        assert from_json(to_json(script)) == script
+    for script in named.values():
+        assert script.expect, f"{script.name} has no expectations"
+        assert set(script.expect) <= set(expect.CHECKS)
+    with pytest.raises(KeyError, match="nope"):
+        scenarios.named(["nope"])
+    for (name, expectation), since in scenarios.SINCE.items():
+        assert expectation in named[name].expect, (name, expectation)
+        assert since.count(".") == 2 and since.replace(".", "").isdigit()
+
+
+def test_named_scenarios_cover_the_issue_list(named: dict[str, Script]) -> None:
+    by_name = named
+    assert {s.n for s in by_name.values()} >= {1, 2, 3, 4}
+    assert {s.logprobs for s in by_name.values()} >= {None, 0, 1, 5}
+    assert any(s.reject for s in by_name.values())
+    kinds = {st.raise_kind for s in by_name.values() for st in s.steps}
+    assert kinds >= {"request", "fatal", "shutdown"}
+    assert any(st.no_outputs for s in by_name.values() for st in s.steps)
+    assert any(  # a result in which nothing grew
+        not (st.raise_kind or st.no_outputs or any(d.tokens for d in st.deltas))
+        for s in by_name.values()
+        for st in s.steps
+    )
+    assert (
+        max(sum(len(d.tokens) for st in s.steps for d in st.deltas) for s in by_name.values())
+        >= 16384
+    )
+    assert by_name["prompt-logprobs"].engine_prompt_logprobs[0] is None  # type: ignore[index]
+
+
+def test_the_largest_gain_case_leaves_live_choices_behind(named: dict[str, Script]) -> None:
+    script = named[GAIN]
     assert (script.n, script.logprobs) == (4, 5)
     assert {"empty_delta", "multi_token", "top_logprobs", "finish"} <= set(script.expect)
     grown, behind = [0] * 4, 0
@@ -20,16 +70,47 @@ def test_the_largest_gain_case_is_a_named_scenario() -> None:
         behind += len(live) - len(step.deltas)  # live choices that did not advance
         for d in step.deltas:
             grown[d.index] += len(d.tokens)
-            assert len(d.logprobs) == len(d.tokens) and all(len(p) == 5 for p in d.logprobs)  # type: ignore[arg-type]
     assert behind >= len(script.steps)  # on average a live choice stands still every result
     assert max(len(d.tokens) for s in script.steps for d in s.deltas) > 1
-    assert grown == [script.max_tokens] * 4
-    assert len(chunk_history(script)) == 4 * len(script.steps)  # all 4 on every result
 
 
-def test_every_later_release_expectation_names_a_scenario_that_expects_it() -> None:
-    by_name = {s.name: s for s in scenarios.named()}
-    assert scenarios.SINCE
-    for (name, expectation), since in scenarios.SINCE.items():
-        assert expectation in by_name[name].expect, (name, expectation)
-        assert since.count(".") == 2 and since.replace(".", "").isdigit()
+@pytest.mark.parametrize("advancing", [0.0, 0.5, 1.0])
+def test_uneven_grows_every_choice_to_its_length_deterministically(advancing: float) -> None:
+    script = streams.uneven("u", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
+    assert script == streams.uneven("u", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
+    assert script != streams.uneven("v", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
+    grown = [0] * 4
+    for step in script.steps:
+        assert step.deltas, "a result in which nothing grew"
+        assert len({d.index for d in step.deltas}) == len(step.deltas)
+        for d in step.deltas:
+            assert d.tokens and len(d.logprobs) == len(d.tokens)
+            assert all(len(p) == 2 for p in d.logprobs)  # type: ignore[arg-type]
+            assert d.tokens[0] == d.logprobs[0][0][0]  # type: ignore[index]  # selected, rank 1
+            grown[d.index] += len(d.tokens)
+            assert (d.finish_reason == "length") == (grown[d.index] == 20)
+    assert grown == [20] * 4
+    assert script.steps[-1].finished and not any(s.finished for s in script.steps[:-1])
+    assert (script.n, script.logprobs, script.max_tokens) == (4, 2, 20)
+    # Every result reports all four choices (the engine double hands out every output).
+    assert len(chunk_history(script)) == 4 * len(script.steps)
+
+
+def test_stream_shape_and_chunk_history() -> None:
+    script = scenarios.stream(256, 4)
+    assert len(script.steps) == 1024 and script.steps[-1].finished
+    assert all(len(s.deltas) == 1 and len(s.deltas[0].tokens) == 1 for s in script.steps)
+    assert [s.deltas[0].index for s in script.steps[:5]] == [0, 1, 2, 3, 0]
+    history = chunk_history(scenarios.stream(2, 2))
+    # results: c0 grows, c1 grows, c0 grows, c1 grows; each reports both choices
+    assert history == [1, 0, 1, 1, 2, 1, 2, 2]
+
+
+def test_request_for_sets_choices_and_logprob_options() -> None:
+    script = Script("r", steps=(), n=3, logprobs=0, prompt_logprobs=2, max_tokens=9)
+    request = request_for(script)
+    assert request["sampling_options"] == {"n": 3}
+    assert request["output_options"] == {"logprobs": 0, "prompt_logprobs": 2}
+    assert request["stop_conditions"] == {"max_tokens": 9}
+    assert request_for(script) is not request
+    assert "output_options" not in request_for(Script("q", steps=()))
