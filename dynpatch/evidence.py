@@ -10,91 +10,78 @@ Record contract (every stage): ``stage``, ``base``, ``series_sha256``, ``created
 ``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
 ``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
 lines exactly as the stage printed them) and ``details`` (stage-specific data).
-
-:func:`code_digest` covers only the code a series changes (its diffs), not its commit
-messages: a figure measured on the code can be quoted in a commit message without
-making itself stale.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
+import io
 import json
 import platform
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console, RenderableType
+
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
-from dynpatch.pin import ROOT
+from dynpatch.series import series_digest
+from dynpatch.workspace import TOOLKIT
 
-OUT = ROOT / "out"
-EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench", "pre-commit")
 # The script a reviewer reruns in a plain dynamo checkout; the bench runs
 # it on the patched tree and saves its output for the PR description.
-RERUN = ROOT / "docs" / "bench" / "per_chunk_cost.py"
-_TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
+RERUN = TOOLKIT / "docs" / "bench" / "per_chunk_cost.py"
 
 
-def series_digest(patches_dir: Path) -> str:
-    """sha256 over ``patches/series`` and, in order, every patch it lists."""
-    series = patches_dir / "series"
-    if not series.is_file():
-        raise ToolkitError(f"{patches_dir}/series not found: run `nox -s apply` first")
-    digest = hashlib.sha256()
-    for name in ["series", *series.read_text().split()]:
-        path = patches_dir / name
-        if not path.is_file():
-            raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+@dataclass(frozen=True)
+class Record:
+    """What a checking stage saves (the record contract above, less when and where)."""
+
+    stage: str
+    base: str
+    series_sha256: str
+    command: str
+    verdict: str
+    summary_md: str
+    details: dict[str, Any]
 
 
-def diff_part(patch: str) -> str:
-    """A patch's diffs: from its first ``diff --git`` line to the end, without the
-    ``base-commit:`` lines and the ``-- `` signature git format-patch may add after them."""
-    if patch.startswith("diff --git "):
-        at = 0
-    elif (found := patch.find("\ndiff --git ")) >= 0:
-        at = found + 1
+@dataclass
+class StageResult:
+    """What a verb's ``run`` returns: whether it passed, what the command line prints on
+    stdout (in order), and the record it saves (if any)."""
+
+    ok: bool = True
+    shown: list[RenderableType] = field(default_factory=list)
+    record: Record | None = None
+
+    def say(self, *lines: RenderableType) -> None:
+        self.shown.extend(lines)
+
+
+def show(screen: Console, item: RenderableType) -> None:
+    """Print ``item`` as the toolkit prints it: a line as it is (never folded, no markup),
+    a table styled and fit to the screen."""
+    if isinstance(item, str):
+        screen.print(item, markup=False, soft_wrap=True)
     else:
-        raise ToolkitError("not a patch with a diff (no 'diff --git' line)")
-    lines = patch[at:].split("\n")
-    _drop_blank(lines)
-    # The signature: "-- " and a version line; a hunk line never looks like that version.
-    if len(lines) >= 2 and lines[-2] == "-- " and lines[-1][:1] not in ("+", "-", " ", "\\", "@"):
-        del lines[-2:]
-    _drop_blank(lines)
-    while lines and lines[-1].startswith(_TRAILING):
-        lines.pop()
-    _drop_blank(lines)
-    return "\n".join(lines) + "\n"
+        screen.print(item)
 
 
-def _drop_blank(lines: list[str]) -> None:
-    while lines and not lines[-1]:
-        lines.pop()
+def as_text(items: list[RenderableType], width: int = 120) -> str:
+    """``items`` as the command line prints them, on a screen ``width`` wide."""
+    text = io.StringIO()
+    screen = Console(file=text, width=width, highlight=False)
+    for item in items:
+        show(screen, item)
+    return text.getvalue()
 
 
-def code_digest(patches_dir: Path) -> str:
-    """sha256 over the diff part (:func:`diff_part`) of every patch ``patches/series``
-    lists, in order: the code the series changes, whatever its messages and names say."""
-    series = patches_dir / "series"
-    if not series.is_file():
-        raise ToolkitError(f"{patches_dir}/series not found: run `nox -s apply` first")
-    digest = hashlib.sha256()
-    for name in series.read_text().split():
-        path = patches_dir / name
-        if not path.is_file():
-            raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
-        try:
-            part = diff_part(path.read_text())
-        except ToolkitError as exc:
-            raise ToolkitError(f"{path}: {exc}") from None
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
+def saved(record: Record, patches_dir: Path, out: Path) -> Path:
+    """:func:`save` of ``record``."""
+    return save(patches_dir=patches_dir, out=out, **asdict(record))
 
 
 def _entry(command: str, verdict: str, summary_md: str, details: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +106,7 @@ def save(
     verdict: str,
     summary_md: str,
     details: dict[str, Any],
-    out: Path = EVIDENCE,
+    out: Path,
 ) -> Path:
     """Write ``out/<stage>.json`` for the results made on ``base`` with the series whose
     digest is ``series_sha256`` (its trees' own); return its path. Refuses, saving
@@ -159,7 +146,7 @@ def _read_json(path: Path) -> Any:
         raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
 
 
-def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
+def load(stage: str, out: Path) -> dict[str, Any] | None:
     data: dict[str, Any] | None = _read_json(out / f"{stage}.json")
     return data
 

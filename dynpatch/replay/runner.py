@@ -20,9 +20,9 @@ from typing import Any
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
-from dynpatch.pin import ROOT
 from dynpatch.replay import STANDIN_DIR
 from dynpatch.replay.paths import TREE_MODULES, inside
+from dynpatch.workspace import TOOLKIT
 
 CHILD_MODULE = "dynpatch.replay.child"
 
@@ -35,7 +35,7 @@ class Tree:
 
 def child_env(src: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(ROOT)])
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(TOOLKIT)])
     env.pop("PYTHONHOME", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the trees clean (they are reused by digest)
     return env

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rich.console import Console
+from rich.console import RenderableType
 from rich.table import Table
 
 from dynpatch.test_upstream.verdict import OUTCOMES, FileRow
@@ -47,7 +47,8 @@ def _total(rows: list[FileRow], side: str) -> Counter[str]:
     return total
 
 
-def print_section(console: Console, section: Section) -> None:
+def renderables(section: Section) -> list[RenderableType]:
+    """The section's table, then its lines, as the command line prints them."""
     table = Table(title=section.title, title_justify="left")
     table.add_column("test file", no_wrap=True)
     for side in ("base", "patched"):  # "base": the table fits 120 columns
@@ -60,9 +61,7 @@ def print_section(console: Console, section: Section) -> None:
         *_cells(_total(section.rows, "baseline")),
         *_cells(_total(section.rows, "patched")),
     )
-    console.print(table)
-    for line in section.lines:
-        console.print(line, markup=False)
+    return [table, *section.lines]
 
 
 def markdown(sections: list[Section], lines: list[str]) -> str:

@@ -16,29 +16,21 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import console, evidence, fetch, pin
-from dynpatch.apply.export import PATCHES, series_names
-from dynpatch.console import out
+from dynpatch import console, series
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.io import files, pypi
-from dynpatch.pin import ROOT, Pin, load_pin
+from dynpatch.pin import Pin, load_pin
 from dynpatch.wheel import build
-
-DIST = ROOT / "dist"
-REPORTS = ROOT / "out" / "wheel"  # the proof's JUnit XML
+from dynpatch.workspace import Workspace
 
 
 @dataclass
 class WheelOptions:
-    pin: Path = pin.PIN_FILE
-    vendor: Path = fetch.VENDOR
-    patches: Path = PATCHES
-    dist: Path = DIST
     reproduce: bool = True
     prove: bool = False
     install_into: Path | None = None  # prove in this interpreter instead of a fresh venv
     tier: str = "cpu"  # the proof's tests: cpu, or gpu (with dynamo's trtllm tests)
-    reports: Path = REPORTS
     replay: bool = False  # the named scenarios through the installed stock and patched wheels
 
 
@@ -64,14 +56,14 @@ def upstream_wheel(the_pin: Pin, vendor: Path) -> Path:
 
 
 def recipe_of(the_pin: Pin, vendor: Path, patches: Path) -> build.Recipe:
-    names = tuple(series_names(patches))
+    names = tuple(series.names(patches))
     if not names:
         raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
     return build.Recipe(
         upstream=upstream_wheel(the_pin, vendor),
         patches_dir=patches,
         patches=names,
-        series_sha256=evidence.series_digest(patches),
+        series_sha256=series.series_digest(patches),
         wheel_prefix=the_pin.wheel_prefix,
         repo_prefix=the_pin.repo_prefix,
         date=the_pin.date,
@@ -134,36 +126,29 @@ def rebuild_matches(recipe: build.Recipe, first: Built, vendor: Path) -> str:
     return digest
 
 
-def run(options: WheelOptions) -> int:
-    the_pin = load_pin(options.pin)
-    recipe = recipe_of(the_pin, options.vendor, options.patches)
-    out.print(
+def run(options: WheelOptions, ws: Workspace) -> StageResult:
+    the_pin = load_pin(ws.pin)
+    recipe = recipe_of(the_pin, ws.vendor, ws.patches)
+    result = StageResult()
+    result.say(
         f"upstream: {recipe.upstream.name} sha256 {the_pin.pinned.sha256} (verified)",
-        markup=False,
+        f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}",
     )
-    out.print(
-        f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}", markup=False
-    )
-    built = build_into_dist(the_pin, recipe, options.dist, options.vendor)
-    out.print(f"built: {console.rel(built.wheel)} (version {built.version})", markup=False)
-    out.print(f"sha256: {built.sha256}", markup=False)
+    built = build_into_dist(the_pin, recipe, ws.dist, ws.vendor)
+    result.say(f"built: {console.rel(built.wheel)} (version {built.version})")
+    result.say(f"sha256: {built.sha256}")
     if options.reproduce:
-        again = rebuild_matches(recipe, built, options.vendor)
-        out.print(f"reproducible: second build sha256 {again}: identical bytes", markup=False)
+        again = rebuild_matches(recipe, built, ws.vendor)
+        result.say(f"reproducible: second build sha256 {again}: identical bytes")
     if options.prove or options.install_into:
         from dynpatch.wheel import prove
 
         prove.run_proof(
-            the_pin,
-            built.wheel,
-            options.vendor,
-            options.install_into,
-            options.tier,
-            options.reports,
+            the_pin, built.wheel, ws.vendor, options.install_into, options.tier, ws.out / "wheel"
         )
     if options.replay:
         from dynpatch.wheel import replay  # needs the replay group (torch and the rest)
 
-        stock = upstream_wheel(the_pin, options.vendor)
-        replay.replay_installed(stock, built.wheel, options.vendor / "scratch", sys.executable)
-    return 0
+        stock = upstream_wheel(the_pin, ws.vendor)
+        replay.replay_installed(stock, built.wheel, ws.scratch, sys.executable)
+    return result

@@ -21,6 +21,7 @@ from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.codemods.support import TEST_MODULE
 from tests.fixtures import snippets
+from tests.fixtures.synthetic import REPO
 
 ROOT = Path(__file__).resolve().parents[2]
 PATCHES = ROOT / "patches"
@@ -173,7 +174,7 @@ def test_the_commands_over_a_synthetic_tree_make_what_the_series_makes(tmp_path:
 
 @pytest.mark.integration
 def test_libcst_tool_on_the_pinned_release_makes_the_committed_patch(tmp_path: Path) -> None:
-    pin = load_pin()
+    pin = load_pin(REPO.pin)
     cache = tmp_path / "wheels"
     cache.mkdir()
     cached = VENDOR / "cache" / "wheels" / pin.pinned.wheel

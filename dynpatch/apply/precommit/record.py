@@ -12,18 +12,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from dynpatch import evidence
+from dynpatch import evidence, series
 from dynpatch.apply.precommit.findings import HookResult, markdown
 
 STAGE = "pre-commit"
 COMMAND = "nox -s apply"
-
-
-def default_dir(patches_dir: Path) -> Path:
-    """Where the record of ``patches_dir`` lives: ``out/evidence`` beside it (the
-    repository's ``out/evidence`` for its ``patches/``), so a series made elsewhere (a
-    test's temporary folder) never overwrites the real series' record."""
-    return patches_dir.resolve().parent / "out" / "evidence"
 
 
 def save(
@@ -36,7 +29,7 @@ def save(
         STAGE,
         patches_dir,
         base=base,
-        series_sha256=evidence.series_digest(patches_dir),
+        series_sha256=series.series_digest(patches_dir),
         command=command,
         verdict="pass",
         summary_md=markdown(results),

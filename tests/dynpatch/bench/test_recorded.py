@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import evidence
+from dynpatch import series
 from dynpatch.bench import recorded
 from dynpatch.errors import ToolkitError
 from tests.fixtures.bench import DIFF, patch_text, write_series
@@ -29,7 +29,7 @@ def root_with(tmp_path: Path, text: str) -> Path:
 
 def test_a_recorded_reference_is_read_back_while_the_code_is_the_same(tmp_path: Path) -> None:
     root = root_with(tmp_path, patch_text())
-    data = {"code_sha256": evidence.code_digest(root / "patches"), "requests": {"256x4": 1}}
+    data = {"code_sha256": series.code_digest(root / "patches"), "requests": {"256x4": 1}}
     path = recorded.record(data, b"\x89PNG", root)
     assert path == root / "docs/bench/instructions.json"
     assert (root / "docs/bench/instructions.png").read_bytes() == b"\x89PNG"
@@ -64,7 +64,7 @@ def test_a_record_must_name_its_code(tmp_path: Path) -> None:
 def test_recording_again_keeps_the_folder_s_other_files(tmp_path: Path) -> None:
     """docs/bench/ also holds the reviewer's script: a new record replaces only its own."""
     root = root_with(tmp_path, patch_text())
-    data = {"code_sha256": evidence.code_digest(root / "patches")}
+    data = {"code_sha256": series.code_digest(root / "patches")}
     recorded.record(data, b"\x89PNG old", root)
     (root / "docs/bench/per_chunk_cost.py").write_text("print('the reviewer script')\n")
     recorded.record({**data, "requests": {"256x4": 2}}, b"\x89PNG new", root)

@@ -184,26 +184,16 @@ def test_a_push_that_fails_after_placing_puts_the_branch_back(world: World, pr) 
 
 
 def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
-    synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> None:
     rel = synthetic_release()
     checkout = fetch(rel.pin, vendor=rel.vendor)
-    patches = tmp_path / "patches"
-    patches.mkdir()
-    (patches / "series").write_text("")
+    rel.ws.patches.mkdir()
+    (rel.ws.patches / "series").write_text("")
+    monkeypatch.chdir(rel.ws.root)
     status = main(
         [
             "pr",
-            "--pin",
-            str(rel.pin.path),
-            "--vendor",
-            str(rel.vendor),
-            "--patches",
-            str(patches),
-            "--evidence",
-            str(tmp_path / "ev"),
-            "--out",
-            str(tmp_path / "PR.md"),
             "--identity",
             JANE,
             "--allow-placeholder-identity",

@@ -12,6 +12,7 @@ from dynpatch import evidence
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.pr import publish, rules, validation
 from dynpatch.pr.validation import State
+from dynpatch.series import series_digest
 
 JANE = Identity("Jane Doe", "jane@example.invalid")
 SERIES = Identity("dynamo-logprob-delta", "maintainers@example.invalid")
@@ -116,7 +117,7 @@ def save(stage: str, patches: Path, out: Path, verdict: str = "pass", summary: s
         stage,
         patches,
         base=BASE,
-        series_sha256=evidence.series_digest(patches),
+        series_sha256=series_digest(patches),
         command=f"nox -s {stage}",
         verdict=verdict,
         summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",

@@ -12,6 +12,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.pin import load_pin
 from dynpatch.wheel import prove
 from tests.dynpatch.test_upstream.test_tiers import fake_site
+from tests.fixtures.synthetic import REPO
 
 WHEEL = Path("ai_dynamo-1.6.1+dynpatch.abc-py3-none-any.whl")
 
@@ -51,12 +52,12 @@ def test_the_cpu_tier_runs_the_logprob_tests_and_the_gpu_tier_adds_the_trtllm_te
 
 def test_the_gpu_tier_needs_an_interpreter_to_install_into(tmp_path: Path) -> None:
     with pytest.raises(ToolkitError, match="needs --install-into PYTHON"):
-        prove.run_proof(load_pin(), WHEEL, tmp_path, into=None, tier="gpu")
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=None, tier="gpu")
 
 
 def test_the_gpu_tier_refuses_an_interpreter_without_tensorrt_llm(tmp_path: Path, ran) -> None:
     with pytest.raises(ToolkitError, match="cannot run: tensorrt_llm is not importable"):
-        prove.run_proof(load_pin(), WHEEL, tmp_path, into=Path(sys.executable), tier="gpu")
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=Path(sys.executable), tier="gpu")
     assert ran == []  # nothing installed into it
 
 
@@ -66,7 +67,7 @@ def test_the_gpu_tier_installs_into_the_container_python_and_runs_both(
     gpu_site = fake_site(tmp_path / "gpu-site", "1.1.0")
     monkeypatch.setenv("PYTHONPATH", str(gpu_site))
     python = Path(sys.executable)
-    summaries = prove.run_proof(load_pin(), WHEEL, tmp_path, into=python, tier="gpu")
+    summaries = prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python, tier="gpu")
     assert ran == [("install", f"{python} --no-deps {WHEEL}"), *prove.TIERS["gpu"]]
     assert summaries == ["1 passed", "1 passed"]
 
@@ -76,4 +77,4 @@ def test_a_stock_ai_dynamo_in_the_interpreter_is_refused(tmp_path: Path, ran, mo
     with pytest.raises(
         ToolkitError, match=r"installed ai-dynamo is 1\.6\.1, not the patched wheel"
     ):
-        prove.run_proof(load_pin(), WHEEL, tmp_path, into=Path(sys.executable))
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=Path(sys.executable))

@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import evidence
+from dynpatch import series
 from dynpatch import wheel as command
 from dynpatch.errors import ToolkitError
 from dynpatch.pin import load_pin
+from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
 from tests.fixtures.synthetic import write_pin
 
@@ -43,10 +45,10 @@ class Release:
     dist: Path
     upstream: Path
 
-    def options(self, **kw: object) -> command.WheelOptions:
-        return command.WheelOptions(
-            pin=self.pin, vendor=self.vendor, patches=self.patches, dist=self.dist, **kw
-        )  # type: ignore[arg-type]
+    def run(self, **kw: object) -> bool:
+        """The wheel verb in this release's workspace; True when it passed."""
+        ws = Workspace(self.vendor.parent)
+        return command.run(command.WheelOptions(**kw), ws).ok  # type: ignore[arg-type]
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -142,8 +144,8 @@ def _record_ok(zf: zipfile.ZipFile) -> tuple[str, list[str]]:
 
 
 def test_builds_a_consistent_patched_wheel(release: Release) -> None:
-    assert command.run(release.options()) == 0
-    d = evidence.series_digest(release.patches)[:8]
+    assert release.run()
+    d = series.series_digest(release.patches)[:8]
     name = f"ai_dynamo-9.9.9+dynpatch.{d}-py3-none-any.whl"
     wheel = release.dist / name
     assert sorted(p.name for p in release.dist.iterdir()) == sorted(
@@ -164,34 +166,27 @@ def test_builds_a_consistent_patched_wheel(release: Release) -> None:
     assert (release.dist / f"{name}.sha256").read_text() == f"{sha}  {name}\n"
     prov = json.loads((release.dist / name.replace(".whl", ".provenance.json")).read_text())
     assert prov["sha256"] == sha and prov["upstream_wheel"] == release.upstream.name
-    assert prov["series_sha256"] == evidence.series_digest(release.patches)
+    assert prov["series_sha256"] == series.series_digest(release.patches)
     assert prov["patches"] == (release.patches / "series").read_text().split()
 
 
 def test_two_builds_give_identical_bytes(release: Release, tmp_path: Path) -> None:
-    assert command.run(release.options(reproduce=True)) == 0
+    assert release.run(reproduce=True)
     first = {p.name: p.read_bytes() for p in release.dist.iterdir()}
-    other = tmp_path / "dist2"
+    shutil.rmtree(release.dist)
     old = os.umask(0o077)  # a different umask must not change the bytes
     try:
-        assert (
-            command.run(
-                command.WheelOptions(
-                    pin=release.pin, vendor=release.vendor, patches=release.patches, dist=other
-                )
-            )
-            == 0
-        )
+        assert release.run()
     finally:
         os.umask(old)
-    assert {p.name: p.read_bytes() for p in other.iterdir()} == first
+    assert {p.name: p.read_bytes() for p in release.dist.iterdir()} == first
 
 
 def test_rebuild_keeps_other_files_and_replaces_old_builds(release: Release) -> None:
     release.dist.mkdir()
     (release.dist / "someone-else-1.0.tar.gz").write_text("x")
     (release.dist / "ai_dynamo-9.9.9+dynpatch.00000000-py3-none-any.whl").write_text("old")
-    assert command.run(release.options(reproduce=False)) == 0
+    assert release.run(reproduce=False)
     names = sorted(p.name for p in release.dist.iterdir())
     assert "someone-else-1.0.tar.gz" in names
     assert not [n for n in names if "00000000" in n]
@@ -201,7 +196,7 @@ def test_rebuild_keeps_other_files_and_replaces_old_builds(release: Release) -> 
 def test_a_file_where_dist_goes_is_one_line_and_kept(release: Release) -> None:
     release.dist.write_text("mine\n")
     with pytest.raises(ToolkitError, match=rf"^{release.dist} is not a folder: move it away"):
-        command.run(release.options(reproduce=False))
+        release.run(reproduce=False)
     assert release.dist.read_text() == "mine\n"
 
 
@@ -212,7 +207,7 @@ def test_a_hunk_that_does_not_apply_is_one_line_and_dist_untouched(
     patches = make_series(tmp_path, {HELPER: snippets.HELPER_PATCHED}, base=drifted)
     release.patches = patches
     with pytest.raises(ToolkitError) as exc:
-        command.run(release.options())
+        release.run()
     msg = str(exc.value)
     assert "\n" not in msg
     patch_name = (patches / "series").read_text().split()[0]
@@ -224,7 +219,7 @@ def test_a_hunk_that_does_not_apply_is_one_line_and_dist_untouched(
 def test_a_patch_outside_the_layout_is_refused(release: Release, tmp_path: Path) -> None:
     release.patches = make_series(tmp_path, {"README.md": "hi\n"})
     with pytest.raises(ToolkitError, match="outside components/src/dynamo/"):
-        command.run(release.options())
+        release.run()
     assert not release.dist.exists()
 
 
@@ -232,14 +227,14 @@ def test_metadata_without_a_version_header_is_one_line(tmp_path: Path) -> None:
     """A ``Version:`` line in the description is not the header (never renamed silently)."""
     release = make_release(tmp_path, METADATA.replace("Version: 9.9.9\n\n", "\n"))
     with pytest.raises(ToolkitError, match=r"^ai_dynamo-9\.9\.9\.dist-info/METADATA has no Ver"):
-        command.run(release.options(reproduce=False))
+        release.run(reproduce=False)
     assert not release.dist.exists()
 
 
 def test_wrong_sha256_is_refused(release: Release) -> None:
     release.upstream.write_bytes(release.upstream.read_bytes() + b"tampered")
     with pytest.raises(ToolkitError, match="not the pinned") as exc:
-        command.run(release.options())
+        release.run()
     assert "\n" not in str(exc.value)
     assert not release.dist.exists()
 
