@@ -203,6 +203,7 @@ def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> No
         date=pin.date,
         branch=pin.branch,
         vendor=REAL_VENDOR,
+        patches_dir=REPO.patches,
         check=True,
     )
     assert report.patches == (REPO.patches / "series").read_text().split()
