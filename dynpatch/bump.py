@@ -131,7 +131,7 @@ def _bump(
 
     changed = _install_all(ws, new_text, patches)
     for record in records:  # the checks' records now describe the pinned series
-        evidence.saved(record, ws.patches, ws.evidence)
+        evidence.save(record, ws.patches, ws.evidence)
     result.say(
         f"pin moved {old} → {new}: {console.rel(ws.pin)} updated; {console.rel(ws.patches)}/ "
         f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "

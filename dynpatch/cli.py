@@ -63,7 +63,7 @@ def _show(result: StageResult, ws: Workspace | None) -> int:
     for item in result.shown:
         evidence.show(out, item)
     if result.record is not None and ws is not None:
-        saved = evidence.saved(result.record, ws.patches, ws.evidence)
+        saved = evidence.save(result.record, ws.patches, ws.evidence)
         out.print(f"evidence: {console.rel(saved)}", markup=False)
     return 0 if result.ok else 1
 

@@ -79,60 +79,31 @@ def as_text(items: list[RenderableType], width: int = 120) -> str:
     return text.getvalue()
 
 
-def saved(record: Record, patches_dir: Path, out: Path) -> Path:
-    """:func:`save` of ``record``."""
-    return save(patches_dir=patches_dir, out=out, **asdict(record))
-
-
-def _entry(command: str, verdict: str, summary_md: str, details: dict[str, Any]) -> dict[str, Any]:
-    """What every saved result holds besides what it is of: when, where, how, and what."""
-    return {
+def save(record: Record, patches_dir: Path, out: Path) -> Path:
+    """Write ``out/<stage>.json`` for ``record`` (made on its base with the series whose
+    digest is its ``series_sha256``, its trees' own); return its path. Refuses, saving
+    nothing, when ``patches_dir`` holds another series by now."""
+    if record.stage not in STAGES:
+        raise ValueError(f"unknown stage {record.stage!r}")
+    if record.verdict not in ("pass", "fail"):
+        raise ValueError(f"verdict must be 'pass' or 'fail', not {record.verdict!r}")
+    now, made = series_digest(patches_dir), record.series_sha256
+    if now != made:
+        raise ToolkitError(
+            f"{patches_dir} changed while {record.stage} ran (its trees hold series sha256 "
+            f"{made[:12]}, {patches_dir.name}/ now {now[:12]}): nothing saved; rerun it"
+        )
+    when = {  # when and where it was made
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
-        "command": command,
-        "verdict": verdict,
-        "summary_md": summary_md,
-        "details": details,
-    }
-
-
-def save(
-    stage: str,
-    patches_dir: Path,
-    *,
-    base: str,
-    series_sha256: str,
-    command: str,
-    verdict: str,
-    summary_md: str,
-    details: dict[str, Any],
-    out: Path,
-) -> Path:
-    """Write ``out/<stage>.json`` for the results made on ``base`` with the series whose
-    digest is ``series_sha256`` (its trees' own); return its path. Refuses, saving
-    nothing, when ``patches_dir`` holds another series by now."""
-    if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}")
-    if verdict not in ("pass", "fail"):
-        raise ValueError(f"verdict must be 'pass' or 'fail', not {verdict!r}")
-    now = series_digest(patches_dir)
-    if now != series_sha256:
-        raise ToolkitError(
-            f"{patches_dir} changed while {stage} ran (its trees hold series sha256 "
-            f"{series_sha256[:12]}, {patches_dir.name}/ now {now[:12]}): nothing saved; rerun it"
-        )
-    record = {
-        "stage": stage,
-        "base": base,
-        "series_sha256": series_sha256,
-        **_entry(command, verdict, summary_md, details),
     }
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise files.os_error(exc, f"cannot make {out}") from None
-    path = out / f"{stage}.json"
-    files.write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    path = out / f"{record.stage}.json"
+    text = json.dumps({**asdict(record), **when}, indent=2, sort_keys=True)
+    files.write_atomic(path, text + "\n")
     return path
 
 
@@ -149,11 +120,6 @@ def _read_json(path: Path) -> Any:
 def load(stage: str, out: Path) -> dict[str, Any] | None:
     data: dict[str, Any] | None = _read_json(out / f"{stage}.json")
     return data
-
-
-def is_current(record: dict[str, Any], patches_dir: Path) -> bool:
-    """True when ``record`` was made for the series now in ``patches_dir``."""
-    return record.get("series_sha256") == series_digest(patches_dir)
 
 
 def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:

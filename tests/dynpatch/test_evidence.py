@@ -58,11 +58,11 @@ def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
 ) -> None:
     patches, out = series(tmp_path, patch()), tmp_path / "evidence"
     built = series_digest(patches)
-    kept = dict(command="nox -s verify", verdict="pass", summary_md="s", details={}, out=out)
-    evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+    record = evidence.Record("verify", BASE, built, "nox -s verify", "pass", "s", {})
+    evidence.save(record, patches, out)
     saved = json.loads((out / "verify.json").read_text())
     assert (saved["base"], saved["series_sha256"]) == (BASE, built)
     (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))  # the code moved on
     with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
-        evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+        evidence.save(record, patches, out)
     assert json.loads((out / "verify.json").read_text()) == saved

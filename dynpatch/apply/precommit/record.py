@@ -26,13 +26,15 @@ def save(
     if not results or any(not r.ok for r in results):
         raise ValueError("a pre-commit record is saved only for a series that passed")
     return evidence.save(
-        STAGE,
+        evidence.Record(
+            STAGE,
+            base=base,
+            series_sha256=series.series_digest(patches_dir),
+            command=command,
+            verdict="pass",
+            summary_md=markdown(results),
+            details={"hooks": [dataclasses.asdict(r) for r in results]},
+        ),
         patches_dir,
-        base=base,
-        series_sha256=series.series_digest(patches_dir),
-        command=command,
-        verdict="pass",
-        summary_md=markdown(results),
-        details={"hooks": [dataclasses.asdict(r) for r in results]},
-        out=out,
+        out,
     )

@@ -114,15 +114,17 @@ DEFAULTS = {"verify": {"budget": 200}, "test-upstream": {"tiers_run": ["cpu", "s
 
 def save(stage: str, patches: Path, out: Path, verdict: str = "pass", summary: str = "") -> None:
     evidence.save(
-        stage,
+        evidence.Record(
+            stage,
+            base=BASE,
+            series_sha256=series_digest(patches),
+            command=f"nox -s {stage}",
+            verdict=verdict,
+            summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",
+            details=DEFAULTS.get(stage, {}),
+        ),
         patches,
-        base=BASE,
-        series_sha256=series_digest(patches),
-        command=f"nox -s {stage}",
-        verdict=verdict,
-        summary_md=summary or f"| {stage} | table |\n|---|---|\n| 3 scenarios | ok |",
-        details=DEFAULTS.get(stage, {}),
-        out=out,
+        out,
     )
 
 
