@@ -1,8 +1,11 @@
 """Command line: ``python -m dynpatch <verb>`` (the nox sessions call this).
 
 All argparse lives here. Each verb's options become that stage's options dataclass
-(``ApplyOptions``, ``VerifyOptions``, ...), handed to its ``run``; no stage imports this module. Every failure the user can cause
-ends in one ``error: ...`` line on stderr and exit status 2; nothing is left half-written.
+(``ApplyOptions``, ``VerifyOptions``, ...), handed to its ``run`` with the workspace found
+from the working directory; no stage imports this module. ``run`` returns a
+``StageResult``: this module prints it, saves its record and exits 0 (passed) or 1. Every
+failure the user can cause ends in one ``error: ...`` line on stderr and exit status 2;
+nothing is left half-written.
 """
 
 from __future__ import annotations
