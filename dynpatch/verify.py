@@ -70,8 +70,20 @@ class VerifyOptions(FetchOptions):
 
 def run(args: VerifyOptions, ws: Workspace) -> StageResult:
     """The pinned checkout (or the one the fetch options ask for) with ``patches/``."""
+    _scenarios(args)  # bad input is refused before the fetch
     _pin, checkout = pinned(args, ws)
     return check(args, checkout, ws.patches, ws.trees, args.out or ws.out / "verify")
+
+
+def _scenarios(args: VerifyOptions) -> list[str]:
+    """The named scenarios to replay; refuses a bad budget or name."""
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    names = args.scenario or list(scenarios.NAMED)
+    unknown = [n for n in names if n not in scenarios.NAMED]
+    if unknown:
+        raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
+    return names
 
 
 def check(
@@ -85,12 +97,7 @@ def check(
     """Replay ``checkout`` without and with the series in ``patches`` (trees under
     ``trees_dir``, report and logs under ``out_dir``); progress on ``screen``."""
     start = time.perf_counter()
-    if args.budget < 0:
-        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
-    names = args.scenario or list(scenarios.NAMED)
-    unknown = [n for n in names if n not in scenarios.NAMED]
-    if unknown:
-        raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
+    names = _scenarios(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     with screen.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, patches, trees_dir)
