@@ -270,36 +270,29 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
     cache_file = folder / "checks.json"
     key = _cache_key(row, ctx, python)
     cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    ran: dict[str, dict[str, Any]] = {}
     for stage in STAGES:
         attr = stage.replace("-", "_")
         if stage in ctx.skip:
             setattr(row, attr, Check(SKIPPED, f"--skip {stage}: not run"))
-            continue
-        if python is None:
+        elif python is None:
             setattr(row, attr, Check(ERROR, "no interpreter with this release's runtime"))
-            continue
-        if stage in cached:
-            setattr(row, attr, Check(**{**cached[stage], "cached": True}))
-            continue
-        screen.print(
-            f"{stage} ({'CPU tier' if stage == 'test-upstream' else f'budget {ctx.budget}'})"
-        )
-        job = CheckJob(
-            checkout, folder / "patches", folder, ctx.ws.trees, python, ctx.budget, ctx.seed
-        )
-        setattr(row, attr, run_check(stage, job, screen)[0])
-    results = {
-        s: dataclasses.asdict(getattr(row, s.replace("-", "_")))
-        for s in STAGES
-        if getattr(row, s.replace("-", "_")).status in (PASS, FAIL)
-        and not getattr(row, s.replace("-", "_")).cached
-    }
-    if results:
-        keep = {**cached, **results}
-        for value in keep.values():
-            value.pop("cached", None)
+        elif stage in cached:
+            setattr(row, attr, Check(**cached[stage], cached=True))
+        else:
+            what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
+            screen.print(f"{stage} ({what})")
+            job = CheckJob(
+                checkout, folder / "patches", folder, ctx.ws.trees, python, ctx.budget, ctx.seed
+            )
+            done = run_check(stage, job, screen)[0]
+            setattr(row, attr, done)
+            if done.status in (PASS, FAIL):  # an error is not kept: the next run retries
+                ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
+    if ran:
         folder.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(cache_file, json.dumps({"key": key, "checks": keep}, indent=2) + "\n")
+        text = json.dumps({"key": key, "checks": {**cached, **ran}}, indent=2)
+        files.write_atomic(cache_file, text + "\n")
 
 
 def toolkit_digest(roots: tuple[Path, ...] = (TOOLKIT / "codemods", TOOLKIT / "dynpatch")) -> str:
