@@ -48,9 +48,9 @@ def test_codemods_import_only_libcst_the_standard_library_and_themselves(path: P
 def test_only_main_imports_the_command_line(path: Path) -> None:
     if path == ROOT / "dynpatch" / "__main__.py":
         return
-    assert not {
-        n for n in imported(path) if n in ("dynpatch.cli", "dynpatch.cli.main")
-    }, f"{rel(path)} imports dynpatch.cli: stages take their options dataclass and never import it"
+    assert not {n for n in imported(path) if n in ("dynpatch.cli", "dynpatch.cli.main")}, (
+        f"{rel(path)} imports dynpatch.cli: stages take their options dataclass and never import it"
+    )
 
 
 @pytest.mark.parametrize("path", DYNPATCH, ids=rel)
