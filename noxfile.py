@@ -29,7 +29,10 @@ def _runtime(session: nox.Session) -> str:
     """``ai-dynamo-runtime==<the pinned version>``: dynamo's own tests import the runtime
     wheel (dynamo._core, dynamo.llm) at the pinned version. The toolkit reads the pin (it is
     never parsed here), so a bad pin ends in the toolkit's own one `error:` line."""
-    out = session.run("python", "-m", "dynpatch", "pin", "runtime", silent=True, stderr=None)
+    # run_install: `nox --install-only` installs the runtime too (session.run is skipped there).
+    out = session.run_install(
+        "python", "-m", "dynpatch", "pin", "runtime", silent=True, stderr=None
+    )
     return str(out).strip()
 
 

@@ -1,8 +1,11 @@
 """Command line: ``python -m dynpatch <verb>`` (the nox sessions call this).
 
 All argparse lives here. Each verb's options become that stage's options dataclass
-(``ApplyOptions``, ``VerifyOptions``, ...), handed to its ``run``; no stage imports this module. Every failure the user can cause
-ends in one ``error: ...`` line on stderr and exit status 2; nothing is left half-written.
+(``ApplyOptions``, ``VerifyOptions``, ...), handed to its ``run`` with the workspace found
+from the working directory; no stage imports this module. ``run`` returns a
+``StageResult``: this module prints it, saves its record and exits 0 (passed) or 1. Every
+failure the user can cause ends in one ``error: ...`` line on stderr and exit status 2;
+nothing is left half-written.
 """
 
 from __future__ import annotations
@@ -17,18 +20,18 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dynpatch import apply as apply_command
-from dynpatch import bench, bump, evidence, fetch, pin, test_upstream, verify
+from dynpatch import bench, bump, console, evidence, fetch, pin, test_upstream, verify
 from dynpatch import matrix as matrix_command
 from dynpatch import pr as pr_command
 from dynpatch import wheel as wheel_command
-from dynpatch.apply.export import PATCHES
-from dynpatch.console import err
+from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.io import git as gitio
 from dynpatch.matrix import join as matrix_join
 from dynpatch.matrix import stages as matrix_stages
 from dynpatch.pr import identity
-from dynpatch.trees import TREES
+from dynpatch.workspace import Workspace
 
 Run = Callable[[argparse.Namespace], int]
 
@@ -41,21 +44,31 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _calls(run: Callable[[Any], int]) -> Run:
-    """The verb's handler: the parsed values as the options dataclass ``run`` takes."""
-    options = next(iter(typing.get_type_hints(run).values()))
+def _calls(run: Callable[..., StageResult]) -> Run:
+    """The verb's handler: the parsed values as the options dataclass ``run`` takes (and
+    the workspace found from the working directory, when it takes one)."""
+    hints = list(typing.get_type_hints(run).values())
+    options = hints[0]
 
     def handler(args: argparse.Namespace) -> int:
         names = {f.name for f in dataclasses.fields(options)}
-        return run(options(**{k: v for k, v in vars(args).items() if k in names}))
+        given = options(**{k: v for k, v in vars(args).items() if k in names})
+        if Workspace not in hints:
+            return _show(run(given), None)
+        ws = Workspace.find(Path.cwd())
+        return _show(run(given, ws), ws)
 
     return handler
 
 
-def _hidden(p: argparse.ArgumentParser, *names: str, **defaults: Path | None) -> None:
-    """Options the tests use to point a run at temporary places (not in --help)."""
-    for name in names:
-        p.add_argument(f"--{name}", type=Path, default=defaults[name], help=argparse.SUPPRESS)
+def _show(result: StageResult, ws: Workspace | None) -> int:
+    """Print what the run returned, save its record; 0 when it passed, else 1."""
+    for item in result.shown:
+        evidence.show(out, item)
+    if result.record is not None and ws is not None:
+        saved = evidence.save(result.record, ws.patches, ws.evidence)
+        out.print(f"evidence: {console.rel(saved)}", markup=False)
+    return 0 if result.ok else 1
 
 
 def _flag(add: Callable[..., Any], name: str, help_: str, **kw: Any) -> None:
@@ -89,7 +102,6 @@ def _fetch_args(p: argparse.ArgumentParser, timeout: float = 60.0, force: bool =
         default=timeout,
         help=f"seconds before an unreachable git remote fails (default: {timeout:.0f})",
     )
-    _hidden(p, "pin", "vendor", pin=pin.PIN_FILE, vendor=fetch.VENDOR)
 
 
 Sub = argparse._SubParsersAction  # type: ignore[type-arg]
@@ -99,71 +111,64 @@ def _verb(
     sub: Sub,
     name: str,
     help_: str,
-    run: Callable[[Any], int],
-    *,
+    run: Callable[..., StageResult],
     fetch_args: dict[str, Any] | None = None,
-    **hidden: Path | None,
 ) -> argparse.ArgumentParser:
-    """A verb's parser: the fetch options (unless ``fetch_args`` is None), the hidden test
-    paths, and the handler that hands the options to ``run``; the caller adds the rest."""
+    """A verb's parser: the fetch options (unless ``fetch_args`` is None) and the handler
+    that hands the options to ``run``; the caller adds the rest."""
     p = sub.add_parser(name, help=help_)
     if fetch_args is not None:
         _fetch_args(p, **fetch_args)
-    _hidden(p, *hidden, **hidden)
     p.set_defaults(func=_calls(run))
     return p
 
 
 def _add_fetch(sub: Sub) -> None:
     help_ = "materialise or re-verify the pinned upstream checkout"
-    _verb(sub, "fetch", help_, fetch.run, fetch_args={})
+    _verb(sub, "fetch", help_, fetch.run, {})
 
 
 def _add_apply(sub: Sub) -> None:
     help_ = "codemods -> format -> commit -> patches/ (and check)"
-    p = _verb(sub, "apply", help_, apply_command.run, fetch_args={}, patches=PATCHES)
+    p = _verb(sub, "apply", help_, apply_command.run, {})
     _flag(p.add_argument, "--check", "regenerate in a temporary place; fail if patches/ differs")
     author = f"'Name <email>' of the series commit (default: ${apply_command.AUTHOR_ENV}, else the pin's)"
     p.add_argument("--author", help=author)
 
 
 def _add_pin(sub: Sub) -> None:
-    p = sub.add_parser("pin", help="print one value of the pin (for the noxfile)")
+    p = _verb(sub, "pin", "print one value of the pin (for the noxfile)", pin.show)
     p.add_argument("field", choices=("version", "runtime"))
-    _hidden(p, "pin", pin=pin.PIN_FILE)
-    p.set_defaults(func=lambda args: pin.show(args.pin, args.field))
 
 
-STAGE = {"fetch_args": {}, "patches": PATCHES, "evidence": evidence.EVIDENCE}
 REPLAY_PYTHON = "interpreter of the replay children (default: this one)"
 
 
 def _add_test_upstream(sub: Sub) -> None:
     help_ = "dynamo's own tests on the baseline and the patched tree"
-    p = _verb(sub, "test-upstream", help_, test_upstream.run, **STAGE, trees=TREES)
+    p = _verb(sub, "test-upstream", help_, test_upstream.run, {})
     add = p.add_argument
     add("--tier", help="cpu, standin, gpu or all (default: every tier this machine can run)")
     gpu = "Python of the GPU tier, e.g. the TRT-LLM container's (default: $DYNPATCH_GPU_PYTHON, else this interpreter)"
     add("--gpu-python", default=os.environ.get("DYNPATCH_GPU_PYTHON"), help=gpu)
-    add("--python", default=sys.executable, help=argparse.SUPPRESS)
-    add("--out", type=Path, default=test_upstream.OUT, help="folder for JUnit XML and logs")
+    add("--out", type=Path, help="folder for JUnit XML and logs (default: out/test-upstream)")
 
 
 def _add_verify(sub: Sub) -> None:
     help_ = "replay the real TRT-LLM handler on both trees and diff the chunks"
-    p = _verb(sub, "verify", help_, verify.run, **STAGE)
+    p = _verb(sub, "verify", help_, verify.run, {})
     add = p.add_argument
     budget = f"hypothesis property streams (default: {verify.DEFAULT_BUDGET}; 0: none)"
     add("--budget", type=int, default=verify.DEFAULT_BUDGET, help=budget)
     add("--seed", type=int, help="hypothesis seed (default: a fresh one, printed)")
     add("--scenario", action="append", metavar="NAME", help="replay only this named scenario")
     add("--python", default=sys.executable, help=REPLAY_PYTHON)
-    add("--out", type=Path, default=verify.OUT, help="folder for the report and logs")
+    add("--out", type=Path, help="folder for the report and logs (default: out/verify)")
 
 
 def _add_bench(sub: Sub) -> None:
     help_ = "instruction counts of the handler, baseline vs patched (gated), and a timed A/B"
-    p = _verb(sub, "bench", help_, bench.run, **STAGE)
+    p = _verb(sub, "bench", help_, bench.run, {})
     p.add_argument("--python", default=sys.executable, help=REPLAY_PYTHON)
     p.add_argument("--out", type=Path, help="output folder (default: out/bench)")
     mutant = "also count the patched tree with the history copy planted back; its gates must fail"
@@ -174,13 +179,7 @@ def _add_bench(sub: Sub) -> None:
 
 def _add_pr(sub: Sub) -> None:
     help_ = "the PR branch (git am of patches/, DCO, optional signing) and its description; pushes only with --push"
-    p = _verb(
-        sub,
-        "pr",
-        help_,
-        pr_command.run,
-        **(STAGE | {"fetch_args": {"timeout": 120.0, "force": False}}),
-    )
+    p = _verb(sub, "pr", help_, pr_command.run, {"timeout": 120.0, "force": False})
     add = p.add_argument
     add(
         "--branch",
@@ -199,21 +198,12 @@ def _add_pr(sub: Sub) -> None:
     push = "push the branch to REMOTE (your fork: remote name or URL); default: push nothing"
     add("--push", metavar="REMOTE", help=push)
     out = "description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)"
-    add("--out", type=Path, default=pr_command.DESCRIPTION_FILE, help=out)
-
-
-RELEASES = {
-    "python": None,
-    "pin": pin.PIN_FILE,
-    "vendor": fetch.VENDOR,
-    "patches": PATCHES,
-    "runtimes": None,
-}
+    add("--out", type=Path, help=out)
 
 
 def _add_matrix(sub: Sub) -> None:
     help_ = "run the series against several dynamo releases; one row per release"
-    p = _verb(sub, "matrix", help_, matrix_command.run, **RELEASES)
+    p = _verb(sub, "matrix", help_, matrix_command.run)
     add, m = p.add_argument, matrix_command
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
     every = "every release the pin lists, and every wheel on PyPI from the pin's [matrix] all_from on (dev builds included)"
@@ -232,7 +222,7 @@ def _add_matrix(sub: Sub) -> None:
     skip = "do not run this check (shown as skipped, never as passed)"
     add("--skip", action="append", choices=matrix_stages.STAGES, default=[], help=skip)
     _flag(add, "--fresh", "ignore cached test and verify results")
-    add("--out", type=Path, default=m.OUT, help="folder for matrix.md, matrix.json")
+    add("--out", type=Path, help="folder for matrix.md, matrix.json (default: out/matrix)")
     listing = "print the releases it would check as a JSON array (last line); run nothing"
     _flag(add, "--list-json", listing)
 
@@ -247,7 +237,7 @@ def _add_matrix_join(sub: Sub) -> None:
 
 def _add_bump(sub: Sub) -> None:
     help_ = "move the pin to another release: regenerate, test, verify, or refuse"
-    p = _verb(sub, "bump", help_, bump.run, **RELEASES, evidence=evidence.EVIDENCE)
+    p = _verb(sub, "bump", help_, bump.run)
     add = p.add_argument
     add("version", help="the ai-dynamo release to pin")
     budget = f"verify: hypothesis streams (default {bump.DEFAULT_BUDGET})"
@@ -255,18 +245,12 @@ def _add_bump(sub: Sub) -> None:
     add("--seed", type=int, default=0, help="verify: hypothesis seed (default 0)")
     skip = "do not run this check; the output says the pin moved without it"
     add("--skip", action="append", choices=matrix_stages.STAGES, default=[], help=skip)
-    add("--out", type=Path, default=bump.OUT, help="staging folder (logs stay there)")
+    add("--out", type=Path, help="staging folder, logs stay there (default: out/bump)")
 
 
 def _add_wheel(sub: Sub) -> None:
     help_ = "the pinned release with patches/ applied, as a reproducible wheel in dist/"
-    where = {
-        "pin": pin.PIN_FILE,
-        "vendor": fetch.VENDOR,
-        "patches": PATCHES,
-        "dist": wheel_command.DIST,
-    }
-    p = _verb(sub, "wheel", help_, wheel_command.run, **where)
+    p = _verb(sub, "wheel", help_, wheel_command.run)
     add = p.add_argument
     again = "build a second time in a scratch folder and compare the bytes (default: yes)"
     _toggle(add, "--reproduce", True, again)

@@ -45,10 +45,10 @@ def rel(path: Path | str, root: Path | None = None) -> str:
         return str(path)
 
 
-def show_outcomes(
+def outcome_table(
     outcomes: Sequence[Outcome], lines: Mapping[str, tuple[int, int]], title: str
-) -> None:
-    """The codemods' outcome per target (and lines changed) as one table on ``out``."""
+) -> Table:
+    """The codemods' outcome per target (and lines changed) as one table."""
     table = Table(title=f"patch series on {title}", title_justify="left")
     for column in ("target", "result", "lines", "detail"):
         table.add_column(column, overflow="fold")
@@ -61,4 +61,4 @@ def show_outcomes(
             changed,
             o.detail if o.status is not Status.APPLIED else "",
         )
-    out.print(table)
+    return table

@@ -10,142 +10,100 @@ Record contract (every stage): ``stage``, ``base``, ``series_sha256``, ``created
 ``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
 ``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
 lines exactly as the stage printed them) and ``details`` (stage-specific data).
-
-:func:`code_digest` covers only the code a series changes (its diffs), not its commit
-messages: a figure measured on the code can be quoted in a commit message without
-making itself stale.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
+import io
 import json
 import platform
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console, RenderableType
+
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
-from dynpatch.pin import ROOT
+from dynpatch.series import series_digest
+from dynpatch.workspace import TOOLKIT
 
-OUT = ROOT / "out"
-EVIDENCE = OUT / "evidence"
 STAGES = ("test-upstream", "verify", "bench", "pre-commit")
 # The script a reviewer reruns in a plain dynamo checkout; the bench runs
 # it on the patched tree and saves its output for the PR description.
-RERUN = ROOT / "docs" / "bench" / "per_chunk_cost.py"
-_TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
+RERUN = TOOLKIT / "docs" / "bench" / "per_chunk_cost.py"
 
 
-def series_digest(patches_dir: Path) -> str:
-    """sha256 over ``patches/series`` and, in order, every patch it lists."""
-    series = patches_dir / "series"
-    if not series.is_file():
-        raise ToolkitError(f"{patches_dir}/series not found: run `nox -s apply` first")
-    digest = hashlib.sha256()
-    for name in ["series", *series.read_text().split()]:
-        path = patches_dir / name
-        if not path.is_file():
-            raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+@dataclass(frozen=True)
+class Record:
+    """What a checking stage saves (the record contract above, less when and where)."""
+
+    stage: str
+    base: str
+    series_sha256: str
+    command: str
+    verdict: str
+    summary_md: str
+    details: dict[str, Any]
 
 
-def diff_part(patch: str) -> str:
-    """A patch's diffs: from its first ``diff --git`` line to the end, without the
-    ``base-commit:`` lines and the ``-- `` signature git format-patch may add after them."""
-    if patch.startswith("diff --git "):
-        at = 0
-    elif (found := patch.find("\ndiff --git ")) >= 0:
-        at = found + 1
+@dataclass
+class StageResult:
+    """What a verb's ``run`` returns: whether it passed, what the command line prints on
+    stdout (in order), and the record it saves (if any)."""
+
+    ok: bool = True
+    shown: list[RenderableType] = field(default_factory=list)
+    record: Record | None = None
+
+    def say(self, *lines: RenderableType) -> None:
+        self.shown.extend(lines)
+
+
+def show(screen: Console, item: RenderableType) -> None:
+    """Print ``item`` as the toolkit prints it: a line as it is (never folded, no markup),
+    a table styled and fit to the screen."""
+    if isinstance(item, str):
+        screen.print(item, markup=False, soft_wrap=True)
     else:
-        raise ToolkitError("not a patch with a diff (no 'diff --git' line)")
-    lines = patch[at:].split("\n")
-    _drop_blank(lines)
-    # The signature: "-- " and a version line; a hunk line never looks like that version.
-    if len(lines) >= 2 and lines[-2] == "-- " and lines[-1][:1] not in ("+", "-", " ", "\\", "@"):
-        del lines[-2:]
-    _drop_blank(lines)
-    while lines and lines[-1].startswith(_TRAILING):
-        lines.pop()
-    _drop_blank(lines)
-    return "\n".join(lines) + "\n"
+        screen.print(item)
 
 
-def _drop_blank(lines: list[str]) -> None:
-    while lines and not lines[-1]:
-        lines.pop()
+def as_text(items: list[RenderableType], width: int = 120) -> str:
+    """``items`` as the command line prints them, on a screen ``width`` wide."""
+    text = io.StringIO()
+    screen = Console(file=text, width=width, highlight=False)
+    for item in items:
+        show(screen, item)
+    return text.getvalue()
 
 
-def code_digest(patches_dir: Path) -> str:
-    """sha256 over the diff part (:func:`diff_part`) of every patch ``patches/series``
-    lists, in order: the code the series changes, whatever its messages and names say."""
-    series = patches_dir / "series"
-    if not series.is_file():
-        raise ToolkitError(f"{patches_dir}/series not found: run `nox -s apply` first")
-    digest = hashlib.sha256()
-    for name in series.read_text().split():
-        path = patches_dir / name
-        if not path.is_file():
-            raise ToolkitError(f"{patches_dir}/series lists {name}, which does not exist")
-        try:
-            part = diff_part(path.read_text())
-        except ToolkitError as exc:
-            raise ToolkitError(f"{path}: {exc}") from None
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _entry(command: str, verdict: str, summary_md: str, details: dict[str, Any]) -> dict[str, Any]:
-    """What every saved result holds besides what it is of: when, where, how, and what."""
-    return {
+def save(record: Record, patches_dir: Path, out: Path) -> Path:
+    """Write ``out/<stage>.json`` for ``record`` (made on its base with the series whose
+    digest is its ``series_sha256``, its trees' own); return its path. Refuses, saving
+    nothing, when ``patches_dir`` holds another series by now."""
+    if record.stage not in STAGES:
+        raise ValueError(f"unknown stage {record.stage!r}")
+    if record.verdict not in ("pass", "fail"):
+        raise ValueError(f"verdict must be 'pass' or 'fail', not {record.verdict!r}")
+    now, made = series_digest(patches_dir), record.series_sha256
+    if now != made:
+        raise ToolkitError(
+            f"{patches_dir} changed while {record.stage} ran (its trees hold series sha256 "
+            f"{made[:12]}, {patches_dir.name}/ now {now[:12]}): nothing saved; rerun it"
+        )
+    when = {  # when and where it was made
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
-        "command": command,
-        "verdict": verdict,
-        "summary_md": summary_md,
-        "details": details,
-    }
-
-
-def save(
-    stage: str,
-    patches_dir: Path,
-    *,
-    base: str,
-    series_sha256: str,
-    command: str,
-    verdict: str,
-    summary_md: str,
-    details: dict[str, Any],
-    out: Path = EVIDENCE,
-) -> Path:
-    """Write ``out/<stage>.json`` for the results made on ``base`` with the series whose
-    digest is ``series_sha256`` (its trees' own); return its path. Refuses, saving
-    nothing, when ``patches_dir`` holds another series by now."""
-    if stage not in STAGES:
-        raise ValueError(f"unknown stage {stage!r}")
-    if verdict not in ("pass", "fail"):
-        raise ValueError(f"verdict must be 'pass' or 'fail', not {verdict!r}")
-    now = series_digest(patches_dir)
-    if now != series_sha256:
-        raise ToolkitError(
-            f"{patches_dir} changed while {stage} ran (its trees hold series sha256 "
-            f"{series_sha256[:12]}, {patches_dir.name}/ now {now[:12]}): nothing saved; rerun it"
-        )
-    record = {
-        "stage": stage,
-        "base": base,
-        "series_sha256": series_sha256,
-        **_entry(command, verdict, summary_md, details),
     }
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise files.os_error(exc, f"cannot make {out}") from None
-    path = out / f"{stage}.json"
-    files.write_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    path = out / f"{record.stage}.json"
+    text = json.dumps({**asdict(record), **when}, indent=2, sort_keys=True)
+    files.write_atomic(path, text + "\n")
     return path
 
 
@@ -159,14 +117,9 @@ def _read_json(path: Path) -> Any:
         raise ToolkitError(f"{path} is not valid JSON: {exc}") from None
 
 
-def load(stage: str, out: Path = EVIDENCE) -> dict[str, Any] | None:
+def load(stage: str, out: Path) -> dict[str, Any] | None:
     data: dict[str, Any] | None = _read_json(out / f"{stage}.json")
     return data
-
-
-def is_current(record: dict[str, Any], patches_dir: Path) -> bool:
-    """True when ``record`` was made for the series now in ``patches_dir``."""
-    return record.get("series_sha256") == series_digest(patches_dir)
 
 
 def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:

@@ -21,11 +21,12 @@ from pathlib import Path
 
 from dynpatch import console
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
-from dynpatch.pin import PIN_FILE, ROOT, Pin, Release, load_pin
+from dynpatch.pin import Pin, Release, load_pin
+from dynpatch.workspace import Workspace
 
-VENDOR = ROOT / "vendor"
 SOURCES = ("pypi", "git", "path")
 REBUILD = "rerun with --force to rebuild it"
 
@@ -51,28 +52,26 @@ class FetchOptions:
     path: Path | None = None
     force: bool = False
     timeout: float = 60.0
-    pin: Path = PIN_FILE
-    vendor: Path = VENDOR
 
 
-def pinned(options: FetchOptions) -> tuple[Pin, Checkout]:
+def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
     """The pin and the checkout ``options`` ask for, materialised or re-verified."""
-    pin = load_pin(options.pin)
+    pin = load_pin(ws.pin)
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
-    with console.err.status(doing), locked(pin, options) as checkout:
+    with console.err.status(doing), locked(pin, options, ws.vendor) as checkout:
         return pin, checkout
 
 
-def run(options: FetchOptions) -> int:
+def run(options: FetchOptions, ws: Workspace) -> StageResult:
     """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
-    _pin, checkout = pinned(options)
-    console.out.print(f"checkout: {console.rel(checkout.path)}")
-    console.out.print(
-        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})"
+    _pin, checkout = pinned(options, ws)
+    result = StageResult()
+    result.say(
+        f"checkout: {console.rel(checkout.path)}",
+        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})",
+        *(f"          {line.strip()}" for line in checkout.provenance),
     )
-    for line in checkout.provenance:
-        console.out.print(f"          {line.strip()}")
-    return 0
+    return result
 
 
 def fetch(
@@ -84,7 +83,7 @@ def fetch(
     ref: str | None = None,
     path: Path | None = None,
     force: bool = False,
-    vendor: Path = VENDOR,
+    vendor: Path,
     timeout: float = 60.0,
 ) -> Checkout:
     """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
@@ -95,15 +94,14 @@ def fetch(
         ref=ref,
         path=path,
         force=force,
-        vendor=vendor,
         timeout=timeout,
     )
-    with locked(pin, request) as checkout:
+    with locked(pin, request, vendor) as checkout:
         return checkout
 
 
 @contextmanager
-def locked(pin: Pin, request: FetchOptions) -> Iterator[Checkout]:
+def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
     """The checkout, materialised or re-verified, with its lock held for the block, so no
     other run rebuilds it or moves its refs meanwhile."""
     release = pin.release(request.version or pin.version)
@@ -111,7 +109,7 @@ def locked(pin: Pin, request: FetchOptions) -> Iterator[Checkout]:
         raise ToolkitError(f"unknown source {request.source!r}: choose one of {', '.join(SOURCES)}")
     if request.timeout <= 0:
         raise ToolkitError(f"--timeout must be a positive number of seconds, not {request.timeout}")
-    checkouts = request.vendor / "checkouts"
+    checkouts = vendor / "checkouts"
     if request.source == "path":
         if request.path is None:
             raise ToolkitError("--source path needs --path DIR (a local dynamo clone)")
@@ -120,16 +118,16 @@ def locked(pin: Pin, request: FetchOptions) -> Iterator[Checkout]:
     elif request.source == "git":
         url = gitio.check_url(request.url or pin.url)
         ref = gitio.check_ref(request.ref or release.tag)
-        where = checkout_dir(request.vendor, "git", git_cache_name(url, ref))
+        where = checkout_dir(vendor, "git", git_cache_name(url, ref))
         key = where.name
     else:
-        where = checkout_dir(request.vendor, "pypi", release.version)
+        where = checkout_dir(vendor, "pypi", release.version)
         key = where.name
-    with files.lock(request.vendor / "locks" / f"{key}.lock", f"checkout {where}"):
+    with files.lock(vendor / "locks" / f"{key}.lock", f"checkout {where}"):
         if request.source != "path":
             files.sweep(checkouts, ".*.staging-*")
         if request.source == "pypi":
-            yield _from_pypi(pin, release, request.vendor, request.force)
+            yield _from_pypi(pin, release, vendor, request.force)
         elif request.source == "git":
             yield _from_git(pin, release, url, ref, where, request.force, request.timeout)
         else:

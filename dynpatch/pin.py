@@ -21,10 +21,10 @@ from tomlkit.items import Comment, Item, KeyType, SingleKey, Table, Trivia, Whit
 from tomlkit.toml_document import TOMLDocument
 
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.io import files
+from dynpatch.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parent.parent
-PIN_FILE = ROOT / "vendor" / "dynamo.toml"
 _RELEASE_KEYS = ("tag", "wheel", "sha256", "tree")
 
 
@@ -54,8 +54,8 @@ class Pin:
     author: str
     date: str
     branch: str
+    path: Path
     releases: dict[str, Release] = field(default_factory=dict)
-    path: Path = PIN_FILE
     # [matrix]: releases `nox -s matrix` runs the series against, and whether the newest
     # release or dev wheel on PyPI is added to them at run time.
     matrix: tuple[str, ...] = ()
@@ -79,7 +79,7 @@ class Pin:
             ) from None
 
 
-def load_pin(path: Path = PIN_FILE) -> Pin:
+def load_pin(path: Path) -> Pin:
     """The pin in ``path``; any fault is one :class:`ToolkitError` naming the file. A bump
     that died between writing patches/ and the pin is undone first (:func:`files.together`)."""
     files.undo_dead(path)
@@ -94,7 +94,7 @@ def load_pin(path: Path = PIN_FILE) -> Pin:
     return parse_pin(text, path)
 
 
-def parse_pin(text: str, path: Path = PIN_FILE) -> Pin:
+def parse_pin(text: str, path: Path) -> Pin:
     """The pin that ``text`` says (``path``: where it is, for ``Pin.path`` and messages)."""
     try:
         pin = _pin_of(tomllib.loads(text), path)
@@ -160,18 +160,25 @@ def _check_date(pin: Pin) -> None:
         )
 
 
-def show(pin_file: Path, field: str) -> int:
+@dataclass(frozen=True)
+class PinQuery:
+    field: str  # version or runtime
+
+
+def show(query: PinQuery, ws: Workspace) -> StageResult:
     """``python -m dynpatch pin FIELD``: one value of the pin, for the noxfile (which must
     not parse the pin itself, so that a bad pin gets this module's one error line)."""
-    pin = load_pin(pin_file)
-    print({"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}[field])
-    return 0
+    pin = load_pin(ws.pin)
+    value = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
+    return StageResult(shown=[value[query.field]])
 
 
 # --- edits: the text in, the text out, everything else kept -------------------------
 
 
-def with_release(text: str, release: Release, comment: str = "", path: Path = PIN_FILE) -> str:
+def with_release(
+    text: str, release: Release, comment: str = "", path: Path = Path("dynamo.toml")
+) -> str:
     """``text`` with a ``[releases."X"]`` table for ``release`` after the last one (the
     lines of ``comment`` above it).
 
@@ -199,7 +206,7 @@ def with_release(text: str, release: Release, comment: str = "", path: Path = PI
     return _checked(doc, path, lambda pin: pin.releases.get(release.version) == release, failed)
 
 
-def with_version(text: str, version: str, path: Path = PIN_FILE) -> str:
+def with_version(text: str, version: str, path: Path = Path("dynamo.toml")) -> str:
     """``text`` with ``[upstream] version`` set to ``version`` (which must be a release)."""
     doc = tomlkit.parse(text)
     upstream = doc.get("upstream")

@@ -12,8 +12,8 @@ environment per release would install torch and transformers again for each. Ins
   (so the shared environment's own ``.pth`` files still run). ``<id>`` names the shared
   environment, so the matrix and bump sessions' environments do not overwrite each other.
 
-The stages take the venv's interpreter as ``--python``; its children (pytest, the replay)
-then see release X's runtime and the shared tools.
+The stages take the venv's interpreter as their ``python`` option; its children (pytest,
+the replay) then see release X's runtime and the shared tools.
 """
 
 from __future__ import annotations
@@ -25,10 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import VENDOR
 from dynpatch.io import files, proc, pypi
 
-RUNTIMES = VENDOR / "runtimes"
 RUNTIME_DIST = "ai-dynamo-runtime"
 _PTH = "dynpatch-runtime.pth"
 
@@ -36,11 +34,11 @@ _PTH = "dynpatch-runtime.pth"
 @dataclass(frozen=True)
 class RuntimeEnv:
     version: str
-    python: Path  # the interpreter handed to the stages as --python
+    python: Path  # the interpreter handed to the stages as their python option
     site: Path  # where ai-dynamo-runtime==version is installed
 
 
-def runtime_env(version: str, runtimes: Path = RUNTIMES) -> RuntimeEnv:
+def runtime_env(version: str, runtimes: Path) -> RuntimeEnv:
     """Build (or reuse) the interpreter for release ``version``."""
     root = runtimes / version
     site = root / "site"

@@ -11,14 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.apply.export import PATCHES, am_problem, series_names
+from dynpatch import series
+from dynpatch.apply.export import am_problem
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import OUT, series_digest
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.io import git as gitio
-
-TREES = OUT / "trees"
 
 
 @dataclass(frozen=True)
@@ -33,13 +31,13 @@ class Trees:
         return tree / "components" / "src"
 
 
-def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = TREES) -> Trees:
-    """Baseline and patched clones of ``checkout`` (built once per base and series)."""
-    if not (patches_dir / "series").is_file():
-        raise ToolkitError(f"no patch series in {patches_dir}: run `nox -s apply` first")
+def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
+    """Baseline and patched clones of ``checkout`` under ``dest`` (built once per base and
+    series)."""
+    series.names(patches_dir)  # no series: say so before taking the lock
     with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
-        digest = series_digest(patches_dir)
-        patches = [patches_dir / name for name in series_names(patches_dir)]
+        digest = series.series_digest(patches_dir)
+        patches = [patches_dir / name for name in series.names(patches_dir)]
         baseline = dest / f"baseline-{checkout.base[:12]}"
         patched = dest / f"patched-{checkout.base[:12]}-{digest[:12]}"
         if not _is_at(baseline, checkout.base):
@@ -55,7 +53,7 @@ def prepare_trees(checkout: Checkout, patches_dir: Path = PATCHES, dest: Path = 
                         f"the series in {patches_dir} does not apply to "
                         f"{checkout.release.base_tag}: {problem}"
                     )
-                if series_digest(patches_dir) != digest:  # an apply wrote it meanwhile
+                if series.series_digest(patches_dir) != digest:  # an apply wrote it meanwhile
                     raise ToolkitError(f"{patches_dir} changed while its tree was built: rerun")
     return Trees(baseline, patched, checkout.base, digest)
 

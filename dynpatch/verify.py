@@ -16,29 +16,30 @@ import json
 import random
 import shlex
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
-from dynpatch import console, evidence, variants
-from dynpatch.apply.export import PATCHES
-from dynpatch.console import err, out
+from dynpatch import console, variants
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.evidence import Record, StageResult
+from dynpatch.fetch import Checkout, FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.runner import Steps
 from dynpatch.replay.script import Script, to_json
+from dynpatch.trees import Trees, prepare_trees
+from dynpatch.workspace import Workspace
 
-if TYPE_CHECKING:
-    from dynpatch.trees import Trees
-
-OUT = evidence.OUT / "verify"
 DEFAULT_BUDGET = 200
+_DRAW = threading.Lock()  # hypothesis is not thread-safe; the matrix verifies on threads
 # What the property streams reached, reported so a weak draw is visible.
 TRAITS = ("log_probs", "top_logprobs", "dropped", "flat", "error_chunk", "worker_exit", "raised")
 
@@ -64,25 +65,42 @@ class VerifyOptions(FetchOptions):
     seed: int | None = None  # None: a fresh one, printed
     scenario: list[str] | None = None  # only these named scenarios
     python: str = sys.executable  # interpreter of the replay children
-    out: Path = OUT
-    patches: Path = PATCHES
-    evidence: Path = evidence.EVIDENCE
+    out: Path | None = None  # None: out/verify
 
 
-def run(args: VerifyOptions) -> int:
-    start = time.perf_counter()
+def run(args: VerifyOptions, ws: Workspace) -> StageResult:
+    """The pinned checkout (or the one the fetch options ask for) with ``patches/``."""
+    _scenarios(args)  # bad input is refused before the fetch
+    _pin, checkout = pinned(args, ws)
+    return check(args, checkout, ws.patches, ws.trees, args.out or ws.out / "verify")
+
+
+def _scenarios(args: VerifyOptions) -> list[str]:
+    """The named scenarios to replay; refuses a bad budget or name."""
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     names = args.scenario or list(scenarios.NAMED)
     unknown = [n for n in names if n not in scenarios.NAMED]
     if unknown:
         raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    _pin, checkout = pinned(args)
-    from dynpatch.trees import prepare_trees
+    return names
 
-    with err.status("preparing the baseline and patched trees ..."):
-        trees = prepare_trees(checkout, args.patches)
+
+def check(
+    args: VerifyOptions,
+    checkout: Checkout,
+    patches: Path,
+    trees_dir: Path,
+    out_dir: Path,
+    screen: Console = err,
+) -> StageResult:
+    """Replay ``checkout`` without and with the series in ``patches`` (trees under
+    ``trees_dir``, report and logs under ``out_dir``); progress on ``screen``."""
+    start = time.perf_counter()
+    names = _scenarios(args)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    with screen.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, patches, trees_dir)
 
     properties: list[Script] = []
     if args.budget:
@@ -92,23 +110,23 @@ def run(args: VerifyOptions) -> int:
             raise ToolkitError(
                 "hypothesis is not installed here: run `nox -s verify` (it installs it)"
             ) from None
-        with err.status(f"drawing {args.budget} property streams (seed {seed}) ..."):
+        with screen.status(f"drawing {args.budget} property streams (seed {seed}) ..."), _DRAW:
             properties = draw_scripts(args.budget, seed)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
     results, skipped = {}, ""
-    args.out.mkdir(parents=True, exist_ok=True)
-    with files.owned_dir(args.out, ".alternative-") as scratch:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with files.owned_dir(out_dir, ".alternative-") as scratch:
         srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
         try:
             srcs["alternative"] = variants.build(srcs["baseline"], scratch, variants.drop_copy)
         except ToolkitError as exc:  # this release's helper has no such copy to drop
             skipped = str(exc)
-        with Steps(err, len(srcs)) as steps:
+        with Steps(screen, len(srcs)) as steps:
             for label, src in srcs.items():
                 steps.start(
                     f"replaying {len(names) + len(properties)} scenarios on the {label} tree"
                 )
-                log = args.out / "logs" / f"{label}.log"
+                log = out_dir / "logs" / f"{label}.log"
                 tree = runner.Tree(label, src)
                 results[label] = runner.run_child(tree, job, log, python=args.python)
                 steps.done()
@@ -130,28 +148,23 @@ def run(args: VerifyOptions) -> int:
     lines.append(f"timing: {time.perf_counter() - start:.1f} s")
     table = outcome_table([o for o in outcomes if not o.name.startswith("property-")])
 
-    out.print(table)
-    for line in lines:
-        out.print(line, markup=False)
-    report = args.out / "verify.json"
+    report = out_dir / "verify.json"
     details = _details(outcomes, results, trees, seed, args.budget, properties)
     details["not_expected"] = waived
     details["alternative"] = {"edit": variants.ALTERNATIVE, "line": alternative}
     files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
-    saved = evidence.save(
+    result = StageResult(ok, [table, *lines, f"report: {console.rel(report)}"])
+    result.record = Record(
         "verify",
-        args.patches,
         base=trees.base,
         series_sha256=trees.series_sha256,
         command=_command(args, seed),
         verdict="pass" if ok else "fail",
         summary_md=markdown(outcomes, lines),
         details=details,
-        out=args.evidence,
     )
-    out.print(f"report: {console.rel(report)}; evidence: {console.rel(saved)}", markup=False)
-    return 0 if ok else 1
+    return result
 
 
 def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:

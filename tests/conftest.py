@@ -7,23 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.apply.export import PATCHES
-from dynpatch.pin import PIN_FILE, load_pin
-from tests.fixtures.synthetic import SYNTHETIC_FILES, SyntheticRelease, build_wheel, write_pin
+from dynpatch.pin import load_pin
+from dynpatch.workspace import Workspace
+from tests.fixtures.synthetic import REPO, SYNTHETIC_FILES, SyntheticRelease, build_wheel, write_pin
 
 
 @pytest.fixture
 def synthetic_release(tmp_path: Path) -> Callable[..., SyntheticRelease]:
-    """Make a release 9.9.9 whose wheel sits in a temp vendor's wheel cache."""
+    """Make a release 9.9.9 pinned in a workspace at ``tmp_path``, its wheel in the cache."""
 
     def make(files: dict[str, str] | None = None, sha256: str | None = None) -> SyntheticRelease:
-        vendor = tmp_path / "vendor"
-        cache = vendor / "cache" / "wheels"
-        cache.mkdir(parents=True, exist_ok=True)
-        wheel = cache / "ai_dynamo-9.9.9-py3-none-any.whl"
+        ws = Workspace(tmp_path)
+        ws.wheels.mkdir(parents=True, exist_ok=True)
+        wheel = ws.wheels / "ai_dynamo-9.9.9-py3-none-any.whl"
         digest = build_wheel(wheel, files if files is not None else SYNTHETIC_FILES)
-        pin_path = write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, sha256 or digest)
-        return SyntheticRelease(load_pin(pin_path), vendor, wheel)
+        write_pin(ws.pin, "9.9.9", wheel.name, sha256 or digest)
+        return SyntheticRelease(load_pin(ws.pin), ws, wheel)
 
     return make
 
@@ -32,7 +31,7 @@ def synthetic_release(tmp_path: Path) -> Callable[..., SyntheticRelease]:
 def repo_pin_and_patches_untouched() -> Iterator[None]:
     """Every test leaves the repository's own pin and patches/ as they were: tests work on
     temporary copies (checked around each test)."""
-    before = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
+    before = REPO.pin.read_bytes(), {p.name: p.read_bytes() for p in REPO.patches.iterdir()}
     yield
-    after = PIN_FILE.read_bytes(), {p.name: p.read_bytes() for p in PATCHES.iterdir()}
+    after = REPO.pin.read_bytes(), {p.name: p.read_bytes() for p in REPO.patches.iterdir()}
     assert after == before

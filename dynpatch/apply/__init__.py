@@ -12,17 +12,18 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from dynpatch import console
-from dynpatch.apply.export import PATCHES, ApplyReport, SeriesFailed, apply_series
+from dynpatch.apply.export import ApplyReport, SeriesFailed, apply_series
 from dynpatch.apply.precommit import findings, record
-from dynpatch.console import err, out
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, load_pin
+from dynpatch.workspace import Workspace
 
 AUTHOR_ENV = "DYNPATCH_AUTHOR"
 
@@ -31,71 +32,73 @@ AUTHOR_ENV = "DYNPATCH_AUTHOR"
 class ApplyOptions(FetchOptions):
     check: bool = False  # regenerate in a temporary place; fail if patches/ differs
     author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
-    patches: Path = PATCHES
-    evidence: Path | None = None  # None: out/evidence beside patches/ (record.default_dir)
 
 
-def run(args: ApplyOptions) -> int:
+def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     start = time.perf_counter()
-    pin = load_pin(args.pin)
+    pin = load_pin(ws.pin)
     author = gitio.parse_identity(args.author or os.environ.get(AUTHOR_ENV) or pin.author)
     if args.version and args.version != pin.version and not args.check:
         raise ToolkitError(
-            f"{console.rel(args.patches)}/ is made against the pin ({pin.version}); apply "
+            f"{console.rel(ws.patches)}/ is made against the pin ({pin.version}); apply "
             f"--version {args.version} would rewrite it for another release: move the pin with "
             f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
         )
-    files.refuse_non_folder(args.patches)  # before the fetch: the swap would refuse it
+    files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
     try:
-        with locked(pin, args) as checkout:
+        with locked(pin, args, ws.vendor) as checkout:
             status.stop()
             fetched = time.perf_counter()
-            report = _apply(args, checkout, pin, author)
+            report = _apply(args, ws, checkout, pin, author)
     finally:
         status.stop()
     title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
-    console.show_outcomes(report.outcomes, report.lines, title)
+    table = console.outcome_table(report.outcomes, report.lines, title)
     if report.result.not_applicable:
+        console.out.print(table)
         raise ToolkitError(report.result.problems()[0])
+    result = StageResult(shown=[table])
     if not report.patches:
-        out.print("every target is already applied at the base: no patch to export")
-        return 0
-    where = console.rel(args.patches)
+        result.say("every target is already applied at the base: no patch to export")
+        return result
+    where = console.rel(ws.patches)
     saved = record.save(
         report.hooks,
-        args.patches,
-        args.evidence or record.default_dir(args.patches),
+        ws.patches,
+        ws.evidence,
         checkout.base,
         f"{record.COMMAND} -- --check" if args.check else record.COMMAND,
     )
     if args.check:
-        out.print(f"{where}/ is up to date ({', '.join(report.patches)})")
+        result.say(f"{where}/ is up to date ({', '.join(report.patches)})")
     elif report.changed_files:
-        out.print(f"wrote {where}/: {', '.join(report.changed_files)}")
+        result.say(f"wrote {where}/: {', '.join(report.changed_files)}")
     else:
-        out.print(f"{where}/ unchanged ({', '.join(report.patches)})")
+        result.say(f"{where}/ unchanged ({', '.join(report.patches)})")
     if not args.check:
-        out.print(
+        result.say(
             f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
         )
     passed = ", ".join(r.hook for r in report.hooks)
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
-    out.print(
+    result.say(
         f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
         f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}"
     )
     t = report.timings
-    out.print(
+    result.say(
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
     )
-    return 0
+    return result
 
 
-def _apply(args: ApplyOptions, checkout: Checkout, pin: Pin, author: gitio.Identity) -> ApplyReport:
+def _apply(
+    args: ApplyOptions, ws: Workspace, checkout: Checkout, pin: Pin, author: gitio.Identity
+) -> ApplyReport:
     """``apply_series`` with the options; a drifted series prints its table first."""
     try:
         return apply_series(
@@ -103,14 +106,14 @@ def _apply(args: ApplyOptions, checkout: Checkout, pin: Pin, author: gitio.Ident
             author=author,
             date=pin.date,
             branch=pin.branch,
-            vendor=args.vendor,
-            patches_dir=args.patches,
+            vendor=ws.vendor,
+            patches_dir=ws.patches,
             check=args.check,
             force=args.force,
         )
     except SeriesFailed as exc:
         title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
-        console.show_outcomes(exc.report.outcomes, exc.report.lines, title)
+        console.out.print(console.outcome_table(exc.report.outcomes, exc.report.lines, title))
         if len(exc.findings) > 1:
             findings.show(exc.findings)
         if exc.report.result.candidate is not None:  # apply has no replay to judge it with

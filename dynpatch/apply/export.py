@@ -14,8 +14,6 @@ bump: a release's own series, made once, outcomes and proof included).
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from pathlib import Path
 
 from codemods.outcome import Outcome
 from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
+from dynpatch import series
 from dynpatch.apply import precommit, scope
 from dynpatch.apply import tools as formatting
 from dynpatch.apply.precommit.findings import Finding, HookResult, all_findings, failure_line
@@ -31,10 +30,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
-from dynpatch.pin import ROOT, Pin
-
-PATCHES = ROOT / "patches"
-SERIES_FILE = "series"
+from dynpatch.pin import Pin
 
 
 @dataclass
@@ -84,7 +80,7 @@ def apply_series(
     date: str,
     branch: str | None,
     vendor: Path,
-    patches_dir: Path = PATCHES,
+    patches_dir: Path,
     check: bool = False,
     force: bool = False,
     steps: tuple[Step, ...] = SERIES,
@@ -138,7 +134,7 @@ def apply_series(
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
         clock.lap("commit+export")
-        names = series_names(exported)
+        names = series.names(exported)
         proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
         clock.lap("git am check")
         if proof:
@@ -149,12 +145,12 @@ def apply_series(
         hooks.append(precommit.check_commits(commits, names))
         _refuse_findings(hooks, report)
         report.hooks, report.patches = hooks, names
-        with files.lock(patches_lock(vendor, patches_dir), f"the series in {patches_dir}"):
+        with files.lock(series.lock(vendor / "locks", patches_dir), f"the series in {patches_dir}"):
             files.recover(patches_dir)  # finish or undo what a killed run left
             if check:
-                _compare(exported, patches_dir)
+                series.compare(exported, patches_dir)
             else:
-                report.changed_files = install_series(exported, patches_dir)
+                report.changed_files = series.install(exported, patches_dir)
         if moving and tip != report.commit:
             refs = [(f"refs/heads/{moving}", report.commit, tip)]
             made = f"{APPLIED}/{report.commit}"
@@ -185,12 +181,6 @@ def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path)
         vendor=vendor,
         patches_dir=patches_dir,
     )
-
-
-def patches_lock(vendor: Path, patches_dir: Path) -> Path:
-    """The lock file that guards ``patches_dir`` (one per folder, under ``vendor/locks``)."""
-    where = str(patches_dir.resolve())
-    return vendor / "locks" / f"patches-{hashlib.sha256(where.encode()).hexdigest()[:12]}.lock"
 
 
 def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None:
@@ -274,7 +264,7 @@ def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> P
     made = gitio.format_patch(checkout.path, checkout.base, head, out, objects)
     for path in made:
         path.write_text(_with_provenance(path.read_text(), checkout.provenance))
-    (out / SERIES_FILE).write_text("".join(f"{p.name}\n" for p in made))
+    (out / series.SERIES_FILE).write_text("".join(f"{p.name}\n" for p in made))
     return out
 
 
@@ -285,75 +275,6 @@ def _with_provenance(patch: str, provenance: tuple[str, ...]) -> str:
         raise ToolkitError("format-patch output has no '---' separator")
     notes = "".join(f"{line}\n" for line in provenance)
     return f"{head}{sep}{notes}\n{tail}"
-
-
-def series_names(directory: Path) -> list[str]:
-    """The patch files ``directory/series`` names, in order; each must exist."""
-    try:
-        names = (directory / SERIES_FILE).read_text().split()
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot read the series file of {directory}") from None
-    missing = [n for n in names if not (directory / n).is_file()]
-    if missing:
-        raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
-    return names
-
-
-def _compare(exported: Path, committed: Path) -> None:
-    want = {n: b.decode(errors="replace") for n, b in _read_series_dir(exported).items()}
-    have = {n: b.decode(errors="replace") for n, b in _read_series_dir(committed).items()}
-    if want == have:
-        return
-    for name in sorted(set(want) | set(have)):
-        if want.get(name) != have.get(name):
-            diff = list(
-                difflib.unified_diff(
-                    (have.get(name) or "").splitlines(),
-                    (want.get(name) or "").splitlines(),
-                    lineterm="",
-                    n=0,
-                )
-            )
-            first = next((d for d in diff[2:] if not d.startswith("@@")), "")
-            raise ToolkitError(
-                f"patches/{name} is stale: regenerate with `nox -s apply` "
-                f"(first difference: {first.strip()[:120]!r})"
-            )
-
-
-def install_series(exported: Path, patches_dir: Path) -> list[str]:
-    """Replace ``patches_dir`` with the export, whole (staged beside it, then swapped in);
-    return the names that changed. Files there that are not part of a series (no
-    ``.patch``, not ``series``) are carried over. Unchanged: nothing is written."""
-    have = _read_series_dir(patches_dir)
-    want = _read_series_dir(exported)
-    changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))
-    if not changed:
-        return []
-    keep = frozenset(
-        p.name
-        for p in (patches_dir.iterdir() if patches_dir.is_dir() else ())
-        if p.name not in have
-    )
-    with files.staged_dir(patches_dir, keep=keep) as tmp:
-        for name, data in want.items():
-            (tmp / name).write_bytes(data)
-        faults.checkpoint("patches.staged")
-    return changed
-
-
-def _read_series_dir(directory: Path) -> dict[str, bytes]:
-    """The series files of ``directory`` (patch files and ``series``) by name."""
-    if not directory.is_dir():
-        return {}
-    try:
-        return {
-            p.name: p.read_bytes()
-            for p in directory.iterdir()
-            if p.is_file() and (p.suffix == ".patch" or p.name == SERIES_FILE)
-        }
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot read {directory}") from None
 
 
 def _one_line(problems: list[str]) -> str:
@@ -379,7 +300,5 @@ __all__ = [
     "am_problem",
     "apply_series",
     "export_series",
-    "install_series",
     "read_at",
-    "series_names",
 ]

@@ -7,8 +7,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import evidence
-from dynpatch.apply.export import PATCHES
 from dynpatch.fetch import FetchOptions
 
 
@@ -18,5 +16,3 @@ class BenchOptions(FetchOptions):
     record: bool = False  # write the reference docs/bench/ (gates passed)
     python: str = sys.executable  # interpreter of the replay children
     out: Path | None = None  # None: out/bench
-    patches: Path = PATCHES
-    evidence: Path = evidence.EVIDENCE

@@ -1,7 +1,7 @@
 """The committed reference counts, ``docs/bench/instructions.json`` and its plot.
 
 ``nox -s bench -- --record`` writes them (both or neither) after a run
-whose gates pass. The record names the code it measured by :func:`dynpatch.evidence.
+whose gates pass. The record names the code it measured by :func:`dynpatch.series.
 code_digest` (the series' diffs only), so a commit message may quote its figures;
 :func:`reference` hands it out only while ``patches/`` still holds that code.
 """
@@ -12,16 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dynpatch import evidence
+from dynpatch import evidence, series
 from dynpatch.io import files
-from dynpatch.pin import ROOT
 
 DOCS = Path("docs") / "bench"
 RECORD = "instructions.json"
 PLOT = "instructions.png"
 
 
-def record(data: dict[str, Any], png: bytes, root: Path = ROOT) -> Path:
+def record(data: dict[str, Any], png: bytes, root: Path) -> Path:
     """Write ``data`` (which names its ``code_sha256``) and its plot into
     ``root/docs/bench``, both or neither; the folder's other files (the reviewer's script)
     stay. Return the record's path."""
@@ -38,8 +37,8 @@ def record(data: dict[str, Any], png: bytes, root: Path = ROOT) -> Path:
     return folder / RECORD
 
 
-def reference(root: Path = ROOT) -> dict[str, Any] | None:
+def reference(root: Path) -> dict[str, Any] | None:
     """The reference record when it measured the code now in ``root/patches``; None when
     there is none, or it measured other code (rerun with ``--record``). A file that is
     not a reference record is a ToolkitError."""
-    return evidence.reference_for(evidence.code_digest(root / "patches"), root / DOCS / RECORD)
+    return evidence.reference_for(series.code_digest(root / "patches"), root / DOCS / RECORD)

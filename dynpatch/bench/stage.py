@@ -24,19 +24,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence, variants
+from dynpatch import console, evidence, series, variants
 from dynpatch.bench import ab, gates, host, plan, recorded, report, valgrind
 from dynpatch.bench.counts import TreeCounts
 from dynpatch.bench.options import BenchOptions
 from dynpatch.bench.plan import ALLOC_SAMPLES
 from dynpatch.bench.report import table
-from dynpatch.console import err, out
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import Record, StageResult
 from dynpatch.fetch import pinned
 from dynpatch.io import files, proc
 from dynpatch.replay import callgrind, runner
+from dynpatch.trees import prepare_trees
+from dynpatch.workspace import Workspace
 
-OUT = evidence.OUT / "bench"
 WRITTEN = ("bench.json", "bench.md", "instructions.png")
 
 
@@ -86,8 +88,8 @@ def how_line(how: dict[str, Any]) -> str:
     )
 
 
-def run(args: BenchOptions) -> int:
-    """Count, judge, report, save; 0 when the gates say what they must."""
+def run(args: BenchOptions, ws: Workspace) -> StageResult:
+    """Count, judge, report; ok when the gates say what they must."""
     start = time.perf_counter()
     valgrind_path = valgrind.find()
     if not callgrind.supported():
@@ -96,12 +98,10 @@ def run(args: BenchOptions) -> int:
             f"not {platform.system()} {platform.machine()}"
         )
     version = valgrind.version(valgrind_path)
-    out_dir: Path = args.out or OUT
-    _pin, checkout = pinned(args)
-    from dynpatch.trees import prepare_trees
-
+    out_dir: Path = args.out or ws.out / "bench"
+    _pin, checkout = pinned(args, ws)
     with err.status("preparing the baseline and patched trees ..."):
-        trees = prepare_trees(checkout, args.patches)
+        trees = prepare_trees(checkout, ws.patches, ws.trees)
     tree_of = {
         "baseline": runner.Tree("baseline", trees.src(trees.baseline)),
         "patched": runner.Tree("patched", trees.src(trees.patched)),
@@ -120,7 +120,7 @@ def run(args: BenchOptions) -> int:
             tree_of["mutant"] = runner.Tree("mutant", mutant)
         with files.staged_dir(out_dir) as stage:
             result = _measure(args, tree_of, stage, valgrind_path, version)
-            data, md, lines, passed = _judge(args, result, trees, version, start)
+            data, md, lines, passed = _judge(ws, result, trees, version, start)
             data["trees"]["release"] = checkout.release.version  # what was measured
             files.write_atomic(stage / "bench.json", json.dumps(data, indent=1) + "\n")
             files.write_atomic(stage / "bench.md", md)
@@ -128,33 +128,32 @@ def run(args: BenchOptions) -> int:
             report.write_plot(points, stage / "instructions.png", stage / "per_chunk.csv")
 
     counts: dict[str, TreeCounts] = result["counts"]
-    out.print(table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)))
-    out.print(table(report.CHUNK_TITLE, *report.chunk_rows(counts)))
-    for line in lines:
-        out.print(line, markup=False)
-    out.print(f"{script['script']} on the patched tree (saved for the PR):", markup=False)
-    out.print(script["output"].rstrip(), markup=False)
+    shown = StageResult(passed)
+    shown.say(
+        table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)),
+        table(report.CHUNK_TITLE, *report.chunk_rows(counts)),
+        *lines,
+        f"{script['script']} on the patched tree (saved for the PR):",
+        script["output"].rstrip(),
+    )
     written = ", ".join(console.rel(out_dir / n) for n in WRITTEN)
-    out.print(f"wrote {written} in {time.perf_counter() - start:.0f} s", markup=False)
-    saved = evidence.save(
+    shown.say(f"wrote {written} in {time.perf_counter() - start:.0f} s")
+    shown.record = Record(
         "bench",
-        args.patches,
         base=trees.base,
         series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if passed else "fail",
         summary_md=md,
         details={**{k: v for k, v in data.items() if k != "counts"}, "rerun": script},
-        out=args.evidence,
     )
-    out.print(f"evidence: {console.rel(saved)}", markup=False)
     if args.record:
         if not passed:
-            out.print("not recorded in docs/bench/: the gates did not pass", markup=False)
+            shown.say("not recorded in docs/bench/: the gates did not pass")
         else:
-            path = _record(data, counts)
-            out.print(f"reference: {console.rel(path)} and its plot", markup=False)
-    return 0 if passed else 1
+            path = _record(data, counts, ws)
+            shown.say(f"reference: {console.rel(path)} and its plot")
+    return shown
 
 
 def _measure(
@@ -204,7 +203,7 @@ def _measure(
 
 
 def _judge(
-    args: BenchOptions, result: dict[str, Any], trees: Any, version: str, start: float
+    ws: Workspace, result: dict[str, Any], trees: Any, version: str, start: float
 ) -> tuple[dict[str, Any], str, list[str], bool]:
     counts: dict[str, TreeCounts] = result["counts"]
     alloc = result["alloc"]["slope_bytes_per_token"]
@@ -249,7 +248,7 @@ def _judge(
         "trees": {
             "base": trees.base,
             "series_sha256": trees.series_sha256,
-            "code_sha256": evidence.code_digest(args.patches),
+            "code_sha256": series.code_digest(ws.patches),
             "mutant": "mutant" in counts,
             "alternative": variants.ALTERNATIVE,
         },
@@ -274,7 +273,7 @@ def _judge(
     return data, report.markdown(counts, lines), lines, passed
 
 
-def _record(data: dict[str, Any], counts: dict[str, TreeCounts]) -> Path:
+def _record(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Workspace) -> Path:
     """The reference: baseline and patched only, named by the code they measured."""
     pair = {t: counts[t] for t in ("baseline", "patched")}
     ref = {
@@ -290,7 +289,7 @@ def _record(data: dict[str, Any], counts: dict[str, TreeCounts]) -> Path:
         "gates": data["gates"],
         "command": "nox -s bench -- --record",
     }
-    return recorded.record(ref, report.plot_png(report.plot_points(pair)))
+    return recorded.record(ref, report.plot_png(report.plot_points(pair)), ws.root)
 
 
 def _command(args: BenchOptions) -> str:

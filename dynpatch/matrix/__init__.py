@@ -3,35 +3,38 @@
 Releases run concurrently in two bounded pools: the light part (fetch, codemods,
 formatting, ``git am``; network and short processes) for up to ``--fetch-jobs`` releases at
 once, the heavy part (dynamo's tests and the replay, each a child process using a core) for
-up to ``--jobs``. Fetches, per-release runtimes and check results are cached: a warm rerun
-redoes the cheap parts and reuses test and verify verdicts whose inputs did not change.
+up to ``--jobs``. The checks run in this process (:mod:`.stages`); each one's progress is
+its release's line on one board. Fetches, per-release runtimes and check results are
+cached: a warm rerun redoes the cheap parts and reuses test and verify verdicts whose
+inputs did not change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dynpatch import evidence
-from dynpatch import runtimes as envs
+from dynpatch import series
 from dynpatch.apply import tools as formatting
-from dynpatch.apply.export import PATCHES
-from dynpatch.console import err, out
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import VENDOR
+from dynpatch.evidence import StageResult
 from dynpatch.io import pypi
 from dynpatch.matrix import release, releases, report, stages
-from dynpatch.pin import PIN_FILE, Pin, load_pin
+from dynpatch.pin import Pin, load_pin
+from dynpatch.workspace import Workspace
 
-OUT = evidence.OUT / "matrix"
 QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
 DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
 
@@ -54,23 +57,18 @@ class MatrixOptions:
     fetch_jobs: int = 3
     skip: list[str] = field(default_factory=list)
     fresh: bool = False  # ignore cached test and verify results
-    out: Path = OUT
-    python: Path | None = None  # one interpreter for every release (tests)
-    pin: Path = PIN_FILE
-    vendor: Path = VENDOR
-    patches: Path = PATCHES
-    runtimes: Path | None = None
+    out: Path | None = None  # None: out/matrix
     list_json: bool = False  # print the versions it would check (JSON), run nothing
 
 
-def run(args: MatrixOptions) -> int:
+def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     start = time.perf_counter()
     for name in ("jobs", "fetch_jobs"):
         if getattr(args, name) < 1:
             raise ToolkitError(f"--{name.replace('_', '-')} must be 1 or more")
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
-    pin = load_pin(args.pin)
+    pin = load_pin(ws.pin)
     versions = _versions(args, pin)
     listed = _on_index(pin) if args.all else {}
     if listed:
@@ -79,44 +77,37 @@ def run(args: MatrixOptions) -> int:
     asked = "newest" in [v.strip() for v in (args.versions or "").split(",")]
     want_newest = asked or (pin.matrix_newest if args.newest is None else args.newest)
     if args.list_json:  # for a CI fan-out: one job per entry ("newest": found at run time)
-        out.print(
-            json.dumps([*versions, *(["newest"] if want_newest else [])]),
-            markup=False,
-            soft_wrap=True,
-            highlight=False,
-        )
-        return 0
-    if not (args.patches / "series").is_file():
-        raise ToolkitError(f"no committed series in {args.patches}: run `nox -s apply` first")
-    tofu = args.vendor / "cache" / "tofu"
+        listing = [*versions, *(["newest"] if want_newest else [])]
+        if not listing:
+            raise ToolkitError("no releases to list: the pin's [matrix] names none")
+        return StageResult(shown=[json.dumps(listing)])
+    series.names(ws.patches)  # the committed series must be there
+    tofu = ws.tofu
     found = {c.release.version: c for c in releases.indexed(pin, listed, tofu)}
     candidates = [found.get(v) or releases.pinned(pin, [v])[0] for v in versions]
     if want_newest:
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
-                found = releases.newest(pin, args.vendor / "cache" / "wheels", tofu)
+                found = releases.newest(pin, ws.wheels, tofu)
             except ToolkitError as exc:
                 raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
         candidates = _with_newest(candidates, found)
         err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
-    args.out.mkdir(parents=True, exist_ok=True)
-    derived = load_pin(releases.derived_pin(pin, candidates, args.out / "pin.toml"))
+    out = args.out or ws.out / "matrix"
+    out.mkdir(parents=True, exist_ok=True)
     # Built once here: the pools would otherwise race to create the same formatter env.
-    formatting.tools_python(args.vendor)
+    formatting.tools_python(ws.vendor)
     ctx = release.Context(
-        pin=derived,
-        vendor=args.vendor,
-        out=args.out,
-        committed=args.patches,
+        pin=releases.with_candidates(pin, candidates),
+        ws=ws,
+        out=out,
         budget=args.budget,
         seed=args.seed,
         skip=frozenset(args.skip),
         toolkit=release.toolkit_digest(),
         fresh=args.fresh,
-        python=args.python,
-        runtimes=args.runtimes or envs.RUNTIMES,
     )
     rows = _run_all(candidates, ctx, args, err)
     total = time.perf_counter() - start
@@ -131,7 +122,7 @@ def run(args: MatrixOptions) -> int:
         "created": report.now(),
         "pinned": pinned_version,
         "toolkit": release.toolkit_digest(),
-        "committed_series_sha256": evidence.series_digest(args.patches),
+        "committed_series_sha256": series.series_digest(ws.patches),
         "budget": args.budget,
         "seed": args.seed,
         "jobs": args.jobs,
@@ -139,8 +130,7 @@ def run(args: MatrixOptions) -> int:
         "ok": not bad,
         "summary": summary,
     }
-    report.show(rows, meta, args.out, summary)
-    return 0 if not bad else 1
+    return StageResult(not bad, report.show(rows, meta, out, summary))
 
 
 def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
@@ -181,6 +171,26 @@ def _with_newest(
             candidates[i] = found
             return candidates
     return [*candidates, found]
+
+
+class BoardLine(Console):
+    """A stage's screen in the matrix: what it shows becomes its release's board line
+    (one live display for the whole run; the stages' own would fight over the terminal)."""
+
+    def __init__(self, step: Callable[[str], None]):
+        super().__init__(quiet=True)
+        self._step = step
+
+    @property
+    def is_terminal(self) -> bool:  # so no stage starts a live display of its own
+        return False
+
+    def status(self, status: Any, *args: Any, **kwargs: Any) -> Any:
+        self._step(str(status).rstrip(" ."))
+        return contextlib.nullcontext()
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        self._step(" ".join(str(o) for o in objects))
 
 
 class Board:
@@ -241,14 +251,14 @@ def _run_all(
 
         with light:
             try:
-                row = release.prepare(candidate, ctx, step)
+                row, checkout = release.prepare(candidate, ctx, step)
             except ToolkitError as exc:
                 row = release.new_row(candidate, ctx)
                 row.series, row.series_detail = "error", str(exc)
                 board.done(version, f"error: {exc}")
                 return row
-            python = ctx.python
-            if row.runnable and python is None and set(stages.STAGES) - ctx.skip:
+            python = None
+            if row.runnable and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
                 try:
                     python = release.release_python(ctx, version)
@@ -257,7 +267,7 @@ def _run_all(
         if row.runnable:
             step("waiting for a free core")
             with heavy:
-                release.check(row, ctx, python, step)
+                release.check(row, ctx, checkout, python, BoardLine(step))
         row.timings["total"] = time.perf_counter() - t0
         board.done(version, _done_text(row))
         return row

@@ -17,6 +17,7 @@ from typing import Any
 
 from dynpatch import console
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
 from dynpatch.matrix import report
 from dynpatch.matrix.release import Row
 from dynpatch.matrix.releases import version_key
@@ -32,7 +33,7 @@ class JoinOptions:
     out: Path | None = None  # where the joined matrix.md and matrix.json go (default: DIR)
 
 
-def run(args: JoinOptions) -> int:
+def run(args: JoinOptions) -> StageResult:
     parts = sorted(args.dir.glob("*/matrix.json"))
     if not parts:
         raise ToolkitError(f"no {args.dir}/*/matrix.json to join: run `matrix --out` per release")
@@ -71,8 +72,7 @@ def run(args: JoinOptions) -> int:
         "summary": summary,
         "joined": [console.rel(p) for p in parts],
     }
-    report.show(rows, meta, args.out or args.dir, summary)
-    return 0 if not bad else 1
+    return StageResult(not bad, report.show(rows, meta, args.out or args.dir, summary))
 
 
 def _once(row: Row, path: Path, other_path: Path, other: Row) -> tuple[Path, Row]:

@@ -1,12 +1,12 @@
 """One release through the series: fetch, the series made once (codemods, format,
 export and its ``git am`` proof), the committed series' ``git am`` check, then the CPU
-test-upstream and quick verify stages as child processes (:mod:`.stages`).
+test-upstream and quick verify stages, in-process (:mod:`.stages`).
 
 The light part (:func:`prepare`) writes only under the release's own folder in
 ``out/matrix/``: the series is made with ``branch=None``, so the shared checkout is only
-read and no work branch moves. The heavy part (:func:`check`) runs the real stages with
-that release's series (``--patches``), a derived pin, and evidence and logs under the same
-folder, so the pinned release's ``out/evidence/`` records are never overwritten.
+read and no work branch moves. The heavy part (:func:`check`) runs the real stages on
+that release's checkout and series, with output and logs under the same folder; no
+evidence record is saved, so the pinned release's ``out/evidence/`` is never touched.
 """
 
 from __future__ import annotations
@@ -23,19 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
+from rich.console import Console
 
 from codemods import logprobs_helper, shape
 from codemods.series import SERIES
-from dynpatch import evidence, upstream_fix
 from dynpatch import runtimes as envs
-from dynpatch.apply.export import (
-    ApplyReport,
-    SeriesFailed,
-    am_problem,
-    export_series,
-    read_at,
-    series_names,
-)
+from dynpatch import series, upstream_fix
+from dynpatch.apply.export import ApplyReport, SeriesFailed, am_problem, export_series, read_at
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import files
@@ -49,10 +43,11 @@ from dynpatch.matrix.stages import (
     SKIPPED,
     STAGES,
     Check,
-    StageJob,
-    run_stage,
+    CheckJob,
+    run_check,
 )
-from dynpatch.pin import ROOT, Pin
+from dynpatch.pin import Pin
+from dynpatch.workspace import TOOLKIT, Workspace
 
 
 @dataclass
@@ -113,17 +108,14 @@ MERGED = "the series is merged upstream: every target is already applied"
 
 @dataclass(frozen=True)
 class Context:
-    pin: Pin  # the derived pin (lists every matrix release)
-    vendor: Path
+    pin: Pin  # the pin, with every matrix release listed (in memory)
+    ws: Workspace
     out: Path  # out/matrix
-    committed: Path  # the committed series (patches/)
     budget: int
     seed: int
     skip: frozenset[str] = frozenset()
     toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
     fresh: bool = False  # ignore cached results (they are still rewritten)
-    python: Path | None = None  # one interpreter for every release (else its own runtime's)
-    runtimes: Path = envs.RUNTIMES
 
     def folder(self, version: str) -> Path:
         return self.out / "releases" / version
@@ -144,39 +136,39 @@ def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
     )
 
 
-def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> Row:
+def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> tuple[Row, Checkout]:
     """Fetch, the release's own series (made and proved once) and the committed series'
     ``git am`` check, for one release."""
     release = candidate.release
     row = new_row(candidate, ctx)
     clock = time.perf_counter()
     step("fetching")
-    checkout = fetch(ctx.pin, version=release.version, vendor=ctx.vendor)
+    checkout = fetch(ctx.pin, version=release.version, vendor=ctx.ws.vendor)
     row.timings["fetch"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
     row.guard = helper_guard(read_at(checkout.path, checkout.base, logprobs_helper.TARGET.path))
     step("git am: the committed series")
-    row.committed_am = am_check(checkout, ctx.committed, ctx.vendor)
+    row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
     step("codemods + format + export + git am proof")
     patches = ctx.folder(release.version) / "patches"
     _series(checkout, ctx, patches, row)
     if not row.series_sha256:  # nothing exported this time: no older series may linger
         files.remove_tree(patches)
     row.timings["series"] = time.perf_counter() - clock
-    return row
+    return row, checkout
 
 
 def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     """This release's own series into ``patches``, and the row's series columns: its
     outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
     try:
-        report = export_series(checkout, ctx.pin, ctx.vendor, patches)
+        report = export_series(checkout, ctx.pin, ctx.ws.vendor, patches)
     except SeriesFailed as exc:
         # A candidate upstream fix is judged by a run (its interpreter is built only then).
         python = functools.partial(release_python, ctx, row.version)
         upstream_fix.settle(
-            exc.report, checkout, python, ctx.vendor, ctx.folder(row.version) / "judge.log"
+            exc.report, checkout, python, ctx.ws.vendor, ctx.folder(row.version) / "judge.log"
         )
         row.outcomes = outcome_rows(exc.report)
         _not_exported(row, exc)
@@ -195,13 +187,13 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
         row.test_upstream = row.verify = Check(NA, "no change to check")
     else:
         row.series = "applied"
-        row.series_sha256 = evidence.series_digest(patches)
+        row.series_sha256 = series.series_digest(patches)
         row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
 
 
 def release_python(ctx: Context, version: str) -> Path:
-    """The interpreter of ``version``'s checks: ``ctx.python``, else one with its runtime."""
-    return ctx.python or envs.runtime_env(version, ctx.runtimes).python
+    """The interpreter of ``version``'s checks: one with its runtime."""
+    return envs.runtime_env(version, ctx.ws.runtimes).python
 
 
 def _not_exported(row: Row, exc: SeriesFailed) -> None:
@@ -239,12 +231,12 @@ def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
     ]
 
 
-def am_check(checkout: Checkout, patches_dir: Path, vendor: Path) -> Check:
+def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
     """The committed series' ``git am`` column: it applies to a fresh copy of this
     release's base, and reverses (the same proof ``apply_series`` makes of its export)."""
     start = time.perf_counter()
-    patches = [patches_dir / n for n in series_names(patches_dir)]
-    with files.owned_dir(vendor / "scratch", "am-") as tmp:
+    patches = [patches_dir / n for n in series.names(patches_dir)]
+    with files.owned_dir(scratch, "am-") as tmp:
         problem = am_problem(checkout, patches, tmp / "am")
     seconds = time.perf_counter() - start
     if problem:
@@ -269,58 +261,41 @@ def helper_guard(source: str | None) -> str:
     return "no if statement"
 
 
-# --- heavy part: the stages, as children --------------------------------------------
+# --- heavy part: the stages, in-process --------------------------------------------
 
 
-def check(row: Row, ctx: Context, python: Path | None, step: Step) -> None:
+def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, screen: Console) -> None:
     """CPU test-upstream, then quick verify, on this release's own series (cached)."""
     folder = ctx.folder(row.version)
     cache_file = folder / "checks.json"
     key = _cache_key(row, ctx, python)
     cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    ran: dict[str, dict[str, Any]] = {}
     for stage in STAGES:
         attr = stage.replace("-", "_")
         if stage in ctx.skip:
             setattr(row, attr, Check(SKIPPED, f"--skip {stage}: not run"))
-            continue
-        if python is None:
+        elif python is None:
             setattr(row, attr, Check(ERROR, "no interpreter with this release's runtime"))
-            continue
-        if stage in cached:
-            setattr(row, attr, Check(**{**cached[stage], "cached": True}))
-            continue
-        step(f"{stage} ({'CPU tier' if stage == 'test-upstream' else f'budget {ctx.budget}'})")
-        result = run_stage(stage, _job(row, ctx, python))
-        setattr(row, attr, result)
-    results = {
-        s: dataclasses.asdict(getattr(row, s.replace("-", "_")))
-        for s in STAGES
-        if getattr(row, s.replace("-", "_")).status in (PASS, FAIL)
-        and not getattr(row, s.replace("-", "_")).cached
-    }
-    if results:
-        keep = {**cached, **results}
-        for value in keep.values():
-            value.pop("cached", None)
+        elif stage in cached:
+            setattr(row, attr, Check(**cached[stage], cached=True))
+        else:
+            what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
+            screen.print(f"{stage} ({what})")
+            job = CheckJob(
+                checkout, folder / "patches", folder, ctx.ws.trees, python, ctx.budget, ctx.seed
+            )
+            done = run_check(stage, job, screen)[0]
+            setattr(row, attr, done)
+            if done.status in (PASS, FAIL):  # an error is not kept: the next run retries
+                ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
+    if ran:
         folder.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(cache_file, json.dumps({"key": key, "checks": keep}, indent=2) + "\n")
+        text = json.dumps({"key": key, "checks": {**cached, **ran}}, indent=2)
+        files.write_atomic(cache_file, text + "\n")
 
 
-def _job(row: Row, ctx: Context, python: Path) -> StageJob:
-    folder = ctx.folder(row.version)
-    return StageJob(
-        ctx.pin.path,
-        ctx.vendor,
-        row.version,
-        folder / "patches",
-        folder,
-        python,
-        ctx.budget,
-        ctx.seed,
-    )
-
-
-def toolkit_digest(roots: tuple[Path, ...] = (ROOT / "codemods", ROOT / "dynpatch")) -> str:
+def toolkit_digest(roots: tuple[Path, ...] = (TOOLKIT / "codemods", TOOLKIT / "dynpatch")) -> str:
     """sha256 over the toolkit's code: a cached result is reused only for the same code."""
     digest = hashlib.sha256()
     for root in roots:

@@ -10,6 +10,7 @@ match it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import re
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, pypi
-from dynpatch.pin import Pin, Release, version_key, with_release
+from dynpatch.pin import Pin, Release, version_key
 
 PINNED = "pinned"
 TOFU = "trust-on-first-use"
@@ -147,16 +148,7 @@ def _tofu(
     return ReleaseCandidate(release_for(pin, version, digest), TOFU, newest, note)
 
 
-def derived_pin(pin: Pin, candidates: list[ReleaseCandidate], dest: Path) -> Path:
-    """A copy of the pin file that also lists the trust-on-first-use releases.
-
-    The stages (test-upstream, verify) are run as ``python -m dynpatch`` children that
-    read a pin file; this gives them the matrix's releases without touching the real pin.
-    """
-    text = pin.path.read_text()
-    for c in candidates:
-        if c.release.version not in pin.releases:
-            text = with_release(text, c.release, "trust on first use (version matrix)", pin.path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    files.write_atomic(dest, text)
-    return dest
+def with_candidates(pin: Pin, candidates: list[ReleaseCandidate]) -> Pin:
+    """The pin (in memory only) that also lists the trust-on-first-use releases."""
+    found = {c.release.version: c.release for c in candidates}
+    return dataclasses.replace(pin, releases={**found, **pin.releases})

@@ -13,11 +13,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from dynpatch import console
 from dynpatch.console import out
+from dynpatch.evidence import as_text
 from dynpatch.io import files
 from dynpatch.matrix import stages
 from dynpatch.matrix.release import FIXED_UPSTREAM, Row
@@ -271,20 +271,18 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def show(rows: list[Row], meta: dict[str, Any], out_dir: Path, summary: str) -> None:
-    """Write ``matrix.md``/``matrix.json`` to ``out_dir`` and print the table, its notes, the
-    summary and any retire line."""
+def show(rows: list[Row], meta: dict[str, Any], out_dir: Path, summary: str) -> list[Any]:
+    """Write ``matrix.md``/``matrix.json`` to ``out_dir``; what to print: the table, its
+    notes, the summary and any retire line."""
     md, js = write(rows, meta, out_dir)
     pinned = str(meta["pinned"])
-    # Logs get the whole table unfolded (the log console is 120 wide); a terminal keeps
-    # its own width.
-    wide = out if out.is_terminal else Console(file=out.file, width=170, highlight=False)
-    wide.print(rich_table(rows, pinned))
-    for line in notes(rows):
-        out.print(f"  {line}", markup=False)
-    for line in column_notes(pinned):
-        out.print(f"  * {line}", markup=False)
-    out.print(summary, markup=False)
-    for line in retire(rows):
-        out.print(line, markup=False)
-    out.print(f"wrote {console.rel(md)} and {console.rel(js)}", markup=False)
+    # Logs get the whole table unfolded; a terminal keeps its own width.
+    table = rich_table(rows, pinned)
+    return [
+        table if out.is_terminal else as_text([table], 170).rstrip("\n"),
+        *(f"  {line}" for line in notes(rows)),
+        *(f"  * {line}" for line in column_notes(pinned)),
+        summary,
+        *retire(rows),
+        f"wrote {console.rel(md)} and {console.rel(js)}",
+    ]

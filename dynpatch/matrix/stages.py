@@ -1,31 +1,26 @@
-"""A check's result, and the checking stages (test-upstream, verify) run as children.
-
-Each release has its own interpreter and runtime, so a stage runs as its own
-``python -m dynpatch <stage>`` process. The contract with that child is its evidence
-record (:mod:`dynpatch.evidence`), written under the job's folder: the verdict and the
-summary are read from the record alone (``verdict`` and ``details``). The exit status
-only tells a child that ran (0 or 1, the stages' pass and fail) from one that crashed
-(anything else); a crashed child's reason is its last ``error:`` line, the one line every
-failure of the command line ends in.
+"""A check's result, and the checking stages (test-upstream, verify) run in-process for
+one release: the CPU tier and the quick replay, with that release's interpreter for the
+children they start (pytest, the replay), output under the release's folder, and no
+evidence record saved (those describe ``patches/`` on the pinned release only).
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence
+from rich.console import Console
+
+from dynpatch import test_upstream, verify
 from dynpatch.errors import ToolkitError
-from dynpatch.io import files, proc
-from dynpatch.pin import ROOT
+from dynpatch.evidence import Record, as_text
+from dynpatch.fetch import Checkout
+from dynpatch.io import files
 
 PASS, FAIL, ERROR, NA, NOT_RUN, SKIPPED = "pass", "fail", "error", "n/a", "not run", "skipped"
 STAGES = ("test-upstream", "verify")
-RAN = (0, 1)  # the exit statuses of a stage that ran to its verdict
-TIMEOUT = 3600  # seconds; the CPU tests of one release take minutes
 
 
 @dataclass
@@ -41,93 +36,39 @@ class Check:
 
 
 @dataclass(frozen=True)
-class StageJob:
-    """One release's stage run: its inputs, and the one folder the child writes under."""
+class CheckJob:
+    """One release's checks: its checkout and own series, and where they write."""
 
-    pin: Path
-    vendor: Path
-    version: str
+    checkout: Checkout
     patches: Path  # the release's own series
-    folder: Path  # logs, the stage's output and its evidence record
+    folder: Path  # the stages' output and logs
+    trees: Path  # the baseline and patched trees (shared, one pair per base and series)
     python: Path  # the interpreter with the release's runtime
     budget: int  # verify: hypothesis streams
     seed: int
 
-    def record(self, stage: str) -> Path:
-        return self.folder / "evidence" / f"{stage}.json"
 
-    def argv(self, stage: str) -> list[str]:
-        cmd = [
-            sys.executable,
-            "-m",
-            "dynpatch",
-            stage,
-            "--pin",
-            str(self.pin),
-            "--vendor",
-            str(self.vendor),
-            "--version",
-            self.version,
-            "--patches",
-            str(self.patches),
-            "--python",
-            str(self.python),
-            "--out",
-            str(self.folder / stage),
-            "--evidence",
-            str(self.record(stage).parent),
-        ]
-        if stage == "test-upstream":
-            return [*cmd, "--tier", "cpu"]
-        return [*cmd, "--budget", str(self.budget), "--seed", str(self.seed)]
-
-
-def run_stage(stage: str, job: StageJob) -> Check:
-    """Run ``stage`` for ``job`` as a child; its result as the module docstring says."""
-    record = job.record(stage)
-    files.remove_tree(record)  # what is read back must come from this run
-    job.folder.mkdir(parents=True, exist_ok=True)
-    log = job.folder / f"{stage}.log"
-    cmd = job.argv(stage)
+def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record | None]:
+    """``stage`` on ``job`` (progress on ``screen``): pass or fail with its summary line and
+    the record the stage would save, or error with the reason it could not run. What it
+    would print goes to ``<stage>.log``."""
     start = time.perf_counter()
-    child = proc.run(cmd, doing=stage, timeout=TIMEOUT, cwd=ROOT, allow_timeout=True)
-    seconds = time.perf_counter() - start
-    files.write_atomic(log, f"$ {' '.join(cmd)}\n{child.stdout}\n--- stderr\n{child.stderr}")
-    where = f"log: {console.rel(log)}"
-    if child.timed_out:
-        return Check(ERROR, f"did not finish in {TIMEOUT} s ({where})", seconds)
-    if child.returncode not in RAN:
-        why = last_error(child.stderr) or f"exit {child.returncode}"
-        return Check(ERROR, f"{why} ({where})", seconds)
-    status, detail = read_verdict(stage, job)
-    return Check(status, detail if status != ERROR else f"{detail} ({where})", seconds)
-
-
-def last_error(stderr: str) -> str:
-    """The last ``error: ...`` line of ``stderr`` without its prefix ('' when none)."""
-    errors = [ln for ln in stderr.splitlines() if ln.startswith("error: ")]
-    return errors[-1].removeprefix("error: ") if errors else ""
-
-
-def read_verdict(stage: str, job: StageJob) -> tuple[str, str]:
-    """(PASS or FAIL, summary) from the record the child wrote; (ERROR, why) when there is
-    no usable record for this job's series."""
+    where = (job.checkout, job.patches, job.trees, job.folder / stage, screen)
     try:
-        record = evidence.load(stage, job.record(stage).parent)
+        if stage == "test-upstream":
+            options = test_upstream.UpstreamTestOptions(tier="cpu", python=str(job.python))
+            result = test_upstream.check(options, *where)
+        else:
+            options = verify.VerifyOptions(budget=job.budget, seed=job.seed, python=str(job.python))
+            result = verify.check(options, *where)
     except ToolkitError as exc:
-        return ERROR, str(exc)
-    if record is None:
-        return ERROR, "the stage ran but wrote no evidence record"
-    if not evidence.is_current(record, job.patches):
-        return ERROR, "evidence record is for another series"
-    verdict = record.get("verdict")
-    if verdict not in ("pass", "fail"):
-        return ERROR, f"evidence record has verdict {verdict!r}, not 'pass' or 'fail'"
-    try:
-        text = summary(stage, record["details"])
-    except (KeyError, TypeError, AttributeError) as exc:
-        return ERROR, f"evidence record's details lack {exc}"
-    return (PASS if verdict == "pass" else FAIL), text
+        return Check(ERROR, str(exc), time.perf_counter() - start), None
+    seconds = time.perf_counter() - start
+    log = job.folder / f"{stage}.log"
+    files.write_atomic(log, as_text(result.shown))
+    assert result.record is not None  # both stages say what they would save
+    text = summary(stage, result.record.details)
+    return Check(PASS if result.ok else FAIL, text, seconds), result.record
 
 
 def summary(stage: str, details: dict[str, Any]) -> str:

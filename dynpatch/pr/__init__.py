@@ -14,20 +14,20 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import console
-from dynpatch.apply.export import PATCHES, series_names
+from dynpatch import console, series
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import EVIDENCE, OUT, series_digest
+from dynpatch.evidence import StageResult
 from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, load_pin
 from dynpatch.pr import branch as branches
 from dynpatch.pr import description, identity, publish, validation
+from dynpatch.workspace import Workspace
 
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
 BRANCH_ENV = "DYNPATCH_PR_BRANCH"
-DESCRIPTION_FILE = OUT / "pr" / "PR_DESCRIPTION.md"
+DESCRIPTION_FILE = "PR_DESCRIPTION.md"  # in out/pr/ unless --out says otherwise
 VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
 
 
@@ -42,18 +42,16 @@ class PrOptions(FetchOptions):
     signing_format: str | None = None
     replace: bool = False  # --force: replace an existing branch whose commits differ
     push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
-    out: Path = DESCRIPTION_FILE
-    patches: Path = PATCHES
-    evidence: Path = EVIDENCE
+    out: Path | None = None  # None: out/pr/PR_DESCRIPTION.md
 
 
-def run(args: PrOptions) -> int:
-    pin = load_pin(args.pin)
-    with locked(pin, args) as checkout:  # no other run moves its refs meanwhile
-        return _run(args, pin, checkout)
+def run(args: PrOptions, ws: Workspace) -> StageResult:
+    pin = load_pin(ws.pin)
+    with locked(pin, args, ws.vendor) as checkout:  # no other run moves its refs meanwhile
+        return _run(args, ws, pin, checkout)
 
 
-def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
+def _run(args: PrOptions, ws: Workspace, pin: Pin, checkout: Checkout) -> StageResult:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     branches.check_checkout(checkout, name)
@@ -63,9 +61,10 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
     signing = None
     if args.sign:
         signing = identity.resolve_signing(args.signing_key, args.signing_format, checkout.path)
-    digest = series_digest(args.patches)
-    names = series_names(args.patches)
-    found = validation.gather(args.patches, checkout.base, args.evidence)
+    digest = series.series_digest(ws.patches)
+    names = series.names(ws.patches)
+    found = validation.gather(ws.patches, checkout.base, ws.evidence)
+    out = args.out or ws.out / "pr" / DESCRIPTION_FILE
     remote = None
     if args.push:  # refuse before anything is written, let alone sent
         source = publish.source_problem(checkout)
@@ -73,9 +72,13 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
         if blockers:
             raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
         remote = publish.remote_arg(args.push)
-    _check_writable(args.out)
+    _check_writable(out)
+    shown = StageResult()
 
-    patches = [args.patches / n for n in names]
+    def _show(label: str, text: str) -> None:
+        shown.say(f"{label:<12} {text}")
+
+    patches = [ws.patches / n for n in names]
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
         plan = branches.make(
@@ -113,12 +116,12 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
         faults.checkpoint("pr.placed")
         if push is not None:
             publish.push(checkout.path, push, name, placed, args.timeout)
-    files.write_atomic(args.out.with_name(VALIDATION_FILE), record)
-    files.write_atomic(args.out, text)
+    files.write_atomic(out.with_name(VALIDATION_FILE), record)
+    files.write_atomic(out, text)
 
     made = description.count(len(plan.commits), "commit")
     patch_count = description.count(len(names), "patch")
-    _show("series", f"{console.rel(args.patches)}/series: {patch_count}, sha256 {digest[:12]}")
+    _show("series", f"{console.rel(ws.patches)}/series: {patch_count}, sha256 {digest[:12]}")
     release = f"ai-dynamo {checkout.release.version}, {checkout.source}"
     _show("base", f"{checkout.base[:12]} ({release}) in {console.rel(checkout.path)}")
     _show("identity", f"{signer.identity} (from {signer.source})")
@@ -130,7 +133,7 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
         _show("signature", "not signed (--sign signs with git's GPG or SSH signing)")
     for e in found:
         _show("evidence", e.status())
-    _show("description", f"{console.rel(args.out)}, the full record in {VALIDATION_FILE} beside it")
+    _show("description", f"{console.rel(out)}, the full record in {VALIDATION_FILE} beside it")
     if push is not None:
         _show("push", push.describe(name))
     else:
@@ -142,12 +145,12 @@ def _run(args: PrOptions, pin: Pin, checkout: Checkout) -> int:
         "dynamo does not accept fully automated submissions: read the diff and the "
         "description, change what you would not say yourself, then open the PR yourself:",
     )
-    print(
-        "  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, console.rel(args.out)))
+    shown.say(
+        "  " + gitio.redact(publish.gh_command(pin.url, owner, name, title, console.rel(out)))
     )
     for line in validation.warnings(found):
         print(f"warning: {line}", file=sys.stderr)
-    return 0
+    return shown
 
 
 def _check_writable(path: Path) -> None:
@@ -163,7 +166,3 @@ def _check_writable(path: Path) -> None:
             f"cannot write the description {path}: {parent} is not a folder this user may "
             "write to (nothing was written)"
         )
-
-
-def _show(label: str, text: str) -> None:
-    print(f"{label:<12} {text}")

@@ -25,7 +25,19 @@ MADE = "refs/dynpatch/made"
 # In the scratch clone only: the checkout's existing branch, to compare the new one with.
 _EXISTING = "refs/dynpatch/existing"
 # dynamo's PR-title check: a Conventional Commit of one of these types.
-TITLE_TYPES = "feat fix docs test ci refactor perf chore build style revert".split()
+TITLE_TYPES = [
+    "feat",
+    "fix",
+    "docs",
+    "test",
+    "ci",
+    "refactor",
+    "perf",
+    "chore",
+    "build",
+    "style",
+    "revert",
+]
 TITLE = re.compile(rf"^(?:{'|'.join(TITLE_TYPES)})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
 
 

@@ -98,8 +98,7 @@ def push(
     after = gitio.remote_branch_tip(repo, plan.remote, name, timeout)
     if after != plan.tip:
         raise ToolkitError(
-            f"after the push {gitio.redact(plan.remote)} has {name} at {after}, "
-            f"not {plan.tip[:12]}"
+            f"after the push {gitio.redact(plan.remote)} has {name} at {after}, not {plan.tip[:12]}"
         )
 
 

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence
+from dynpatch import console, evidence, series
 from dynpatch.apply.precommit import record
 from dynpatch.errors import ToolkitError
-from dynpatch.pin import ROOT
 from dynpatch.test_upstream import tiers
 from dynpatch.verify import DEFAULT_BUDGET
 
@@ -58,18 +57,16 @@ class StageEvidence:
         return f"{self.stage}: {self.state} ({self.reason})"
 
 
-def gather(
-    patches_dir: Path, base: str, evidence_dir: Path = evidence.EVIDENCE
-) -> tuple[StageEvidence, ...]:
+def gather(patches_dir: Path, base: str, evidence_dir: Path) -> tuple[StageEvidence, ...]:
     """Every stage's saved record, classified against ``base`` and the series now in
     ``patches_dir``."""
-    digest = evidence.series_digest(patches_dir)
+    digest = series.series_digest(patches_dir)
     return tuple(_classify(stage, evidence_dir, base, digest) for stage in evidence.STAGES)
 
 
 def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEvidence:
     path = evidence_dir / f"{stage}.json"
-    shown = console.rel(path, ROOT)
+    shown = console.rel(path)
     try:
         saved = evidence.load(stage, evidence_dir)
     except ToolkitError as exc:
@@ -107,7 +104,7 @@ def push_blockers(found: Sequence[StageEvidence]) -> list[str]:
         if e.state is not State.CURRENT:
             problems.append(f"{e.stage} is {e.state} ({e.reason}): run `{e.rerun}` first")
         elif e.verdict != "pass":
-            problems.append(f"{e.stage} failed for this series (see {console.rel(e.path, ROOT)})")
+            problems.append(f"{e.stage} failed for this series (see {console.rel(e.path)})")
         elif short := _short_of_defaults(e):
             problems.append(f"{e.stage} {short}: run `{e.rerun}` first")
     return problems

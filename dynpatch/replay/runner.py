@@ -24,9 +24,9 @@ from rich.console import Console
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
-from dynpatch.pin import ROOT
 from dynpatch.replay import STANDIN_DIR
 from dynpatch.replay.handler import TREE_MODULES, inside
+from dynpatch.workspace import TOOLKIT
 
 CHILD_MODULE = "dynpatch.replay.child"
 
@@ -39,7 +39,7 @@ class Tree:
 
 def child_env(src: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(ROOT)])
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(TOOLKIT)])
     env.pop("PYTHONHOME", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the trees clean (they are reused by digest)
     return env

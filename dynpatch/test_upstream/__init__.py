@@ -18,17 +18,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dynpatch import console, evidence
-from dynpatch.apply.export import PATCHES
-from dynpatch.console import err, out
+from dynpatch import console
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.evidence import Record, StageResult
+from dynpatch.fetch import Checkout, FetchOptions, pinned
 from dynpatch.io import git as gitio
 from dynpatch.test_upstream import interpreter, mutants, report, tiers, verdict
 from dynpatch.test_upstream.runner import Run, run_pytest
-from dynpatch.trees import TREES, Trees, prepare_trees
-
-OUT = evidence.OUT / "test-upstream"
+from dynpatch.trees import Trees, prepare_trees
+from dynpatch.workspace import Workspace
 
 
 @dataclass
@@ -50,22 +49,33 @@ class UpstreamTestOptions(FetchOptions):
     tier: str | None = None  # None: every tier this machine can run
     gpu_python: str | None = None  # the GPU tier's Python (None: ``python``)
     python: str = sys.executable
-    out: Path = OUT
-    patches: Path = PATCHES
-    evidence: Path = evidence.EVIDENCE
-    trees: Path = TREES
+    out: Path | None = None  # None: out/test-upstream
 
 
-def run(args: UpstreamTestOptions) -> int:
-    start = time.perf_counter()
+def run(args: UpstreamTestOptions, ws: Workspace) -> StageResult:
+    """The pinned checkout (or the one the fetch options ask for) with ``patches/``."""
     if args.tier is not None and args.tier not in tiers.CHOICES:
         raise ToolkitError(
             f"unknown --tier {args.tier!r}: choose one of {', '.join(tiers.CHOICES)}"
         )
-    _pin, checkout = pinned(args)
+    _pin, checkout = pinned(args, ws)
+    return check(args, checkout, ws.patches, ws.trees, args.out or ws.out / "test-upstream")
+
+
+def check(
+    args: UpstreamTestOptions,
+    checkout: Checkout,
+    patches: Path,
+    trees_dir: Path,
+    out_dir: Path,
+    screen: Console = err,
+) -> StageResult:
+    """Test ``checkout`` without and with the series in ``patches`` (trees under
+    ``trees_dir``, JUnit XML and logs under ``out_dir``); progress on ``screen``."""
+    start = time.perf_counter()
     version = checkout.release.version
     gpu_python = args.gpu_python or args.python
-    with err.status("asking the test interpreters what they have ..."):
+    with screen.status("asking the test interpreters what they have ..."):
         gpu_env = interpreter.probe(gpu_python)
         cpu_env = gpu_env if gpu_python == args.python else interpreter.probe(args.python)
     plan = tiers.plan(
@@ -77,23 +87,19 @@ def run(args: UpstreamTestOptions) -> int:
             raise ToolkitError(
                 f"{problem}: `nox -s test-upstream` installs what the CPU tier needs"
             )
-    if not (args.patches / "series").is_file():
-        raise ToolkitError(
-            f"no patch series in {console.rel(args.patches)}: run `nox -s apply` first"
-        )
-    with err.status("preparing the baseline and patched trees ..."):
-        trees = prepare_trees(checkout, args.patches, args.trees)
+    with screen.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, patches, trees_dir)
     t_trees = time.perf_counter()
 
     new_tests, changed_tests = series_carried_tests(trees)
-    junit_dir = args.out / "junit"
+    junit_dir = out_dir / "junit"
     for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
         stale.unlink()
     results = []
-    args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=args.out, prefix=".mutants-") as tmp:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         test_files = {p for p, _ in new_tests | changed_tests}
-        with err.status("building the mutants ..."):
+        with screen.status("building the mutants ..."):
             built = {
                 "mutant": mutants.build_baseline(trees, test_files, Path(tmp) / "mutant"),
                 "ignored": mutants.build_ignored(trees, Path(tmp) / "ignored"),
@@ -101,7 +107,7 @@ def run(args: UpstreamTestOptions) -> int:
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
             results.append(
-                run_tier(tier, trees, built, python, (new_tests, changed_tests), args.out, err)
+                run_tier(tier, trees, built, python, (new_tests, changed_tests), out_dir, screen)
             )
     # A carried test another tier ran is not "needs another tier" here.
     ran = {verdict.function_of(k) for r in results if r.proof for k in r.proof.tests}
@@ -134,23 +140,20 @@ def run(args: UpstreamTestOptions) -> int:
     )
     ok = not problems
     lines.append("verdict: pass" if ok else f"verdict: FAIL ({len(problems)} problem(s) above)")
+    result = StageResult(ok)
     for section in sections:
-        report.print_section(out, section)
-    for line in lines:
-        out.print(line, markup=False)
-    saved = evidence.save(
+        result.say(*report.renderables(section))
+    result.say(*lines)
+    result.record = Record(
         "test-upstream",
-        args.patches,
         base=trees.base,
         series_sha256=trees.series_sha256,
         command=_command(args),
         verdict="pass" if ok else "fail",
         summary_md=report.markdown(sections, lines),
         details={**_details(results, plan, trees, junit_dir, version, problems), "gpu": gpu},
-        out=args.evidence,
     )
-    out.print(f"evidence: {console.rel(saved)}", markup=False)
-    return 0 if ok else 1
+    return result
 
 
 def series_carried_tests(trees: Trees) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rich.console import Console
+from rich.console import RenderableType
 from rich.table import Table
 
 from dynpatch.test_upstream.verdict import OUTCOMES, FileRow
@@ -48,7 +48,8 @@ def _rows(section: Section) -> list[tuple[str | None, list[str]]]:
     ]
 
 
-def print_section(console: Console, section: Section) -> None:
+def renderables(section: Section) -> list[RenderableType]:
+    """The section's table, then its lines, as the command line prints them."""
     table = Table(title=section.title, title_justify="left")
     table.add_column("test file", no_wrap=True)
     for side in ("base", "patched"):  # "base": the table fits 120 columns
@@ -56,9 +57,7 @@ def print_section(console: Console, section: Section) -> None:
             table.add_column(f"{side}\n{name}", justify="right")
     for path, cells in _rows(section):
         table.add_row(short(path) if path else "[bold]total[/]", *cells)
-    console.print(table)
-    for line in section.lines:
-        console.print(line, markup=False)
+    return [table, *section.lines]
 
 
 def markdown(sections: list[Section], lines: list[str]) -> str:

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from dynpatch.apply.export import series_names
+from dynpatch import series
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import series_digest
 from dynpatch.io import files, proc, pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin
@@ -44,7 +43,7 @@ class Recipe:
 def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
     """The series in ``patches`` on the pinned wheel from the fetch cache (downloaded if
     absent), sha256-verified."""
-    names = series_names(patches)
+    names = series.names(patches)
     if not names:
         raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
     release = pin.pinned
@@ -55,7 +54,7 @@ def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
             f"{wheel} has sha256 {got}, not the pinned {release.sha256}: refusing it "
             "(delete the file to download it again)"
         )
-    return Recipe(pin, wheel, tuple(patches / n for n in names), series_digest(patches))
+    return Recipe(pin, wheel, tuple(patches / n for n in names), series.series_digest(patches))
 
 
 def into_dist(recipe: Recipe, dist: Path, vendor: Path) -> tuple[Path, str]:

@@ -26,9 +26,14 @@ TIERS = {
     "cpu": ((TEST, MARKER),),
     "gpu": ((TEST, MARKER), ("dynamo/trtllm/tests", tiers.GPU.marker)),
 }
-REQUIREMENTS = (
-    "typing-extensions pytest pytest-asyncio pydantic<=2.13.5 prometheus-client>=0.23.1,<1.0 numpy"
-).split()
+REQUIREMENTS = [
+    "typing-extensions",
+    "pytest",
+    "pytest-asyncio",
+    "pydantic<=2.13.5",
+    "prometheus-client>=0.23.1,<1.0",
+    "numpy",
+]
 INI = (
     "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
     "markers =\n    unit\n    gpu_0\n    core\n    pre_merge\n"

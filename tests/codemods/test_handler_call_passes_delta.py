@@ -86,7 +86,7 @@ class TestHandlerCallPassesDelta(TargetedCodemodTest):
             ),
             (  # something rewrites the delta after the slice: passing it would be wrong
                 "self.seen = True\n",
-                f"self.seen = True\n{' ' * 16}out[\"token_ids\"] = list(output.token_ids)\n",
+                f'self.seen = True\n{" " * 16}out["token_ids"] = list(output.token_ids)\n',
                 "before the call in its block",
             ),
         ]

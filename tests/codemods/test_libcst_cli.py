@@ -20,6 +20,7 @@ from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.codemods import test_handler_call_passes_delta as handler
 from tests.codemods import test_logprobs_helper as helper
+from tests.fixtures.synthetic import REPO
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = sorted({s.target.path for s in SERIES})
@@ -96,10 +97,10 @@ def test_drift_fails_loudly_and_leaves_the_file(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_on_the_pinned_release_each_makes_its_part_of_the_committed_patch(tmp_path: Path) -> None:
-    pin = load_pin()
+    pin = load_pin(REPO.pin)
     cache = tmp_path / "wheels"
     cache.mkdir()
-    cached = ROOT / "vendor" / "cache" / "wheels" / pin.pinned.wheel
+    cached = REPO.wheels / pin.pinned.wheel
     if cached.is_file():  # the same bytes PyPI serves; sha256 is re-checked either way
         shutil.copy(cached, cache)
     tree = tmp_path / "tree"
@@ -115,7 +116,7 @@ def test_on_the_pinned_release_each_makes_its_part_of_the_committed_patch(tmp_pa
     assert sorted(line[3:] for line in gitio.local_changes(tree)) == TARGETS
 
     changed = {p: (tree / p).read_text(encoding="utf-8") for p in TARGETS}
-    for path, text in format_upstream(changed, tools_python(ROOT / "vendor")).items():
+    for path, text in format_upstream(changed, tools_python(REPO.vendor)).items():
         (tree / path).write_text(text, encoding="utf-8")
     gitio.git_cmd(tree, "add", "-A")
     by_cli = gitio.git_cmd(tree, "write-tree").strip()

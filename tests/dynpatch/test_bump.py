@@ -5,6 +5,7 @@ vendor/dynamo.toml and patches/ are never touched (checked around every test).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -14,21 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import bump, cli
+from dynpatch import cli
 from dynpatch.apply import export as apply
-from dynpatch.apply.export import PATCHES, apply_series
+from dynpatch.apply.export import apply_series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
+from dynpatch.io import faults, pypi
 from dynpatch.io import git as gitio
-from dynpatch.io import pypi
-from dynpatch.pin import PIN_FILE, load_pin, with_version
+from dynpatch.pin import load_pin, with_version
+from dynpatch.workspace import TOOLKIT, Workspace
 from tests.fixtures.releases import (
     DRIFTED,
     FIXED_UPSTREAM,
     LOOKS_FIXED,
     fake_runtime,
     make_vendor,
+    this_interpreter,
 )
+from tests.fixtures.synthetic import REPO
 from tests.fixtures.upstream_tree import FILES, TEST_LOGPROBS
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
@@ -57,23 +61,9 @@ def snapshot(v) -> tuple[bytes, dict[str, bytes]]:
 
 
 def run_bump(v, tmp_path: Path, version: str, *extra: str) -> int:
-    return cli.main(
-        [
-            "bump",
-            version,
-            "--pin",
-            str(v.pin.path),
-            "--vendor",
-            str(v.vendor),
-            "--patches",
-            str(v.patches),
-            "--out",
-            str(tmp_path / "bump"),
-            "--evidence",
-            str(tmp_path / "evidence"),
-            *extra,
-        ]
-    )
+    """The command line, in ``v``'s root."""
+    with contextlib.chdir(v.ws.root):
+        return cli.main(["bump", version, "--out", str(tmp_path / "bump"), *extra])
 
 
 @pytest.fixture
@@ -94,6 +84,7 @@ def synthetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         pinned="9.9.8",
     )
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
+    this_interpreter(monkeypatch)
     return v
 
 
@@ -102,7 +93,7 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
 ) -> None:
     old_pin = synthetic.pin.path.read_text()
     old_patch = next(synthetic.patches.glob("0001-*.patch")).read_text()
-    code = run_bump(synthetic, tmp_path, "9.9.9", "--python", sys.executable, "--skip", "verify")
+    code = run_bump(synthetic, tmp_path, "9.9.9", "--skip", "verify")
     printed = capsys.readouterr().out
     assert code == 0, printed
 
@@ -131,7 +122,7 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
     assert "verify: SKIPPED (--skip verify): not checked before the pin moved" in printed
     assert "pin moved 9.9.8 → 9.9.9" in printed
     # the check's record now describes the pinned series
-    record = json.loads((tmp_path / "evidence" / "test-upstream.json").read_text())
+    record = json.loads((synthetic.ws.evidence / "test-upstream.json").read_text())
     assert record["verdict"] == "pass" and record["details"]["version"] == "9.9.9"
 
 
@@ -142,7 +133,7 @@ def test_drift_refuses_and_leaves_pin_and_patches(
     runs = []
     real = apply.run_series
     monkeypatch.setattr(apply, "run_series", lambda *a: runs.append(1) or real(*a))
-    code = run_bump(synthetic, tmp_path, "9.9.6", "--python", sys.executable)
+    code = run_bump(synthetic, tmp_path, "9.9.6")
     printed = capsys.readouterr().out
     assert code == 1
     assert len(runs) == 1  # the codemods ran once: the table and the refusal share them
@@ -151,14 +142,14 @@ def test_drift_refuses_and_leaves_pin_and_patches(
     assert "found parameters (output, cursor)" in printed
     assert "stays at 9.9.8" in printed and "is unchanged" in printed
     assert snapshot(synthetic) == before
-    assert not (tmp_path / "evidence").exists()
+    assert not synthetic.ws.evidence.exists()
 
 
 def test_fixed_upstream_refuses_retire_and_leaves_pin_and_patches(
     synthetic, tmp_path: Path, capsys
 ) -> None:
     before = snapshot(synthetic)
-    code = run_bump(synthetic, tmp_path, "10.0.0", "--python", sys.executable)
+    code = run_bump(synthetic, tmp_path, "10.0.0")
     printed = capsys.readouterr().out
     assert code == 1
     assert "REFUSED: 1 problem(s):" in printed
@@ -171,7 +162,7 @@ def test_fixed_upstream_refuses_retire_and_leaves_pin_and_patches(
     assert "git range-diff" not in printed  # refused before any check
     assert "stays at 9.9.8" in printed and "is unchanged" in printed
     assert snapshot(synthetic) == before
-    assert not (tmp_path / "evidence").exists()
+    assert not synthetic.ws.evidence.exists()
 
 
 @pytest.mark.parametrize(
@@ -183,10 +174,11 @@ def test_fixed_upstream_refuses_retire_and_leaves_pin_and_patches(
     ids=["looks-fixed", "cannot-run"],
 )
 def test_a_candidate_fix_the_run_does_not_confirm_is_a_drift(
-    synthetic, tmp_path: Path, capsys, version: str, python: str, why: str
+    synthetic, tmp_path: Path, monkeypatch, capsys, version: str, python: str, why: str
 ) -> None:
+    this_interpreter(monkeypatch, python)
     before = snapshot(synthetic)
-    assert run_bump(synthetic, tmp_path, version, "--python", python) == 1
+    assert run_bump(synthetic, tmp_path, version) == 1
     printed = capsys.readouterr().out
     assert "REFUSED: " in printed and "fixed-upstream" not in printed
     assert "  upstream's own fix? extract_from_completion_output takes" in printed
@@ -199,31 +191,30 @@ def test_a_failing_check_refuses_and_leaves_pin_and_patches(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site-997", "9.9.7")))
     before = snapshot(synthetic)
-    code = run_bump(synthetic, tmp_path, "9.9.7", "--python", sys.executable, "--skip", "verify")
+    code = run_bump(synthetic, tmp_path, "9.9.7", "--skip", "verify")
     printed = capsys.readouterr().out
     assert code == 1
     assert "test-upstream: fail: " in printed and "regressions: 1" in printed
     assert "git range-diff" in printed  # shown before the checks, for the reviewer
     assert "REFUSED: 1 problem(s):" in printed
     assert snapshot(synthetic) == before
-    assert not (tmp_path / "evidence").exists()  # the failing record stayed in staging
+    assert not synthetic.ws.evidence.exists()  # no record of a failing check is saved
     staged = next((tmp_path / "bump").glob("9.9.7-*"))
-    assert json.loads((staged / "evidence" / "test-upstream.json").read_text())["verdict"] == (
-        "fail"
-    )
+    assert "verdict: FAIL" in (staged / "test-upstream.log").read_text()
 
 
 def test_a_failed_install_restores_both(synthetic, tmp_path: Path, monkeypatch, capsys) -> None:
     before = snapshot(synthetic)
-    real_install = bump.install_series
+    real = faults.checkpoint
 
-    def install_then_fail(exported: Path, patches_dir: Path) -> list[str]:
-        real_install(exported, patches_dir)  # patches/ rewritten ...
-        (patches_dir / "stray.patch").write_text("half-written\n")
-        raise OSError("disk full")  # ... then the pin write never happens
+    def fail_after_the_patches(name: str) -> None:
+        if name == "bump.patches":  # patches/ rewritten ...
+            (synthetic.patches / "stray.patch").write_text("half-written\n")
+            raise OSError("disk full")  # ... then the pin write never happens
+        real(name)
 
-    monkeypatch.setattr(bump, "install_series", install_then_fail)
-    code = run_bump(synthetic, tmp_path, "9.9.9", "--python", sys.executable, "--skip", "verify")
+    monkeypatch.setattr(faults, "checkpoint", fail_after_the_patches)
+    code = run_bump(synthetic, tmp_path, "9.9.9", "--skip", "verify")
     assert code == 2
     assert capsys.readouterr().err.strip() == (
         "error: could not install the new pin and patches/ (disk full); both restored as they were"
@@ -235,26 +226,12 @@ def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     synthetic, tmp_path: Path
 ) -> None:
     before = snapshot(synthetic)
-    argv = [
-        "bump",
-        "9.9.9",
-        "--pin",
-        str(synthetic.pin.path),
-        "--vendor",
-        str(synthetic.vendor),
-        "--patches",
-        str(synthetic.patches),
-        "--out",
-        str(tmp_path / "bump"),
-        "--skip",
-        "test-upstream",
-        "--skip",
-        "verify",
-    ]
-    env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches"}
+    argv = ["bump", "9.9.9", "--skip", "test-upstream", "--skip", "verify"]
+    env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches", "PYTHONPATH": str(TOOLKIT)}
     proc = subprocess.run(
         [sys.executable, "-m", "dynpatch", *argv],
         env=env,
+        cwd=synthetic.ws.root,
         capture_output=True,
         text=True,
         timeout=300,
@@ -262,7 +239,8 @@ def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     pin, patches = snapshot(synthetic)
     assert pin == before[0] and patches != before[1]  # the two disagree, until ...
-    assert cli.main(["pin", "runtime", "--pin", str(synthetic.pin.path)]) == 0  # the next run
+    with contextlib.chdir(synthetic.ws.root):
+        assert cli.main(["pin", "runtime"]) == 0  # the next run that reads the pin
     assert snapshot(synthetic) == before
     assert not list(synthetic.pin.path.parent.glob(".dynamo.toml.*"))
 
@@ -280,41 +258,27 @@ def test_real_bump_1_6_0_to_1_6_1_gives_the_committed_series(tmp_path: Path, cap
     """On a copy of the pin moved back to 1.6.0, with the series regenerated there, bumping
     to 1.6.1 must give exactly the committed pin and patches/. The checks cannot run in
     this test environment (no torch, no per-release runtime): skipped, and said so."""
-    pin_path = tmp_path / "dynamo.toml"
-    pin_path.write_text(with_version(PIN_FILE.read_text(), "1.6.0"))
-    pin = load_pin(pin_path)
-    patches = tmp_path / "patches"
+    ws = Workspace(tmp_path)  # the real caches, shared
+    ws.vendor.mkdir()
+    for cache in ("cache", "checkouts", "tools"):
+        (ws.vendor / cache).symlink_to(REPO.vendor / cache, target_is_directory=True)
+    ws.pin.write_text(with_version(REPO.pin.read_text(), "1.6.0"))
+    pin = load_pin(ws.pin)
     apply_series(
-        fetch(pin, version="1.6.0"),
+        fetch(pin, version="1.6.0", vendor=ws.vendor),
         author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=pin.branch,
-        vendor=PIN_FILE.parent,
-        patches_dir=patches,
+        vendor=ws.vendor,
+        patches_dir=ws.patches,
     )
-    code = cli.main(
-        [
-            "bump",
-            "1.6.1",
-            "--pin",
-            str(pin_path),
-            "--patches",
-            str(patches),
-            "--out",
-            str(tmp_path / "bump"),
-            "--evidence",
-            str(tmp_path / "evidence"),
-            "--skip",
-            "test-upstream",
-            "--skip",
-            "verify",
-        ]
-    )
+    with contextlib.chdir(tmp_path):
+        code = cli.main(["bump", "1.6.1", "--skip", "test-upstream", "--skip", "verify"])
     printed = capsys.readouterr().out
     assert code == 0, printed
-    assert pin_path.read_bytes() == PIN_FILE.read_bytes()
-    assert {p.name: p.read_bytes() for p in patches.iterdir()} == {
-        p.name: p.read_bytes() for p in PATCHES.iterdir()
+    assert ws.pin.read_bytes() == REPO.pin.read_bytes()
+    assert {p.name: p.read_bytes() for p in ws.patches.iterdir()} == {
+        p.name: p.read_bytes() for p in REPO.patches.iterdir()
     }
     # 1.6.0 and 1.6.1 take the very same change, and both messages quote the counts
     # measured on 1.6.1: range-diff says "=" (same patch)

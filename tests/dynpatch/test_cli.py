@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,10 @@ from tests.fixtures.synthetic import write_pin
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "dynpatch", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "dynpatch", *args], capture_output=True, text=True, cwd=cwd, env=env
     )
 
 
@@ -34,12 +36,9 @@ def test_wrong_sha256_from_cli(tmp_path: Path) -> None:
     (vendor / "cache" / "wheels").mkdir(parents=True)
     wheel = vendor / "cache" / "wheels" / "ai_dynamo-9.9.9-py3-none-any.whl"
     wheel.write_bytes(b"not the pinned wheel")
-    pin = write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, "0" * 64)
-    proc = run(
-        "apply", "--pin", str(pin), "--vendor", str(vendor), "--patches", str(tmp_path / "p")
-    )
-    assert_one_error_line(proc, "sha256 mismatch")
-    assert not (tmp_path / "p").exists()
+    write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, "0" * 64)
+    assert_one_error_line(run("apply", cwd=tmp_path / "vendor"), "sha256 mismatch")
+    assert not (tmp_path / "patches").exists()
 
 
 def test_unreachable_git_url() -> None:
@@ -51,10 +50,11 @@ def test_path_source_without_a_path() -> None:
     assert_one_error_line(run("fetch", "--source", "path"), "--source path needs --path")
 
 
-def test_malformed_pin(tmp_path: Path) -> None:
-    pin = tmp_path / "dynamo.toml"
-    pin.write_text("[upstream]\nversion = 1\n")
-    assert_one_error_line(run("fetch", "--pin", str(pin)), "is malformed")
+def test_malformed_pin_and_none(tmp_path: Path) -> None:
+    assert_one_error_line(run("fetch", cwd=tmp_path), "no vendor/dynamo.toml in")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "dynamo.toml").write_text("[upstream]\nversion = 1\n")
+    assert_one_error_line(run("fetch", cwd=tmp_path), "is malformed")
 
 
 def test_bad_author_identity() -> None:

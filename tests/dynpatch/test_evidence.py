@@ -9,6 +9,7 @@ import pytest
 
 from dynpatch import evidence
 from dynpatch.errors import ToolkitError
+from dynpatch.series import code_digest, diff_part, series_digest
 from tests.fixtures.bench import DIFF
 from tests.fixtures.bench import patch_text as patch
 from tests.fixtures.bench import write_series as series
@@ -16,37 +17,37 @@ from tests.fixtures.bench import write_series as series
 
 def test_the_diff_part_ends_before_base_commit_and_signature() -> None:
     tail = "\nbase-commit: 8b3803b5972337711d9155d74ce8914ed2d5b94e\n-- \n2.39.2\n\n"
-    assert evidence.diff_part(patch(tail=tail)) == DIFF
-    assert evidence.diff_part(patch(tail="\nbase-commit: 8b38\n")) == DIFF
-    assert evidence.diff_part(DIFF) == DIFF
+    assert diff_part(patch(tail=tail)) == DIFF
+    assert diff_part(patch(tail="\nbase-commit: 8b38\n")) == DIFF
+    assert diff_part(DIFF) == DIFF
     # A hunk's last lines that look like a signature's first are code, and stay.
     for code in ("-- \n", "-- \n-x\n", "-- \n\\ No newline at end of file\n"):
-        assert evidence.diff_part(DIFF + code) == DIFF + code
+        assert diff_part(DIFF + code) == DIFF + code
     with pytest.raises(ToolkitError, match="no 'diff --git' line"):
-        evidence.diff_part("Subject: [PATCH] nothing\n")
+        diff_part("Subject: [PATCH] nothing\n")
 
 
 def test_the_code_digest_ignores_what_the_messages_and_names_say(tmp_path: Path) -> None:
-    first = evidence.code_digest(series(tmp_path, patch()))
+    first = code_digest(series(tmp_path, patch()))
     reworded = series(tmp_path, patch("perf: quote 0.92 here"), names=["0001-other.patch"])
-    assert evidence.code_digest(reworded) == first
-    assert evidence.series_digest(reworded) != evidence.series_digest(series(tmp_path, patch()))
+    assert code_digest(reworded) == first
+    assert series_digest(reworded) != series_digest(series(tmp_path, patch()))
     signed = series(tmp_path, patch(tail="\nbase-commit: 8b38\n-- \n2.43.0\n"))
-    assert evidence.code_digest(signed) == first
+    assert code_digest(signed) == first
     changed = series(tmp_path, patch(diff=DIFF.replace("return output", "return  output")))
-    assert evidence.code_digest(changed) != first
-    two = evidence.code_digest(series(tmp_path, patch(), patch(diff=DIFF.replace("f(", "g("))))
-    swapped = evidence.code_digest(series(tmp_path, patch(diff=DIFF.replace("f(", "g(")), patch()))
+    assert code_digest(changed) != first
+    two = code_digest(series(tmp_path, patch(), patch(diff=DIFF.replace("f(", "g("))))
+    swapped = code_digest(series(tmp_path, patch(diff=DIFF.replace("f(", "g(")), patch()))
     assert len({first, two, swapped}) == 3  # every patch counts, in the series' order
 
 
 def test_the_code_digest_needs_the_series_and_its_patches(tmp_path: Path) -> None:
-    with pytest.raises(ToolkitError, match="series not found"):
-        evidence.code_digest(tmp_path)
+    with pytest.raises(ToolkitError, match="no patch series in"):
+        code_digest(tmp_path)
     folder = series(tmp_path, patch())
     (folder / "series").write_text("0001-p.patch\n0002-gone.patch\n")
-    with pytest.raises(ToolkitError, match=r"lists 0002-gone\.patch, which does not exist"):
-        evidence.code_digest(folder)
+    with pytest.raises(ToolkitError, match=r"names 0002-gone\.patch, which is not there"):
+        code_digest(folder)
 
 
 BASE = "8b3803b5972337711d9155d74ce8914ed2d5b94e"
@@ -56,12 +57,12 @@ def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
     tmp_path: Path,
 ) -> None:
     patches, out = series(tmp_path, patch()), tmp_path / "evidence"
-    built = evidence.series_digest(patches)
-    kept = dict(command="nox -s verify", verdict="pass", summary_md="s", details={}, out=out)
-    evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+    built = series_digest(patches)
+    record = evidence.Record("verify", BASE, built, "nox -s verify", "pass", "s", {})
+    evidence.save(record, patches, out)
     saved = json.loads((out / "verify.json").read_text())
     assert (saved["base"], saved["series_sha256"]) == (BASE, built)
     (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))  # the code moved on
     with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
-        evidence.save("verify", patches, base=BASE, series_sha256=built, **kept)
+        evidence.save(record, patches, out)
     assert json.loads((out / "verify.json").read_text()) == saved

@@ -1,5 +1,5 @@
 """Faults and bad input, tried as a user would: through the command line, in a temporary
-copy (its own pin, vendor/ and patches/; the formatter env is shared read-only).
+workspace (its own pin, vendor/ and patches/; the formatter env is shared read-only).
 
 Every case asserts the exit status, exactly one ``error:`` line and no traceback, and
 that what the user and the tool keep (``patches/``, the pin, the checkout's refs, HEAD
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from dynpatch import series
 from dynpatch.apply import tools as formatting
-from dynpatch.apply.export import patches_lock
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
 from tests.fixtures import snippets
@@ -65,13 +65,8 @@ class World:
             timeout=300,
         )
 
-    def argv(self, verb: str, *args: str) -> list[str]:
-        common = ["--pin", str(self.pin)] + (
-            ["--vendor", str(self.vendor)] if verb != "pin" else []
-        )
-        if verb == "apply":
-            common += ["--patches", str(self.patches)]
-        return [sys.executable, "-m", "dynpatch", verb, *common, *args]
+    def argv(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "dynpatch", *args]  # run in the world's root
 
     def env(self, fault: str | None = None, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DYNPATCH_")}
@@ -533,7 +528,7 @@ def test_a_stale_index_lock_in_the_checkout_does_not_stop_apply(applied: World) 
 
 def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: World) -> None:
     before = applied.snapshot()
-    with files.lock(patches_lock(applied.vendor, applied.patches), "the test"):
+    with files.lock(series.lock(applied.vendor / "locks", applied.patches), "the test"):
         proc = applied.run(
             "apply", "--author", "Other Person <other@example.invalid>", DYNPATCH_LOCK_TIMEOUT="1"
         )
@@ -725,7 +720,7 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     )
     assert listed.returncode == 0 and "test-upstream" in listed.stdout, listed.stderr
     direct = subprocess.run(
-        [sys.executable, "-m", "dynpatch", "pin", "runtime", "--pin", str(pin)],
+        [sys.executable, "-m", "dynpatch", "pin", "runtime"],
         cwd=copy,
         env=env,
         capture_output=True,

@@ -121,12 +121,12 @@ def test_unreachable_git_url_fails_fast_with_one_line(synthetic_release, url: st
 def test_path_source_must_be_a_clean_dynamo_clone(synthetic_release, tmp_path: Path) -> None:
     rel = synthetic_release()
     repo = _upstream_like_repo(tmp_path)
-    checkout = fetch(rel.pin, "path", path=repo)
+    checkout = fetch(rel.pin, "path", path=repo, vendor=rel.vendor)
     assert checkout.base == git(repo, "rev-parse", "HEAD").strip()
     (repo / "components/src/dynamo/common/backend/logprobs.py").write_text("dirty\n")
     with pytest.raises(ToolkitError, match=r"has local changes .*commit or stash"):
-        fetch(rel.pin, "path", path=repo)
+        fetch(rel.pin, "path", path=repo, vendor=rel.vendor)
     with pytest.raises(ToolkitError, match="is not a git repository"):
-        fetch(rel.pin, "path", path=tmp_path)
+        fetch(rel.pin, "path", path=tmp_path, vendor=rel.vendor)
     with pytest.raises(ToolkitError, match="needs --path"):
-        fetch(rel.pin, "path")
+        fetch(rel.pin, "path", vendor=rel.vendor)

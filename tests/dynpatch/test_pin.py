@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from dynpatch.errors import ToolkitError
-from dynpatch.pin import PIN_FILE, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.pin import Release, load_pin, parse_pin, with_release, with_version
+from tests.fixtures.synthetic import REPO
 
 NEW = Release("9.9.9", "v9.9.9", "ai_dynamo-9.9.9-py3-none-any.whl", "ab" * 32, "cd" * 20)
 SMALL = """[upstream]
@@ -37,9 +38,9 @@ branch = "dynpatch/work"
 
 
 def test_the_repo_pin_reads_and_parse_pin_is_load_pin_on_text() -> None:
-    pin = load_pin(PIN_FILE)
-    assert pin.release(pin.version) == pin.pinned and pin.path == PIN_FILE
-    assert parse_pin(PIN_FILE.read_text(), PIN_FILE) == pin
+    pin = load_pin(REPO.pin)
+    assert pin.release(pin.version) == pin.pinned and pin.path == REPO.pin
+    assert parse_pin(REPO.pin.read_text(), REPO.pin) == pin
     small = parse_pin(SMALL, Path("x.toml"))
     assert small.release("1.0").sha256 == "aa" and small.release("1.0").tree == ""
     assert small.matrix == () and not small.matrix_newest and small.exclude == ()
@@ -87,7 +88,7 @@ def test_load_pin_faults(tmp_path: Path) -> None:
 
 
 def test_pin_edits_keep_comments_and_refuse_conflicts(tmp_path: Path) -> None:
-    text = PIN_FILE.read_text()
+    text = REPO.pin.read_text()
     edited = with_version(with_release(text, NEW, "added by a test"), "9.9.9")
     assert edited.count("\n# ") == text.count("\n# ") + 1  # every comment kept, one added
     assert '\n# added by a test\n[releases."9.9.9"]\n' in edited  # right above its table
@@ -95,7 +96,7 @@ def test_pin_edits_keep_comments_and_refuse_conflicts(tmp_path: Path) -> None:
     path.write_text(edited)
     pin = load_pin(path)
     assert pin.version == "9.9.9" and pin.release("9.9.9") == NEW
-    assert pin.matrix == load_pin(PIN_FILE).matrix  # the tables after [releases] survive
+    assert pin.matrix == load_pin(REPO.pin).matrix  # the tables after [releases] survive
     # the new table sits after the last release, before [layout] and its comment
     assert edited.index('[releases."9.9.9"]') < edited.index("# hatch maps")
     # an entry that is already there must say the same
@@ -111,7 +112,7 @@ def test_pin_edits_keep_comments_and_refuse_conflicts(tmp_path: Path) -> None:
 
 
 def test_edits_change_only_their_lines() -> None:
-    text = PIN_FILE.read_text()
+    text = REPO.pin.read_text()
     moved = with_version(text, "1.6.0")
     changed = [(a, b) for a, b in zip(text.splitlines(), moved.splitlines(), strict=True) if a != b]
     assert changed == [('version = "1.6.1"', 'version = "1.6.0"')]
@@ -149,4 +150,4 @@ def test_edits_write_no_file(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(tempfile, "TemporaryDirectory", no_temp)
     monkeypatch.setattr(tempfile, "mkstemp", no_temp)
-    with_version(with_release(PIN_FILE.read_text(), NEW), "9.9.9")
+    with_version(with_release(REPO.pin.read_text(), NEW), "9.9.9")

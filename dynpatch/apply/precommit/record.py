@@ -8,17 +8,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from dynpatch import evidence
+from dynpatch import evidence, series
 from dynpatch.apply.precommit.findings import HookResult, markdown
 
 STAGE = "pre-commit"
 COMMAND = "nox -s apply"
-
-
-def default_dir(patches_dir: Path) -> Path:
-    """``out/evidence`` beside ``patches_dir``: a series made elsewhere (a test's temporary
-    folder) never overwrites the real series' record."""
-    return patches_dir.resolve().parent / "out" / "evidence"
 
 
 def save(
@@ -28,13 +22,15 @@ def save(
     if not results or any(not r.ok for r in results):
         raise ValueError("a pre-commit record is saved only for a series that passed")
     return evidence.save(
-        STAGE,
+        evidence.Record(
+            STAGE,
+            base=base,
+            series_sha256=series.series_digest(patches_dir),
+            command=command,
+            verdict="pass",
+            summary_md=markdown(results),
+            details={"hooks": [dataclasses.asdict(r) for r in results]},
+        ),
         patches_dir,
-        base=base,
-        series_sha256=evidence.series_digest(patches_dir),
-        command=command,
-        verdict="pass",
-        summary_md=markdown(results),
-        details={"hooks": [dataclasses.asdict(r) for r in results]},
-        out=out,
+        out,
     )

@@ -19,26 +19,17 @@ HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
 
 
 @pytest.fixture
-def apply(synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    """``apply`` on a release made of ``files``: (exit status, stdout, stderr); the
-    formatter env is the real vendor's, shared read-only."""
+def apply(synthetic_release, capsys: pytest.CaptureFixture[str], monkeypatch):  # type: ignore[no-untyped-def]
+    """``apply`` in the workspace of a release made of ``files``: (exit status, stdout,
+    stderr); the formatter env is the real vendor's, shared read-only."""
     tools_python(REAL_VENDOR)
 
     def run(files: dict[str, str], *extra: str) -> tuple[int, str, str]:
         rel = synthetic_release(files)
-        if not (rel.vendor / "tools").exists():
-            (rel.vendor / "tools").symlink_to(REAL_VENDOR / "tools")
-        argv = [
-            "apply",
-            "--pin",
-            str(rel.pin.path),
-            "--vendor",
-            str(rel.vendor),
-            "--patches",
-            str(tmp_path / "patches"),
-            *extra,
-        ]
-        status = main(argv)
+        if not rel.ws.tools.exists():
+            rel.ws.tools.symlink_to(REAL_VENDOR / "tools")
+        monkeypatch.chdir(rel.ws.root)
+        status = main(["apply", *extra])
         captured = capsys.readouterr()
         return status, captured.out, captured.err
 

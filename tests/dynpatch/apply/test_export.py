@@ -14,13 +14,13 @@ import pytest
 
 from codemods.series import COMMIT_MESSAGE
 from dynpatch.apply import export as apply
-from dynpatch.apply.export import PATCHES, SeriesFailed, am_problem, apply_series, read_at
+from dynpatch.apply.export import SeriesFailed, am_problem, apply_series, read_at
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES
+from tests.fixtures.synthetic import REAL_VENDOR, REPO, SYNTHETIC_FILES
 
 AUTHOR = gitio.parse_identity("Test Author <test@example.invalid>")
 
@@ -191,32 +191,33 @@ def test_am_problem_names_the_patch_and_file(synthetic_release, tmp_path) -> Non
 
 @pytest.fixture(scope="module")
 def real_checkout():
-    return fetch(load_pin())
+    return fetch(load_pin(REPO.pin), vendor=REPO.vendor)
 
 
 @pytest.mark.integration
 def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> None:
-    pin = load_pin()
+    pin = load_pin(REPO.pin)
     report = apply_series(
         real_checkout,
         author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=pin.branch,
         vendor=REAL_VENDOR,
+        patches_dir=REPO.patches,
         check=True,
     )
-    assert report.patches == (PATCHES / "series").read_text().split()
+    assert report.patches == (REPO.patches / "series").read_text().split()
     assert all(o.ok for o in report.outcomes)
     # upstream's whole pre-commit is green on today's series, every touched file checked
     assert [r.hook for r in report.hooks] == HOOKS and all(r.ok for r in report.hooks)
-    patch = (PATCHES / report.patches[0]).read_text()
+    patch = (REPO.patches / report.patches[0]).read_text()
     touched = sorted(set(re.findall(r"^\+\+\+ b/(\S+)$", patch, re.MULTILINE)))
     assert list(report.hooks[0].checked) == touched
 
 
 @pytest.mark.integration
 def test_committed_series_applies_to_a_freshly_materialised_pin(tmp_path) -> None:
-    pin = load_pin()
+    pin = load_pin(REPO.pin)
     cache = tmp_path / "wheels"
     cache.mkdir()
     cached = REAL_VENDOR / "cache" / "wheels" / pin.pinned.wheel
@@ -225,7 +226,7 @@ def test_committed_series_applies_to_a_freshly_materialised_pin(tmp_path) -> Non
     fresh = tmp_path / "fresh"
     base = materialise_pypi(pin, pin.pinned, fresh, cache)
     assert gitio.tree_of(fresh, base) == pin.pinned.tree
-    patches = [PATCHES / n for n in (PATCHES / "series").read_text().split()]
+    patches = [REPO.patches / n for n in (REPO.patches / "series").read_text().split()]
     gitio.am(fresh, patches)
     gitio.reverse_applies(fresh, patches)
 
@@ -236,7 +237,7 @@ def test_dynamo_logprob_tests_pass_on_the_patched_tree(real_checkout, tmp_path) 
     if os.environ.get("DYNPATCH_REQUIRE_UPSTREAM_RUNTIME") != "1":
         pytest.importorskip("dynamo._core", reason="ai-dynamo-runtime not installed")
     patched = tmp_path / "patched"
-    committed = [PATCHES / n for n in (PATCHES / "series").read_text().split()]
+    committed = [REPO.patches / n for n in (REPO.patches / "series").read_text().split()]
     assert am_problem(real_checkout, committed, patched) == ""  # patched: the applied tree
     src = patched / "components/src"
     probe = tmp_path / "probe"

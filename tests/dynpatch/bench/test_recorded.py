@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import evidence
+from dynpatch import series
 from dynpatch.bench import recorded
 from dynpatch.errors import ToolkitError
 from tests.fixtures.bench import DIFF, patch_text, write_series
@@ -31,7 +31,7 @@ def test_a_reference_is_written_whole_and_read_back_while_the_code_is_the_same(
     assert not (tmp_path / "docs").exists()
     root = root_with(tmp_path, patch_text())
     assert recorded.reference(root) is None
-    data = {"code_sha256": evidence.code_digest(root / "patches"), "requests": {"256x4": 1}}
+    data = {"code_sha256": series.code_digest(root / "patches"), "requests": {"256x4": 1}}
     recorded.record({**data, "requests": {}}, b"\x89PNG old", root)
     # docs/bench/ also holds the reviewer's script: a new record replaces only its own.
     (root / "docs/bench/per_chunk_cost.py").write_text("print('the reviewer script')\n")

@@ -6,17 +6,16 @@ line."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from dynpatch import cli
 from dynpatch.errors import ToolkitError
-from dynpatch.matrix import join
-from tests.fixtures.releases import APPLIES, DRIFTED, FIXED_UPSTREAM, make_vendor
-
-SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
+from dynpatch.evidence import as_text
+from dynpatch.matrix import MatrixOptions, join
+from dynpatch.matrix import run as matrix_run
+from dynpatch.matrix.stages import STAGES
+from tests.fixtures.releases import APPLIES, DRIFTED, FIXED_UPSTREAM, make_vendor, this_interpreter
 
 
 @pytest.fixture(scope="module")
@@ -28,30 +27,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     runs = root / "runs"
 
-    def matrix(versions: str, out: Path) -> int:
-        return cli.main(
-            [
-                "matrix",
-                "--pin",
-                str(v.pin.path),
-                "--vendor",
-                str(v.vendor),
-                "--patches",
-                str(v.patches),
-                "--versions",
-                versions,
-                "--no-newest",
-                "--out",
-                str(out),
-                "--python",
-                sys.executable,
-                *SKIP_CHECKS,
-            ]
-        )
+    def matrix(versions: str, out: Path) -> bool:
+        options = MatrixOptions(versions=versions, newest=False, out=out, skip=[*STAGES])
+        return matrix_run(options, v.ws).ok
 
-    for version, code in (("9.9.6", 1), ("9.9.9", 0), ("10.0.0", 0)):
-        assert matrix(version, runs / version) == code
-    assert matrix("9.9.6,9.9.9,10.0.0", root / "whole") == 1
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        this_interpreter(monkeypatch)  # 10.0.0's own fix is judged by a run
+        for version, ok in (("9.9.6", False), ("9.9.9", True), ("10.0.0", True)):
+            assert matrix(version, runs / version) == ok
+        assert not matrix("9.9.6,9.9.9,10.0.0", root / "whole")
     return runs
 
 
@@ -67,10 +51,11 @@ def table(md: str) -> list[str]:
     return [line for line in md.splitlines() if line.startswith("| ")]
 
 
-def test_join_renders_as_a_whole_run_and_fails_on_drift(runs: Path, capsys) -> None:
+def test_join_renders_as_a_whole_run_and_fails_on_drift(runs: Path) -> None:
     out = runs.parent / "joined"
-    assert join.run(join.JoinOptions(dir=runs, out=out)) == 1  # 9.9.6 drifted
-    printed = capsys.readouterr().out
+    result = join.run(join.JoinOptions(dir=runs, out=out))
+    assert not result.ok  # 9.9.6 drifted
+    printed = as_text(result.shown)
     whole = (runs.parent / "whole" / "matrix.md").read_text()
     joined = (out / "matrix.md").read_text()
     assert table(joined) == table(whole)  # release order, same cells
@@ -105,10 +90,11 @@ def _same_but_timings(data: dict, runs: Path) -> bool:
     return strip(data["rows"]) == strip(whole)
 
 
-def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path, capsys) -> None:
+def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path) -> None:
     part = only(runs, tmp_path / "dir", ("9.9.9", "10.0.0"))
-    assert join.run(join.JoinOptions(dir=part)) == 0
-    printed = capsys.readouterr().out
+    result = join.run(join.JoinOptions(dir=part))
+    printed = as_text(result.shown)
+    assert result.ok
     data = json.loads((part / "matrix.json").read_text())  # OUT defaults to DIR
     assert data["ok"] is True and data["pinned"] == "9.9.9"
     assert [r["series"] for r in data["rows"]] == ["applied", "fixed-upstream"]
@@ -117,8 +103,8 @@ def test_join_without_a_bad_row_exits_zero_into_dir(runs: Path, tmp_path: Path, 
         "fixed upstream from 10.0.0: the series can be retired from 10.0.0 on"
     )
     # no fixed-upstream row: no retire line
-    assert join.run(join.JoinOptions(dir=only(runs, tmp_path / "one", ("9.9.9",)))) == 0
-    assert "retired" not in capsys.readouterr().out
+    result = join.run(join.JoinOptions(dir=only(runs, tmp_path / "one", ("9.9.9",))))
+    assert result.ok and "retired" not in as_text(result.shown)
 
 
 def test_the_newest_build_that_is_a_pinned_release_is_one_row(runs: Path, tmp_path: Path) -> None:
@@ -128,7 +114,7 @@ def test_the_newest_build_that_is_a_pinned_release_is_one_row(runs: Path, tmp_pa
     (part / "newest").mkdir()
     rows = [{**r, "newest": True} for r in data["rows"]]
     (part / "newest" / "matrix.json").write_text(json.dumps({**data, "rows": rows}))
-    assert join.run(join.JoinOptions(dir=part)) == 0
+    assert join.run(join.JoinOptions(dir=part)).ok
     joined = json.loads((part / "matrix.json").read_text())["rows"]
     assert [(r["version"], r["newest"]) for r in joined] == [("9.9.9", True)]
     rows[0]["sha256"] = "0" * 64  # not the same wheel: not one release

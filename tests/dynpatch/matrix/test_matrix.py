@@ -4,22 +4,23 @@ test on real cached releases. The repo's own pin and patches/ are never touched.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
 
 from dynpatch import cli
 from dynpatch import matrix as command
-from dynpatch.apply.export import PATCHES
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import series_digest
 from dynpatch.fetch import checkout_dir
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
 from dynpatch.matrix import releases
-from dynpatch.pin import PIN_FILE, load_pin
+from dynpatch.pin import load_pin
+from dynpatch.series import series_digest
+from dynpatch.workspace import Workspace
 from tests.fixtures.releases import (
     APPLIES,
     DRIFTED,
@@ -30,28 +31,19 @@ from tests.fixtures.releases import (
     NO_HELPER,
     fake_runtime,
     make_vendor,
+    this_interpreter,
     wheel,
 )
+from tests.fixtures.synthetic import REPO
 from tests.fixtures.upstream_tree import FILES as STAGE_FILES
 
 SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
 
 
-def matrix(v, out: Path, *extra: str) -> int:
-    return cli.main(
-        [
-            "matrix",
-            "--pin",
-            str(v.pin.path),
-            "--vendor",
-            str(v.vendor),
-            "--patches",
-            str(v.patches),
-            "--out",
-            str(out),
-            *extra,
-        ]
-    )
+def matrix(ws: Workspace, out: Path, *extra: str) -> int:
+    """The command line, in ``ws``'s root."""
+    with contextlib.chdir(ws.root):
+        return cli.main(["matrix", "--out", str(out), *extra])
 
 
 def rows_of(out: Path) -> dict[str, dict]:
@@ -65,7 +57,7 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
         pinned="9.9.9",
     )
     out = tmp_path / "out"
-    assert matrix(v, out, *SKIP_CHECKS) == 1  # a drifted release fails the run
+    assert matrix(v.ws, out, *SKIP_CHECKS) == 1  # a drifted release fails the run
     printed = capsys.readouterr().out
     rows = rows_of(out)
     assert list(rows) == ["9.9.6", "9.9.7", "9.9.8", "9.9.9"]
@@ -124,19 +116,20 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
 def test_no_drift_exits_zero(tmp_path: Path, capsys) -> None:
     v = make_vendor(tmp_path, {"9.9.7": NO_HELPER, "9.9.9": APPLIES}, pinned="9.9.9")
     out = tmp_path / "out"
-    assert matrix(v, out, *SKIP_CHECKS) == 0
+    assert matrix(v.ws, out, *SKIP_CHECKS) == 0
     data = json.loads((out / "matrix.json").read_text())
     assert data["ok"] is True and data["pinned"] == "9.9.9"
     assert data["summary"].startswith("2 releases: 1 applied, 1 not applicable, 0 drifted")
     assert "wrote " in capsys.readouterr().out
 
 
-def test_a_release_fixed_upstream_is_judged_by_running_it(tmp_path: Path, capsys) -> None:
+def test_a_release_fixed_upstream_is_judged_by_running_it(tmp_path, monkeypatch, capsys) -> None:
+    this_interpreter(monkeypatch)
     releases = {"9.9.9": APPLIES, "10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED, "10.0.2": MERGED}
     v = make_vendor(tmp_path, releases, pinned="9.9.9")
     out = tmp_path / "out"
     versions = "9.9.9,10.0.0,10.0.1,10.0.2"
-    assert matrix(v, out, "--versions", versions, "--python", sys.executable, *SKIP_CHECKS) == 1
+    assert matrix(v.ws, out, "--versions", versions, *SKIP_CHECKS) == 1
     printed = capsys.readouterr().out
     rows = rows_of(out)
     fixed, looks, merged = rows["10.0.0"], rows["10.0.1"], rows["10.0.2"]
@@ -184,16 +177,11 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     out = tmp_path / "out"
 
     def listed(**kw) -> list[str]:
-        options = command.MatrixOptions(
-            pin=v.pin.path,
-            vendor=v.vendor,
-            out=out,
-            list_json=True,
-            patches=tmp_path / "no-patches",
-            **kw,
-        )
-        assert command.run(options) == 0
-        return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        result = command.run(command.MatrixOptions(out=out, list_json=True, **kw), v.ws)
+        assert result.ok and len(result.shown) == 1
+        return json.loads(str(result.shown[0]))
+
+    shutil.rmtree(v.patches)  # no series needed
 
     assert listed() == ["9.9.8", "9.9.9"]  # the pin's [matrix] (newest = false)
     assert listed(newest=True) == ["9.9.8", "9.9.9", "newest"]
@@ -204,7 +192,14 @@ def test_list_json_prints_the_releases_and_runs_nothing(tmp_path: Path, capsys) 
     assert listed(versions="9.9.8", newest=False) == ["9.9.8"]
     assert not out.exists()  # nothing ran, nothing written (and no series needed)
     with pytest.raises(ToolkitError, match=r"unknown version 0\.0\.1"):
-        command.run(command.MatrixOptions(pin=v.pin.path, versions="0.0.1", list_json=True))
+        listed(versions="0.0.1")
+    v.pin.path.write_text(
+        v.pin.path.read_text().replace('versions = ["9.9.8", "9.9.9"]', "versions = []")
+    )
+    with pytest.raises(
+        ToolkitError, match=r"^no releases to list: the pin's \[matrix\] names none$"
+    ):
+        listed()  # a CI fan-out of no job is refused, not an empty list
 
 
 def test_all_adds_every_wheel_on_the_index_from_all_from_on(
@@ -228,12 +223,11 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
     asked: list[str] = []
     monkeypatch.setattr(pypi, "list_wheels", lambda package: asked.append(package) or listing)
     out = tmp_path / "out"
-    base = ["matrix", "--pin", str(v.pin.path), "--vendor", str(v.vendor)]
-    assert cli.main([*base, "--all", "--list-json"]) == 0
+    assert matrix(v.ws, out, "--all", "--list-json") == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == ["9.9.7", "9.9.9", dev]
     assert not (v.vendor / "cache" / "tofu").exists()  # listing trusts nothing yet
 
-    assert matrix(v, out, "--all", *SKIP_CHECKS) == 0
+    assert matrix(v.ws, out, "--all", *SKIP_CHECKS) == 0
     rows = rows_of(out)
     assert list(rows) == ["9.9.7", "9.9.9", dev]  # the pin's 9.9.7 stays (n/a)
     assert rows[dev]["trust"] == releases.TOFU and rows[dev]["sha256"] == digest
@@ -241,39 +235,40 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
     assert rows["9.9.9"]["trust"] == releases.PINNED
     assert asked == ["ai-dynamo", "ai-dynamo"]
     # without --all nothing is asked of the index
-    assert matrix(v, out, *SKIP_CHECKS) == 0 and len(asked) == 2
+    assert matrix(v.ws, out, *SKIP_CHECKS) == 0 and len(asked) == 2
 
 
 def test_test_upstream_runs_per_release_and_is_cached(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
+    this_interpreter(monkeypatch)
     v = make_vendor(tmp_path, {"9.9.9": STAGE_FILES}, pinned="9.9.9")
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     out = tmp_path / "out"
-    args = ("--skip", "verify", "--python", sys.executable)
-    assert matrix(v, out, *args) == 0
+    args = ("--skip", "verify")
+    assert matrix(v.ws, out, *args) == 0
     check = rows_of(out)["9.9.9"]["test_upstream"]
     assert check["status"] == "pass" and not check["cached"]
     assert "carried tests: 10 fail on baseline, 10 pass on patched" in check["detail"]
-    # the stage's evidence went under the release's folder, not out/evidence/
-    record = json.loads(
-        (out / "releases" / "9.9.9" / "evidence" / "test-upstream.json").read_text()
-    )
-    assert record["series_sha256"] == series_digest(out / "releases" / "9.9.9" / "patches")
+    # what the stage would print is its log; no evidence record anywhere
+    log = (out / "releases" / "9.9.9" / "test-upstream.log").read_text()
+    assert "dynamo's own tests, CPU tier" in log and "verdict: pass" in log
+    assert not list(tmp_path.rglob("evidence"))
 
-    assert matrix(v, out, *args) == 0  # warm: same wheel, series, code: reused
+    assert matrix(v.ws, out, *args) == 0  # warm: same wheel, series, code: reused
     assert rows_of(out)["9.9.9"]["test_upstream"]["cached"] is True
     assert "pass (cached)" in capsys.readouterr().out
-    assert matrix(v, out, *args, "--fresh") == 0
+    assert matrix(v.ws, out, *args, "--fresh") == 0
     assert rows_of(out)["9.9.9"]["test_upstream"]["cached"] is False
 
 
 def test_a_failing_check_fails_the_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    this_interpreter(monkeypatch)
     v = make_vendor(tmp_path, {"9.9.9": STAGE_FILES}, pinned="9.9.9")
     # the runtime the interpreter offers is not the tree's: the stage refuses (error)
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "1.0.0")))
     out = tmp_path / "out"
-    assert matrix(v, out, "--skip", "verify", "--python", sys.executable) == 1
+    assert matrix(v.ws, out, "--skip", "verify") == 1
     check = rows_of(out)["9.9.9"]["test_upstream"]
     assert check["status"] == "error"
     assert check["detail"].startswith("pin mismatch: the tree is ai-dynamo 9.9.9")
@@ -285,7 +280,7 @@ def test_bad_inputs_are_one_line(tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
 
     def error_of(*extra: str) -> str:
-        assert matrix(v, out, *extra) == 2
+        assert matrix(v.ws, out, *extra) == 2
         lines = capsys.readouterr().err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), lines
         return lines[0]
@@ -299,15 +294,12 @@ def test_bad_inputs_are_one_line(tmp_path: Path, capsys) -> None:
     )
     assert error_of("--budget", "-1") == "error: --budget must be 0 or more, not -1"
     assert not out.exists()
-    gone = tmp_path / "gone"
-    assert cli.main(["matrix", "--pin", str(v.pin.path), "--patches", str(gone)]) == 2
-    assert capsys.readouterr().err.strip() == (
-        f"error: no committed series in {gone}: run `nox -s apply` first"
-    )
+    shutil.rmtree(v.patches)
+    assert error_of() == f"error: no patch series in {v.patches}: run `nox -s apply` first"
 
 
 def test_which_releases_run() -> None:
-    pin = load_pin(PIN_FILE)
+    pin = load_pin(REPO.pin)
     assert command._versions(command.MatrixOptions(), pin) == list(pin.matrix)
     picked = command.MatrixOptions(versions="1.6.1, 1.5.1,1.6.1")
     assert command._versions(picked, pin) == ["1.6.1", "1.5.1"]  # once each, in that order
@@ -330,18 +322,9 @@ def test_real_releases_give_the_expected_rows(tmp_path: Path) -> None:
     TestGenerateLocally, so they are not carried), the own series applies with git am; the
     pinned release's series equals patches/."""
     out = tmp_path / "out"
-    code = cli.main(
-        [
-            "matrix",
-            "--versions",
-            "1.2.1,1.3.1,1.5.1,1.6.1",
-            "--no-newest",
-            "--out",
-            str(out),
-            *SKIP_CHECKS,
-        ]
+    assert (
+        matrix(REPO, out, "--versions", "1.2.1,1.3.1,1.5.1,1.6.1", "--no-newest", *SKIP_CHECKS) == 0
     )
-    assert code == 0
     rows = rows_of(out)
     assert {o["status"] for o in rows["1.2.1"]["outcomes"]} == {"not-applicable"}
     guards = (("1.3.1", 'getattr(output, "logprobs", None) is None'), ("1.5.1", "not getattr("))
@@ -353,4 +336,4 @@ def test_real_releases_give_the_expected_rows(tmp_path: Path) -> None:
         assert row["own_am"]["status"] == "pass"
     assert rows["1.3.1"]["committed_am"]["status"] == "fail"
     assert rows["1.6.1"]["committed_am"]["status"] == "pass"
-    assert rows["1.6.1"]["series_sha256"] == series_digest(PATCHES)
+    assert rows["1.6.1"]["series_sha256"] == series_digest(REPO.patches)

@@ -5,18 +5,22 @@ building blocks (a stage's result, the helper's guard)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.console import Console
 
 from dynpatch.apply import export as apply
-from dynpatch.evidence import series_digest
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.matrix import release, releases
 from dynpatch.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, Check
-from dynpatch.pin import PIN_FILE, load_pin
+from dynpatch.pin import load_pin
+from dynpatch.series import series_digest
+from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
 from tests.fixtures.releases import APPLIES, DRIFTED, IS_NONE_GUARD, Vendor, make_vendor
+from tests.fixtures.synthetic import REPO
 
 # the synthetic releases have no helper test module: that test-carrying step does not apply
 # The synthetic release has neither of the test modules the series adds tests to.
@@ -30,15 +34,10 @@ def vendor(tmp_path: Path) -> Vendor:
     )
 
 
-def context(v: Vendor, out: Path) -> release.Context:
-    return release.Context(
-        pin=v.pin, vendor=v.vendor, out=out, committed=v.patches, budget=0, seed=0
-    )
-
-
 def prepare(v: Vendor, out: Path, version: str) -> release.Row:
     candidate = releases.pinned(v.pin, [version])[0]
-    return release.prepare(candidate, context(v, out), lambda text: None)
+    ctx = release.Context(pin=v.pin, ws=v.ws, out=out, budget=0, seed=0)
+    return release.prepare(candidate, ctx, lambda text: None)[0]
 
 
 def objects(repo: Path) -> list[Path]:
@@ -116,16 +115,15 @@ def test_an_error_of_verify_is_an_error_on_every_release(
 ) -> None:
     # No release is declared beyond the replay's reach any more: an error of verify on an
     # old release is reported as it is, fails the row, and is not cached.
-    pin = load_pin(PIN_FILE)
-    ctx = release.Context(
-        pin=pin, vendor=tmp_path, out=tmp_path / "out", committed=tmp_path, budget=0, seed=0
-    )
+    pin = load_pin(REPO.pin)
+    ctx = release.Context(pin=pin, ws=Workspace(tmp_path), out=tmp_path / "out", budget=0, seed=0)
     seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
-    monkeypatch.setattr(release, "run_stage", lambda stage, job: seen[stage])
+    monkeypatch.setattr(release, "run_check", lambda stage, job, screen: (seen[stage], None))
     row = release.Row(
         version="1.3.1", sha256="ab", trust="pinned", series="applied", own_am=Check(PASS)
     )
-    release.check(row, ctx, tmp_path / "python", lambda text: None)
+    checkout: Any = object()
+    release.check(row, ctx, checkout, tmp_path / "python", Console(quiet=True))
     assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
     cached = (ctx.folder("1.3.1") / "checks.json").read_text()
     assert '"test-upstream"' in cached and '"verify"' not in cached

@@ -12,8 +12,9 @@ import pytest
 from dynpatch.errors import ToolkitError
 from dynpatch.io import pypi
 from dynpatch.matrix import releases
-from dynpatch.pin import PIN_FILE, load_pin
+from dynpatch.pin import load_pin
 from tests.fixtures.releases import APPLIES, make_vendor, wheel
+from tests.fixtures.synthetic import REPO
 
 
 def test_newest_is_trusted_on_first_use_then_held_to_it(tmp_path: Path, monkeypatch) -> None:
@@ -52,13 +53,13 @@ def test_newest_is_trusted_on_first_use_then_held_to_it(tmp_path: Path, monkeypa
         releases.newest(v.pin, tmp_path / "cache3", tofu)
 
     # the stages get a pin that lists it (the real pin file is not changed)
-    derived = load_pin(releases.derived_pin(v.pin, [first], tmp_path / "pin.toml"))
+    derived = releases.with_candidates(v.pin, [first])
     assert derived.release("9.10.0.dev20260101").sha256 == first.release.sha256
     assert "9.10.0.dev20260101" not in load_pin(v.pin.path).releases
 
 
 def test_on_index_takes_pure_python_wheels_from_a_release_on() -> None:
-    pin = load_pin(PIN_FILE)
+    pin = load_pin(REPO.pin)
     listing = {
         "ai_dynamo-1.2.1-py3-none-any.whl": "a1",
         "ai_dynamo-1.3.0.post1-py3-none-any.whl": "a2",

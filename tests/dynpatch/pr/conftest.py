@@ -50,8 +50,10 @@ def world(tmp_path: Path, world_template: Path) -> World:
 
 
 @pytest.fixture
-def pr(world: World, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    """Run ``python -m dynpatch pr`` in-process on ``world``: (exit status, stdout, stderr)."""
+def pr(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run ``python -m dynpatch pr`` in-process in ``world``'s root: (exit status, stdout,
+    stderr)."""
+    monkeypatch.chdir(world.tmp)
 
     def run(
         *extra: str, identity: str | None = JANE, placeholder: bool = True

@@ -17,6 +17,7 @@ from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.pin import load_pin
 from dynpatch.pr import branch as branches
 from dynpatch.pr.branch import MADE
+from dynpatch.workspace import Workspace
 from tests.fixtures.pr import (
     BRANCH,
     HELPER,
@@ -29,6 +30,7 @@ from tests.fixtures.pr import (
     nothing_written,
     one_error,
 )
+from tests.fixtures.synthetic import REPO
 
 
 def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
@@ -56,10 +58,11 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     # nothing left the machine, although a fork remote is configured
     assert world.fork_refs() == ""
     assert "nothing pushed (the default)" in out
-    assert f"description  {world.out}" in out
+    assert f"description  {world.out.relative_to(world.tmp)}" in out
     gh = next(ln for ln in out.splitlines() if "gh pr create" in ln).strip()
     assert f"--head YOUR_FORK_OWNER:{BRANCH}" in gh
-    assert f"--title '{TITLE}'" in gh and gh.endswith(f"--body-file {world.out}")
+    assert f"--title '{TITLE}'" in gh
+    assert gh.endswith(f"--body-file {world.out.relative_to(world.tmp)}")
     assert err.count("warning: ") == 3  # none saved; a missing pre-commit record is no warning
 
 
@@ -109,18 +112,28 @@ def test_series_that_does_not_apply_leaves_nothing(world: World, pr) -> None:
 
 
 @pytest.mark.integration
-def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys) -> None:
-    from dynpatch.apply.export import PATCHES
-
-    checkout = fetch(load_pin())
+def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
+    checkout = fetch(load_pin(REPO.pin), vendor=REPO.vendor)
     clone = tmp_path / "dynamo"
     gitio.clone_at(checkout.path, checkout.base, clone)
-    patches = tmp_path / "patches"
-    shutil.copytree(PATCHES, patches)  # a snapshot: others may regenerate patches/ meanwhile
-    out = tmp_path / "PR.md"
-    argv = ["pr", "--source", "path", "--path", str(clone), "--patches", str(patches)]
-    argv += ["--evidence", str(tmp_path / "ev"), "--out", str(out), "--identity", JANE]
-    status = main([*argv, "--allow-placeholder-identity"])
+    ws = Workspace(tmp_path)  # the pin and a snapshot of patches/ (others may regenerate it)
+    ws.pin.parent.mkdir()
+    shutil.copy(REPO.pin, ws.pin)
+    patches = shutil.copytree(REPO.patches, ws.patches)
+    out = ws.out / "pr" / "PR_DESCRIPTION.md"
+    monkeypatch.chdir(tmp_path)
+    status = main(
+        [
+            "pr",
+            "--source",
+            "path",
+            "--path",
+            str(clone),
+            "--identity",
+            JANE,
+            "--allow-placeholder-identity",
+        ]
+    )
     captured = capsys.readouterr()
     assert status == 0, captured.err
     tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")

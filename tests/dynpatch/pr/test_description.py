@@ -6,10 +6,10 @@ from __future__ import annotations
 import hashlib
 import re
 
-from dynpatch import evidence
-from dynpatch.apply.export import PATCHES
+from dynpatch import evidence, series
 from dynpatch.pr import description
 from tests.fixtures.pr import HANDLER, HELPER, World
+from tests.fixtures.synthetic import REPO
 
 COUNTED = {
     "requests": {
@@ -89,20 +89,20 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
     assert "## pre-commit: not run" in record
-    # the record says what the series digest hashes, as evidence.series_digest computes it
+    # the record says what the series digest hashes, as series.series_digest computes it
     assert (
         "sha256 over `patches/series` and then each patch it lists, in order, each fed as its "
         "file name, a NUL byte, the file's bytes and a NUL byte (commit messages included)"
     ) in record
     names = ["series", *(world.patches / "series").read_text().split()]
     fed = b"".join(n.encode() + b"\0" + (world.patches / n).read_bytes() + b"\0" for n in names)
-    assert hashlib.sha256(fed).hexdigest() == evidence.series_digest(world.patches)
+    assert hashlib.sha256(fed).hexdigest() == series.series_digest(world.patches)
 
 
 def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
     """Each test the description names is added to the file it names by patches/."""
     added: dict[str, str] = {}
-    for patch in sorted(PATCHES.glob("*.patch")):
+    for patch in sorted(REPO.patches.glob("*.patch")):
         for part in patch.read_text().split("\ndiff --git a/")[1:]:
             path = part.split(" ", 1)[0]
             added[path] = added.get(path, "") + part

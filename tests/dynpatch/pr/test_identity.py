@@ -79,7 +79,7 @@ def test_gpg_signed_commits_verify_with_git(
     home.mkdir(mode=0o700)
     monkeypatch.setenv("GNUPGHOME", str(home))
     try:
-        gpg = [*"gpg --batch --pinentry-mode loopback --passphrase".split(), ""]
+        gpg = [*["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase"], ""]
         gpg += ["--quick-gen-key", JANE, "ed25519", "sign", "1d"]
         subprocess.run(gpg, check=True, capture_output=True, timeout=120)
         status, out, err = pr("--sign", "--signing-format", "openpgp")

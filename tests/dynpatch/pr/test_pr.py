@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 from dynpatch.io import git as gitio
-from dynpatch.pin import ROOT
 from dynpatch.pr.branch import MADE
+from dynpatch.workspace import TOOLKIT as ROOT
 from tests.fixtures.pr import (
     BRANCH,
     HELPER,

@@ -155,17 +155,23 @@ def test_a_push_that_fails_after_placing_puts_the_branch_back(world: World, pr) 
 
 
 def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
-    synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> None:
     rel = synthetic_release()
     checkout = fetch(rel.pin, vendor=rel.vendor)
-    patches = tmp_path / "patches"
-    patches.mkdir()
-    (patches / "series").write_text("")
-    argv = ["pr", "--pin", str(rel.pin.path), "--vendor", str(rel.vendor)]
-    argv += ["--patches", str(patches), "--evidence", str(tmp_path / "ev")]
-    argv += ["--out", str(tmp_path / "PR.md"), "--identity", JANE, "--allow-placeholder-identity"]
-    status = main([*argv, "--push", str(tmp_path / "fork.git")])
+    rel.ws.patches.mkdir()
+    (rel.ws.patches / "series").write_text("")
+    monkeypatch.chdir(rel.ws.root)
+    status = main(
+        [
+            "pr",
+            "--identity",
+            JANE,
+            "--allow-placeholder-identity",
+            "--push",
+            str(tmp_path / "fork.git"),
+        ]
+    )
     assert status == 2
     one_error(capsys.readouterr().err, "materialised from the PyPI wheel", "--source git")
     assert gitio.rev_parse(checkout.path, f"refs/heads/{BRANCH}") is None

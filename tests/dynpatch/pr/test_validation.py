@@ -5,9 +5,8 @@ record is classified."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from dynpatch import evidence
+from dynpatch import evidence, series
 from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import HookResult
 from dynpatch.pr import validation
@@ -116,9 +115,9 @@ def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> 
     (patches / "series").write_text("0001-x.patch\n")
 
     def save(stage: str) -> None:
-        kw: dict[str, Any] = {"base": base, "command": "nox", "verdict": "pass", "out": out}
-        digest = evidence.series_digest(patches)
-        evidence.save(stage, patches, series_sha256=digest, summary_md="", details={}, **kw)
+        digest = series.series_digest(patches)
+        record = evidence.Record(stage, base, digest, "nox", "pass", "", {})
+        evidence.save(record, patches, out)
 
     def found(stage: str) -> validation.StageEvidence:
         return {e.stage: e for e in validation.gather(patches, base, out)}[stage]

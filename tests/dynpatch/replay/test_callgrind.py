@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from dynpatch.bench import valgrind
-from dynpatch.pin import ROOT
 from dynpatch.replay import callgrind
+from dynpatch.workspace import TOOLKIT as ROOT
 
 pytestmark = pytest.mark.skipif(not callgrind.supported(), reason="amd64 Linux only")
 

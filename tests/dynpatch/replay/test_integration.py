@@ -22,6 +22,7 @@ from dynpatch.fetch import fetch
 from dynpatch.pin import load_pin
 from dynpatch.replay import runner, scenarios
 from dynpatch.trees import Trees, prepare_trees
+from tests.fixtures.synthetic import REPO
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +49,7 @@ def trees() -> Trees:
     missing = _missing_replay_env()
     if missing:
         pytest.skip(f"needs the replay environment ({missing} is missing): run `nox -s verify`")
-    return prepare_trees(fetch(load_pin()))
+    return prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
 
 
 @pytest.fixture(scope="module")

@@ -18,12 +18,12 @@ import pytest
 from dynpatch import cli
 from dynpatch import test_upstream as stage_module
 from dynpatch.apply.export import apply_series
-from dynpatch.evidence import series_digest
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
+from dynpatch.series import series_digest
 from dynpatch.test_upstream import tiers
 from tests.dynpatch.test_upstream.test_tiers import fake_site
-from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.synthetic import REAL_VENDOR, REPO
 from tests.fixtures.upstream_tree import FILES
 
 
@@ -44,7 +44,7 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     arguments."""
     rel = synthetic_release(getattr(request, "param", FILES))
     checkout = fetch(rel.pin, vendor=rel.vendor)
-    patches = tmp_path / "patches"
+    patches = rel.ws.patches
     apply_series(
         checkout,
         author=gitio.parse_identity("Test Author <test@example.invalid>"),
@@ -56,25 +56,9 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
     monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
 
-    def run(*extra: str) -> int:
-        return cli.main(
-            [
-                "test-upstream",
-                "--pin",
-                str(rel.pin.path),
-                "--vendor",
-                str(rel.vendor),
-                "--patches",
-                str(patches),
-                "--out",
-                str(tmp_path / "out"),
-                "--evidence",
-                str(tmp_path / "evidence"),
-                "--trees",
-                str(tmp_path / "trees"),
-                *extra,
-            ]
-        )
+    def run(*extra: str) -> int:  # in the release's workspace, tmp_path
+        monkeypatch.chdir(tmp_path)
+        return cli.main(["test-upstream", "--out", str(tmp_path / "out"), *extra])
 
     run.tmp = tmp_path  # type: ignore[attr-defined]
     run.patches = patches  # type: ignore[attr-defined]
@@ -117,7 +101,7 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
         "cpu-mutant.xml",
         "cpu-patched.xml",
     ]
-    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
     assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
     assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
     assert record["details"]["tiers_run"] == ["cpu"]
@@ -129,15 +113,17 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
         in (record["summary_md"])
     )
     cpu = record["details"]["tiers"]["cpu"]
-    assert cpu["patched"]["helper_imported_from"].startswith(str(stage.tmp / "trees" / "patched-"))
+    assert cpu["patched"]["helper_imported_from"].startswith(
+        str(stage.tmp / "out" / "trees" / "patched-")
+    )
     assert cpu["baseline"]["helper_imported_from"].startswith(
-        str(stage.tmp / "trees" / "baseline-")
+        str(stage.tmp / "out" / "trees" / "baseline-")
     )
     assert len(cpu["carried_tests"]) == 10 and cpu["regressions"] == []
     assert len(cpu["keyword_ignored_caught"]) == 10
     # the mutant tree is thrown away; the cached trees stay clean
     assert not list((stage.tmp / "out").glob(".mutants-*"))
-    for tree in (stage.tmp / "trees").iterdir():
+    for tree in (stage.tmp / "out" / "trees").iterdir():
         assert gitio.local_changes(tree) == []
 
 
@@ -179,7 +165,7 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     ) in printed
     assert "GPU tier: not run (not requested: --tier cpu)" in printed
     assert "verdict: FAIL" in printed
-    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
     assert record["verdict"] == "fail"
 
 
@@ -198,7 +184,7 @@ def test_an_apply_while_it_runs_saves_nothing(stage, capsys, monkeypatch) -> Non
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "changed while test-upstream ran" in lines[0], lines
     assert "nothing saved" in lines[0]
-    assert not (stage.tmp / "evidence" / "test-upstream.json").exists()
+    assert not (stage.tmp / "out" / "evidence" / "test-upstream.json").exists()
 
 
 def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None:
@@ -217,7 +203,7 @@ def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None
     assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in (
         capsys.readouterr().out
     )
-    record = json.loads((stage.tmp / "evidence" / "test-upstream.json").read_text())
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
     assert record["details"]["tiers_run"] == ["gpu"] and record["details"]["gpu"] == facts
 
 
@@ -236,13 +222,12 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
     assert error_of("--tier", "gpu").startswith(
         "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
     )
-    gone = stage.tmp / "no-patches"
-    assert error_of("--patches", str(gone)) == (
-        f"error: no patch series in {gone}: run `nox -s apply` first"
-    )
+    stage.patches.rename(stage.tmp / "moved")
+    assert error_of() == f"error: no patch series in {stage.patches}: run `nox -s apply` first"
+    (stage.tmp / "moved").rename(stage.patches)
     monkeypatch.setenv("PYTHONPATH", str(fake_dists(stage.tmp / "site2", "1.0.0")))
     assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
-    assert not (stage.tmp / "evidence").exists() and not (stage.tmp / "out").exists()
+    assert not (stage.tmp / "out").exists()
 
 
 @pytest.mark.integration
@@ -252,7 +237,9 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     from dynpatch.test_upstream import series_carried_tests
     from dynpatch.trees import prepare_trees
 
-    added, changed = series_carried_tests(prepare_trees(fetch(load_pin())))
+    added, changed = series_carried_tests(
+        prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
+    )
     assert added == {
         (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
         (

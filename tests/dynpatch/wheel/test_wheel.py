@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import evidence
+from dynpatch import series
 from dynpatch import wheel as command
 from dynpatch.errors import ToolkitError
+from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
 from tests.fixtures.synthetic import git, write_pin
 
@@ -40,9 +41,10 @@ class Release:
     dist: Path
     upstream: Path
 
-    def options(self, **kw: object) -> command.WheelOptions:
-        where = {"pin": self.pin, "vendor": self.vendor, "patches": self.patches, "dist": self.dist}
-        return command.WheelOptions(**{**where, **kw})  # type: ignore[arg-type]
+    def run(self, **kw: object) -> bool:
+        """The wheel verb in this release's workspace; True when it passed."""
+        ws = Workspace(self.vendor.parent)
+        return command.run(command.WheelOptions(**kw), ws).ok  # type: ignore[arg-type]
 
 
 METADATA = "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n\nVersion: 9.9.9 in the body\n"
@@ -102,8 +104,8 @@ def test_builds_a_consistent_patched_wheel_twice_with_identical_bytes(
     release.dist.mkdir()
     (release.dist / "someone-else-1.0.tar.gz").write_text("x")
     (release.dist / "ai_dynamo-9.9.9+dynpatch.00000000-py3-none-any.whl").write_text("old")
-    assert command.run(release.options(reproduce=True)) == 0
-    d = evidence.series_digest(release.patches)[:8]
+    assert release.run(reproduce=True)
+    d = series.series_digest(release.patches)[:8]
     name = f"ai_dynamo-9.9.9+dynpatch.{d}-py3-none-any.whl"
     wheel = release.dist / name
     made = [name, f"{name}.sha256", name.replace(".whl", ".provenance.json")]
@@ -124,18 +126,17 @@ def test_builds_a_consistent_patched_wheel_twice_with_identical_bytes(
     assert (release.dist / f"{name}.sha256").read_text() == f"{sha}  {name}\n"
     prov = json.loads((release.dist / made[2]).read_text())
     assert prov["sha256"] == sha and prov["upstream_wheel"] == release.upstream.name
-    assert prov["series_sha256"] == evidence.series_digest(release.patches)
+    assert prov["series_sha256"] == series.series_digest(release.patches)
     assert prov["patches"] == (release.patches / "series").read_text().split()
 
-    other = tmp_path / "dist2"
+    first = {n: (release.dist / n).read_bytes() for n in made}
+    shutil.rmtree(release.dist)
     old = os.umask(0o077)  # a different umask must not change the bytes
     try:
-        assert command.run(release.options(dist=other, reproduce=False)) == 0
+        assert release.run(reproduce=False)
     finally:
         os.umask(old)
-    assert {p.name: p.read_bytes() for p in other.iterdir()} == {
-        n: (release.dist / n).read_bytes() for n in made
-    }
+    assert {p.name: p.read_bytes() for p in release.dist.iterdir()} == first
 
 
 def _drifted(r: Release, tmp: Path) -> None:
@@ -168,7 +169,7 @@ def test_bad_input_is_one_line_and_dist_untouched(
     spoil(release, tmp_path)
     before = release.dist.read_text() if release.dist.exists() else None
     with pytest.raises(ToolkitError, match=match) as exc:
-        command.run(release.options())
+        release.run()
     assert "\n" not in str(exc.value)
     assert (release.dist.read_text() if release.dist.exists() else None) == before
     assert not [p for p in (release.vendor / "scratch").glob(".wheel-*") if p.is_dir()]

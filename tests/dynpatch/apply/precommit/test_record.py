@@ -9,7 +9,6 @@ import pytest
 
 from dynpatch.apply.precommit import record
 from dynpatch.apply.precommit.findings import Finding, HookResult
-from dynpatch.pin import ROOT
 from dynpatch.pr import validation
 from dynpatch.pr.validation import State
 
@@ -49,8 +48,3 @@ def test_a_failing_run_is_never_saved(series: Path, tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="only for a series that passed"):
             record.save(results, series, tmp_path / "evidence", "b" * 40)
     assert not (tmp_path / "evidence").exists()
-
-
-def test_the_record_lives_beside_its_patches_folder(tmp_path: Path) -> None:
-    assert record.default_dir(ROOT / "patches") == ROOT / "out" / "evidence"
-    assert record.default_dir(tmp_path / "patches") == tmp_path / "out" / "evidence"
