@@ -344,8 +344,7 @@ def test_a_repository_that_is_not_dynamo_is_not_cached(world: World) -> None:
             world.run("apply", "--source", "git", "--url", f"file://{other}"),
             "has no components/src/dynamo/: not a dynamo tree",
         )
-    assert not list(world.vendor.glob("checkouts/git-*"))
-    assert not list(world.vendor.glob("checkouts/.*"))
+    assert not list(world.vendor.glob("checkouts/*"))  # pathlib's * takes dot names too
     assert not world.patches.exists()
 
 
@@ -649,7 +648,7 @@ def test_a_corrupt_wheel_with_the_pinned_sha256_is_one_line(world: World) -> Non
     digest = pypi.sha256_of(world.wheel)
     world.pin.write_text(world.pin.read_text().replace(write_pin_sha(world), digest))
     one_error(world.run("apply"), "is not a readable wheel")
-    assert not world.checkout.exists() and not list(world.vendor.glob("checkouts/.*"))
+    assert not list(world.vendor.glob("checkouts/*"))
 
 
 def test_unknown_version_is_one_line(world: World) -> None:
@@ -665,9 +664,7 @@ def test_an_unreachable_git_url_fails_within_the_timeout(world: World) -> None:
         "cannot fetch v9.9.9 from file:///nonexistent/x.git",
     )
     assert time.monotonic() - start < 30
-    assert not list(world.vendor.glob("checkouts/*")) and not list(
-        world.vendor.glob("checkouts/.*")
-    )
+    assert not list(world.vendor.glob("checkouts/*"))
 
 
 def _edit_patch(patches: Path) -> None:
