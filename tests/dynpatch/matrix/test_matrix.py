@@ -14,8 +14,6 @@ import pytest
 from dynpatch import cli
 from dynpatch import matrix as command
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import checkout_dir
-from dynpatch.io import git as gitio
 from dynpatch.io import pypi
 from dynpatch.matrix import releases
 from dynpatch.pin import load_pin
@@ -29,6 +27,7 @@ from tests.fixtures.releases import (
     LOOKS_FIXED,
     MERGED,
     NO_HELPER,
+    Vendor,
     fake_runtime,
     make_vendor,
     this_interpreter,
@@ -50,14 +49,29 @@ def rows_of(out: Path) -> dict[str, dict]:
     return {r["version"]: r for r in json.loads((out / "matrix.json").read_text())["rows"]}
 
 
-def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
-    v = make_vendor(
-        tmp_path,
-        {"9.9.6": DRIFTED, "9.9.7": NO_HELPER, "9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES},
-        pinned="9.9.9",
-    )
+@pytest.fixture(scope="module")
+def every(tmp_path_factory: pytest.TempPathFactory) -> Vendor:
+    """One workspace with every kind of synthetic release, pinned at 9.9.9; the tests that
+    only read it share it (and its checkouts), each with its own --versions and --out."""
+    releases = {"9.9.6": DRIFTED, "9.9.7": NO_HELPER, "9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES}
+    releases |= {"10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED, "10.0.2": MERGED}
+    return make_vendor(tmp_path_factory.mktemp("every"), releases, pinned="9.9.9")
+
+
+@pytest.fixture(scope="module")
+def stage_vendor(tmp_path_factory: pytest.TempPathFactory) -> Vendor:
+    """A release whose own tests run, pinned."""
+    return make_vendor(tmp_path_factory.mktemp("stage"), {"9.9.9": STAGE_FILES}, pinned="9.9.9")
+
+
+def test_each_release_gets_a_row_with_reasons(every: Vendor, tmp_path: Path, capsys) -> None:
+    v = every
     out = tmp_path / "out"
-    assert matrix(v.ws, out, *SKIP_CHECKS) == 1  # a drifted release fails the run
+    versions = ("--versions", "9.9.6,9.9.7,9.9.8,9.9.9")
+    stale = out / "releases" / "9.9.6" / "patches"
+    stale.mkdir(parents=True)
+    (stale / "series").write_text("0001-old.patch\n")  # an older run's series
+    assert matrix(v.ws, out, *versions, *SKIP_CHECKS) == 1  # a drifted release fails the run
     printed = capsys.readouterr().out
     rows = rows_of(out)
     assert list(rows) == ["9.9.6", "9.9.7", "9.9.8", "9.9.9"]
@@ -72,8 +86,8 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
         "num_output_tokens_so_far, ...)`; found parameters (output, cursor)"
     ]
     # nothing exported for a drifted release: never a partial series
-    assert drifted["own_am"]["status"] == "not run"
-    assert not (out / "releases" / "9.9.6" / "patches").exists()
+    assert drifted["own_am"]["status"] == drifted["verify"]["status"] == "not run"
+    assert not stale.exists()
     assert "9.9.6: DRIFTED: components/src/dynamo/trtllm/request_handlers/handler_base.py" in (
         printed
     )
@@ -106,27 +120,23 @@ def test_each_release_gets_a_row_with_reasons(tmp_path: Path, capsys) -> None:
     assert "| 9.9.7 | - | n/a | n/a | n/a | n/a | n/a | n/a | no | n/a | n/a |" in md
     assert "| 9.9.9 (pin) | `not getattr` | applied | applied | applied |" in md
     assert "| yes | yes | skipped | skipped |" in md
-    # the shared checkouts were not committed on: the series is made beside them (branch=None)
-    for version in ("9.9.6", "9.9.7", "9.9.8"):
-        checkout = checkout_dir(v.vendor, "pypi", version)
-        assert gitio.rev_parse(checkout, v.pin.branch) is None
-        assert gitio.local_changes(checkout) == []
 
 
-def test_no_drift_exits_zero(tmp_path: Path, capsys) -> None:
-    v = make_vendor(tmp_path, {"9.9.7": NO_HELPER, "9.9.9": APPLIES}, pinned="9.9.9")
+def test_no_drift_exits_zero(every: Vendor, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
-    assert matrix(v.ws, out, *SKIP_CHECKS) == 0
+    assert matrix(every.ws, out, "--versions", "9.9.7,9.9.9", *SKIP_CHECKS) == 0
     data = json.loads((out / "matrix.json").read_text())
     assert data["ok"] is True and data["pinned"] == "9.9.9"
     assert data["summary"].startswith("2 releases: 1 applied, 1 not applicable, 0 drifted")
+    assert (out / "matrix.md").read_text().rstrip().endswith("    " + data["summary"])
     assert "wrote " in capsys.readouterr().out
 
 
-def test_a_release_fixed_upstream_is_judged_by_running_it(tmp_path, monkeypatch, capsys) -> None:
+def test_a_release_fixed_upstream_is_judged_by_running_it(
+    every: Vendor, tmp_path, monkeypatch, capsys
+) -> None:
     this_interpreter(monkeypatch)
-    releases = {"9.9.9": APPLIES, "10.0.0": FIXED_UPSTREAM, "10.0.1": LOOKS_FIXED, "10.0.2": MERGED}
-    v = make_vendor(tmp_path, releases, pinned="9.9.9")
+    v = every
     out = tmp_path / "out"
     versions = "9.9.9,10.0.0,10.0.1,10.0.2"
     assert matrix(v.ws, out, "--versions", versions, *SKIP_CHECKS) == 1
@@ -239,10 +249,10 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
 
 
 def test_test_upstream_runs_per_release_and_is_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    stage_vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     this_interpreter(monkeypatch)
-    v = make_vendor(tmp_path, {"9.9.9": STAGE_FILES}, pinned="9.9.9")
+    v = stage_vendor
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     out = tmp_path / "out"
     args = ("--skip", "verify")
@@ -253,7 +263,7 @@ def test_test_upstream_runs_per_release_and_is_cached(
     # what the stage would print is its log; no evidence record anywhere
     log = (out / "releases" / "9.9.9" / "test-upstream.log").read_text()
     assert "dynamo's own tests, CPU tier" in log and "verdict: pass" in log
-    assert not list(tmp_path.rglob("evidence"))
+    assert not list(tmp_path.rglob("evidence")) and not list(v.ws.root.rglob("evidence"))
 
     assert matrix(v.ws, out, *args) == 0  # warm: same wheel, series, code: reused
     assert rows_of(out)["9.9.9"]["test_upstream"]["cached"] is True
@@ -262,9 +272,9 @@ def test_test_upstream_runs_per_release_and_is_cached(
     assert rows_of(out)["9.9.9"]["test_upstream"]["cached"] is False
 
 
-def test_a_failing_check_fails_the_run(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_failing_check_fails_the_run(stage_vendor: Vendor, tmp_path: Path, monkeypatch) -> None:
     this_interpreter(monkeypatch)
-    v = make_vendor(tmp_path, {"9.9.9": STAGE_FILES}, pinned="9.9.9")
+    v = stage_vendor
     # the runtime the interpreter offers is not the tree's: the stage refuses (error)
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "1.0.0")))
     out = tmp_path / "out"

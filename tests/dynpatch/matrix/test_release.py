@@ -19,7 +19,7 @@ from dynpatch.pin import load_pin
 from dynpatch.series import series_digest
 from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
-from tests.fixtures.releases import APPLIES, DRIFTED, IS_NONE_GUARD, Vendor, make_vendor
+from tests.fixtures.releases import APPLIES, IS_NONE_GUARD, Vendor, make_vendor
 from tests.fixtures.synthetic import REPO
 
 # the synthetic releases have no helper test module: that test-carrying step does not apply
@@ -27,11 +27,11 @@ from tests.fixtures.synthetic import REPO
 APPLIED = ["applied", "applied", "applied", "not-applicable", "not-applicable"]
 
 
-@pytest.fixture
-def vendor(tmp_path: Path) -> Vendor:
-    return make_vendor(
-        tmp_path, {"9.9.6": DRIFTED, "9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES}, pinned="9.9.9"
-    )
+@pytest.fixture(scope="module")
+def vendor(tmp_path_factory: pytest.TempPathFactory) -> Vendor:
+    """Shared by the tests: prepare only reads the checkout (the first test proves it)."""
+    releases = {"9.9.8": IS_NONE_GUARD, "9.9.9": APPLIES}
+    return make_vendor(tmp_path_factory.mktemp("release"), releases, pinned="9.9.9")
 
 
 def prepare(v: Vendor, out: Path, version: str) -> release.Row:
@@ -67,18 +67,6 @@ def test_the_series_is_made_and_proved_once_and_the_checkout_only_read(
     assert gitio.rev_parse(checkout.path, vendor.pin.branch) is None
     assert objects(checkout.path) == before
     assert gitio.local_changes(checkout.path) == []
-
-
-def test_a_drifted_release_has_its_outcomes_and_no_series(vendor: Vendor, tmp_path: Path) -> None:
-    stale = tmp_path / "out" / "releases" / "9.9.6" / "patches"
-    stale.mkdir(parents=True)
-    (stale / "series").write_text("0001-old.patch\n")  # an older run's series
-    row = prepare(vendor, tmp_path / "out", "9.9.6")
-    assert row.series == "drifted"
-    assert [o["status"] for o in row.outcomes][:3] == ["applied", "drifted", "applied"]
-    assert row.problems and "found parameters (output, cursor)" in row.problems[0]
-    assert row.own_am.status == row.verify.status == NOT_RUN
-    assert not stale.exists()  # never a partial or an older series
 
 
 def test_an_export_failing_git_am_fails_the_own_am_column(

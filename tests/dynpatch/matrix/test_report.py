@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from dynpatch.matrix import report
 from dynpatch.matrix.release import Row
 from dynpatch.matrix.stages import FAIL, NA, NOT_RUN, PASS, Check
@@ -79,28 +76,4 @@ def test_notes_say_why_for_every_cell_that_is_not_a_plain_success() -> None:
         "9.9.5: ERROR: flake8 flags changed lines: E501",
         "9.9.8: own series: fail: 0001: patch failed: a.py:1",
     ]
-
-
-def test_write_gives_markdown_and_json(tmp_path: Path) -> None:
-    meta = {
-        "created": "now",
-        "pinned": "1.6.1",
-        "toolkit": "t" * 64,
-        "committed_series_sha256": "c" * 64,
-        "summary": "1 releases: fine",
-    }
-    rows = [
-        row(
-            "1.6.1",
-            pinned=True,
-            series="applied",
-            outcomes=APPLIED,
-            own_am=Check(PASS),
-            committed_am=Check(PASS),
-        )
-    ]
-    md, js = report.write(rows, meta, tmp_path)
-    assert "| 1.6.1 (pin) | `not getattr` | applied |" in md.read_text()
-    assert md.read_text().rstrip().endswith("    1 releases: fine")
-    data = json.loads(js.read_text())
-    assert data["rows"][0]["own_am"]["status"] == PASS and data["notes"] == []
+    assert report.notes([row("1.6.1", series="applied", outcomes=APPLIED)]) == []
