@@ -26,44 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch.io.atomic import write_atomic
-from dynpatch.replay import scenarios, wire
-from dynpatch.replay.engine import ReplayEngine
-from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello
-from dynpatch.replay.script import Script, from_json
-
-
-async def replay_records(
-    replay: Replay,
-    script: Script,
-    timeout: float,
-    ids: type[list[int]] = list,
-    seen: Callable[[Any, ReplayEngine], None] | None = None,
-) -> list[str]:
-    """The complete observed stream of one request, canonically serialised. The engine's
-    outputs hold their token ids in an ``ids``; ``seen`` is told of each chunk as it comes."""
-    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}", ids)
-    replay.worker_exits.clear()
-    chunks: list[str] = []
-    tail: list[str] = []
-
-    async def drain() -> None:
-        async for chunk in handler.generate(request, context):
-            chunks.append(wire.record("chunk", chunk))
-            if seen is not None:
-                seen(chunk, engine)
-
-    try:
-        await asyncio.wait_for(drain(), timeout)
-    except TimeoutError:
-        raise
-    except Exception as exc:  # an exception leaving the handler is an observation
-        tail.append(wire.record("raised", {"type": type(exc).__name__, "message": str(exc)}))
-    submits = [wire.record("submit", call) for call in engine.llm.calls]
-    events = [wire.record("worker_exit", e) for e in replay.worker_exits]
-    submitted = engine.llm.submitted
-    if submitted is not None and submitted.aborted:  # dynamo cancelled the engine request
-        events.append(wire.record("engine_abort", {"calls": submitted.aborted}))
-    return [*submits, *chunks, *events, *tail]
+from dynpatch.replay import scenarios
+from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello, replay_records
+from dynpatch.replay.script import from_json
 
 
 async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:

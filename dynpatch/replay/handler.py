@@ -8,6 +8,7 @@ report (:func:`dynpatch.replay.runner.check_origins`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import importlib
@@ -15,12 +16,12 @@ import inspect
 import os
 import platform
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from dynpatch.replay import fatal
+from dynpatch.replay import fatal, wire
 from dynpatch.replay.engine import Errors, ReplayEngine
 from dynpatch.replay.script import Script, request_for
 
@@ -145,3 +146,37 @@ def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
         "fatal_seam": replay.fatal_seam,
         "environment": environment(),
     }
+
+
+async def replay_records(
+    replay: Replay,
+    script: Script,
+    timeout: float,
+    ids: type[list[int]] = list,
+    seen: Callable[[Any, ReplayEngine], None] | None = None,
+) -> list[str]:
+    """The complete observed stream of one request, canonically serialised. The engine's
+    outputs hold their token ids in an ``ids``; ``seen`` is told of each chunk as it comes."""
+    handler, engine, request, context = replay.prepare(script, f"verify-{script.name}", ids)
+    replay.worker_exits.clear()
+    chunks: list[str] = []
+    tail: list[str] = []
+
+    async def drain() -> None:
+        async for chunk in handler.generate(request, context):
+            chunks.append(wire.record("chunk", chunk))
+            if seen is not None:
+                seen(chunk, engine)
+
+    try:
+        await asyncio.wait_for(drain(), timeout)
+    except TimeoutError:
+        raise
+    except Exception as exc:  # an exception leaving the handler is an observation
+        tail.append(wire.record("raised", {"type": type(exc).__name__, "message": str(exc)}))
+    submits = [wire.record("submit", call) for call in engine.llm.calls]
+    events = [wire.record("worker_exit", e) for e in replay.worker_exits]
+    submitted = engine.llm.submitted
+    if submitted is not None and submitted.aborted:  # dynamo cancelled the engine request
+        events.append(wire.record("engine_abort", {"calls": submitted.aborted}))
+    return [*submits, *chunks, *events, *tail]

@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch.replay import scenarios
-from dynpatch.replay.child import replay_records
 from dynpatch.replay.engine import ReplayEngine
-from dynpatch.replay.handler import Replay, hello
+from dynpatch.replay.handler import Replay, hello, replay_records
 
 HELPER = "extract_from_completion_output"
 
