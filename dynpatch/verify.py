@@ -1,17 +1,14 @@
-"""Stage verify: the real TRT-LLM handler on both trees emits identical chunk streams.
+"""Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees.
 
-``python -m dynpatch verify [--budget N] [--seed S] [--scenario NAME ...]``. The named
-scenarios (``dynpatch/replay/scenarios.py``) and ``--budget`` hypothesis property
-streams are replayed through ``AggregatedHandler.generate`` of the baseline tree and of
-the patched tree, each in its own child process. Every record (the submission to the
-engine, each chunk, dynamo's fatal-exit request, an exception leaving the handler) is
-compared as canonical JSON; the first divergence of each scenario is reported with the
-chunk index, the field and both values. Exit status 1 on any divergence or unmet
-scenario expectation.
+The named scenarios (``dynpatch/replay/scenarios.py``) and ``--budget`` hypothesis streams
+are replayed through ``AggregatedHandler.generate`` of the baseline and the patched tree
+(and, informative, the baseline without its copy), each tree in a child process. Every
+record is compared as canonical JSON; a divergence or an unmet expectation fails.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import shlex
@@ -23,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from dynpatch import console, variants
 from dynpatch.console import err
@@ -35,7 +31,7 @@ from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.runner import Steps
 from dynpatch.replay.script import Script, to_json
-from dynpatch.trees import Trees, prepare_trees
+from dynpatch.trees import prepare_trees
 from dynpatch.workspace import Workspace
 
 DEFAULT_BUDGET = 200
@@ -47,7 +43,6 @@ TRAITS = ("log_probs", "top_logprobs", "dropped", "flat", "error_chunk", "worker
 @dataclass
 class ScenarioOutcome:
     name: str
-    records: int
     chunks: int
     events: list[str]
     divergence: wire.Divergence | None = None
@@ -80,10 +75,20 @@ def _scenarios(args: VerifyOptions) -> list[str]:
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     names = args.scenario or list(scenarios.NAMED)
-    unknown = [n for n in names if n not in scenarios.NAMED]
-    if unknown:
+    if unknown := [n for n in names if n not in scenarios.NAMED]:
         raise ToolkitError(f"unknown scenario {unknown[0]!r}; known: {', '.join(scenarios.NAMED)}")
     return names
+
+
+def _draw(budget: int, seed: int, screen: Console) -> list[Script]:
+    if not budget:
+        return []
+    try:
+        from dynpatch.replay.properties import draw_scripts
+    except ImportError:
+        raise ToolkitError("hypothesis is not installed here: run `nox -s verify`") from None
+    with screen.status(f"drawing {budget} property streams (seed {seed}) ..."), _DRAW:
+        return draw_scripts(budget, seed)
 
 
 def check(
@@ -101,17 +106,7 @@ def check(
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     with screen.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, patches, trees_dir)
-
-    properties: list[Script] = []
-    if args.budget:
-        try:
-            from dynpatch.replay.properties import draw_scripts
-        except ImportError:
-            raise ToolkitError(
-                "hypothesis is not installed here: run `nox -s verify` (it installs it)"
-            ) from None
-        with screen.status(f"drawing {args.budget} property streams (seed {seed}) ..."), _DRAW:
-            properties = draw_scripts(args.budget, seed)
+    properties = _draw(args.budget, seed, screen)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
     results, skipped = {}, ""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -124,11 +119,12 @@ def check(
         with Steps(screen, len(srcs)) as steps:
             for label, src in srcs.items():
                 steps.start(
-                    f"replaying {len(names) + len(properties)} scenarios on the {label} tree"
+                    f"replaying {len(job['scenarios']) + len(properties)} scenarios on the {label} tree"
                 )
                 log = out_dir / "logs" / f"{label}.log"
-                tree = runner.Tree(label, src)
-                results[label] = runner.run_child(tree, job, log, python=args.python)
+                results[label] = runner.run_child(
+                    runner.Tree(label, src), job, log, python=args.python
+                )
                 steps.done()
     runner.check_trees(results["baseline"], results["patched"])
 
@@ -138,33 +134,51 @@ def check(
     outcomes = compare(results["baseline"], results["patched"], expectations)
     if len(outcomes) != len(names) + len(properties):
         raise ToolkitError(
-            f"the replay returned {len(outcomes)} scenarios, expected {len(names) + len(properties)}"
+            f"the replay returned {len(outcomes)} of {len(names) + len(properties)} scenarios"
         )
-    lines = summary_lines(outcomes, len(names), len(properties), seed, args.budget)
     alternative = alternative_line(results, skipped)
-    lines.append(alternative)
+    lines = [
+        *(
+            f"{o.name:<44} {o.chunks:>6}  {', '.join(o.events) or '-':<12} {_verdict(o)}"
+            for o in outcomes[: len(names)]
+        ),
+        *summary_lines(outcomes, len(names), len(properties), seed, args.budget),
+        alternative,
+    ]
     if waived:
         lines.append(f"not expected of ai-dynamo {checkout.release.version}: {'; '.join(waived)}")
     lines.append(f"timing: {time.perf_counter() - start:.1f} s")
-    table = outcome_table([o for o in outcomes if not o.name.startswith("property-")])
-
+    details = {
+        "seed": seed,
+        "budget": args.budget,
+        "scenarios": [dataclasses.asdict(o) for o in outcomes],
+        "not_expected": waived,
+        "alternative": {"edit": variants.ALTERNATIVE, "line": alternative},
+        "modules": {label: r["modules"] for label, r in results.items()},
+        "fatal_seam": results["baseline"].get("fatal_seam"),
+        "environment": results["baseline"].get("environment"),
+    }
     report = out_dir / "verify.json"
-    details = _details(outcomes, results, trees, seed, args.budget, properties)
-    details["not_expected"] = waived
-    details["alternative"] = {"edit": variants.ALTERNATIVE, "line": alternative}
     files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
-    result = StageResult(ok, [table, *lines, f"report: {console.rel(report)}"])
+    command = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
+    for name in args.scenario or ():
+        command += ["--scenario", name]
+    result = StageResult(ok, [*lines, f"report: {console.rel(report)}"])
     result.record = Record(
         "verify",
         base=trees.base,
         series_sha256=trees.series_sha256,
-        command=_command(args, seed),
+        command=shlex.join(command),
         verdict="pass" if ok else "fail",
-        summary_md=markdown(outcomes, lines),
+        summary_md="".join(f"    {line}\n" for line in lines),
         details=details,
     )
     return result
+
+
+def _verdict(o: ScenarioOutcome) -> str:
+    return "DIVERGED" if o.divergence else "expectation not met" if o.unmet else "identical"
 
 
 def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:
@@ -173,9 +187,7 @@ def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:
     if "alternative" not in results:
         return f"{head}: not replayed: {skipped}"
     apart = [
-        o.name
-        for o in compare(results["baseline"], results["alternative"], {})
-        if o.divergence is not None
+        o.name for o in compare(results["baseline"], results["alternative"], {}) if o.divergence
     ]
     shown = f" ({', '.join(apart[:3])})" if apart else ""
     return f"{head}: {len(apart)} divergences from the baseline{shown}"
@@ -208,116 +220,47 @@ def compare(
         raise ToolkitError("the two replays ran different scenario lists")
     outcomes = []
     for a, b in zip(a_list, b_list, strict=True):
-        records = a["records"]
-        kinds = [json.loads(r)["kind"] for r in records]
-        outcome = ScenarioOutcome(
-            name=a["name"],
-            records=len(records),
-            chunks=kinds.count("chunk"),
-            events=[k for k in kinds if k not in ("submit", "chunk")],
-            divergence=wire.first_divergence(a["name"], records, b["records"]),
-            traits=[t for t in TRAITS if not expect.unmet((t,), records)],
+        kinds = [json.loads(r)["kind"] for r in a["records"]]
+        outcomes.append(
+            ScenarioOutcome(
+                name=a["name"],
+                chunks=kinds.count("chunk"),
+                events=[k for k in kinds if k not in ("submit", "chunk")],
+                divergence=wire.first_divergence(a["name"], a["records"], b["records"]),
+                unmet=[
+                    f"{side}: {m}"
+                    for side, recs in (("baseline", a["records"]), ("patched", b["records"]))
+                    for m in expect.unmet(expectations.get(a["name"], ()), recs)
+                ],
+                traits=[t for t in TRAITS if not expect.unmet((t,), a["records"])],
+            )
         )
-        if a["name"] in expectations:
-            outcome.unmet = [
-                f"{side}: {m}"
-                for side, recs in (("baseline", records), ("patched", b["records"]))
-                for m in expect.unmet(expectations[a["name"]], recs)
-            ]
-        outcomes.append(outcome)
     return outcomes
 
 
 def summary_lines(
     outcomes: list[ScenarioOutcome], named: int, props: int, seed: int, budget: int
 ) -> list[str]:
-    chunks = sum(o.chunks for o in outcomes)
-    diverged = [o for o in outcomes if o.divergence is not None]
-    unmet = [o for o in outcomes if o.unmet]
-    lines = [
-        f"{len(outcomes)} scenarios: {named} named + {props} property streams "
-        f"(hypothesis seed {seed}, budget {budget}); {chunks} chunks compared per tree"
-    ]
+    """The verdict's lines: what ran, what the draws reached, each divergence and unmet
+    expectation, and the count of divergences."""
     drawn = [o for o in outcomes if o.name.startswith("property-")]
-    if drawn:
-        reached = ", ".join(f"{sum(t in o.traits for o in drawn)} {t}" for t in TRAITS)
-        lines.append(
-            f"property streams reached: {reached} "
-            f"({sum(o.chunks for o in drawn)} chunks in {len(drawn)} streams)"
-        )
-    for o in diverged:
-        assert o.divergence is not None
-        lines.append(f"DIVERGENCE: {o.divergence.describe()}")
-    for o in unmet:
-        lines.append(f"EXPECTATION NOT MET: scenario {o.name}: {'; '.join(o.unmet)}")
-    lines.append(f"{len(diverged)} divergences")
-    if unmet:
-        lines.append(f"{len(unmet)} scenarios did not show what they are named for")
-    return lines
-
-
-def outcome_table(outcomes: list[ScenarioOutcome]) -> Table:
-    table = Table(title="named scenarios (baseline vs patched)", title_justify="left")
-    for column in ("scenario", "chunks", "events", "result"):
-        table.add_column(column, overflow="fold")
-    for o in outcomes:
-        result = "[green]identical[/]"
-        if o.divergence is not None:
-            result = "[bold red]DIVERGED[/]"
-        elif o.unmet:
-            result = "[bold red]expectation not met[/]"
-        table.add_row(o.name, str(o.chunks), ", ".join(o.events) or "-", result)
-    return table
-
-
-def markdown(outcomes: list[ScenarioOutcome], lines: list[str]) -> str:
-    named = [o for o in outcomes if not o.name.startswith("property-")]
-    rows = ["| scenario | chunks | events | result |", "|---|---:|---|---|"]
-    for o in named:
-        result = "identical" if o.ok else ("DIVERGED" if o.divergence else "expectation not met")
-        rows.append(f"| {o.name} | {o.chunks} | {', '.join(o.events) or '-'} | {result} |")
-    return "\n".join([*rows, "", *(f"    {line}" for line in lines)]) + "\n"
-
-
-def _details(
-    outcomes: list[ScenarioOutcome],
-    results: dict[str, dict[str, Any]],
-    trees: Trees,
-    seed: int,
-    budget: int,
-    properties: list[Script],
-) -> dict[str, Any]:
-    diverged = {o.name for o in outcomes if o.divergence is not None}
-    return {
-        "seed": seed,
-        "budget": budget,
-        "scenarios": [
-            {
-                "name": o.name,
-                "chunks": o.chunks,
-                "records": o.records,
-                "events": o.events,
-                "divergence": None if o.divergence is None else o.divergence.__dict__,
-                "unmet": o.unmet,
-            }
+    reached = ", ".join(f"{sum(t in o.traits for o in drawn)} {t}" for t in TRAITS)
+    lines = [
+        f"{len(outcomes)} scenarios: {named} named + {props} property streams (hypothesis seed "
+        f"{seed}, budget {budget}); {sum(o.chunks for o in outcomes)} chunks compared per tree",
+        *(
+            [f"property streams reached: {reached} ({sum(o.chunks for o in drawn)} chunks)"]
+            if drawn
+            else []
+        ),
+        *(f"DIVERGENCE: {o.divergence.describe()}" for o in outcomes if o.divergence),
+        *(
+            f"EXPECTATION NOT MET: scenario {o.name}: {'; '.join(o.unmet)}"
             for o in outcomes
-        ],
-        # A diverging property stream is kept whole, to replay it with --seed or by hand.
-        "diverged_property_scripts": [to_json(s) for s in properties if s.name in diverged],
-        "trees": {
-            "base": trees.base,
-            "series_sha256": trees.series_sha256,
-            "baseline": str(trees.baseline),
-            "patched": str(trees.patched),
-        },
-        "modules": {label: r["modules"] for label, r in results.items()},
-        "fatal_seam": results["baseline"].get("fatal_seam"),
-        "environment": results["baseline"].get("environment"),
-    }
-
-
-def _command(args: VerifyOptions, seed: int) -> str:
-    parts = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
-    for name in args.scenario or ():
-        parts += ["--scenario", name]
-    return shlex.join(parts)
+            if o.unmet
+        ),
+        f"{sum(o.divergence is not None for o in outcomes)} divergences",
+    ]
+    if unmet := sum(bool(o.unmet) for o in outcomes):
+        lines.append(f"{unmet} scenarios did not show what they are named for")
+    return lines

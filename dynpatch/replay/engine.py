@@ -1,17 +1,11 @@
-"""Engine double: replays a :class:`~dynpatch.replay.script.Script` as TRT-LLM would stream it.
+"""Engine double: replays a :class:`~dynpatch.replay.script.Script` as TRT-LLM streams it.
 
-It stands where dynamo calls ``engine.llm.generate_async(...)`` and iterates the
-returned ``GenerationResult``. Like TRT-LLM, one result object is yielded again and
-again, its ``outputs`` are the same ``CompletionOutput`` objects each time, and their
-``token_ids`` / ``logprobs`` lists grow in place. The double's own work per result is
-proportional to the delta, never to the history: it appends the step's token ids (built
-before the request starts) and creates the step's ``{token_id: Logprob}`` positions
-then, as a real engine hands over fresh objects for each result. (Positions built ahead
-of time would lie cold in memory on long streams and charge both trees a cost that
-grows with the stream.)
-
-The ``Logprob`` record and the exception classes come from the ``tensorrt_llm`` stand-in
-(the child's import path) so dynamo sees the types it catches.
+It stands where dynamo calls ``engine.llm.generate_async(...)``. Like TRT-LLM it yields one
+result object again and again, whose ``outputs`` are the same ``CompletionOutput`` objects
+with ``token_ids`` / ``logprobs`` growing in place. Its own work per result follows the
+delta, never the history: token ids are built before the request starts, and each step's
+``{token_id: Logprob}`` positions when it is handed out (as a real engine hands over fresh
+objects; built ahead, they would lie cold in memory and charge both trees alike).
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynpatch.replay.script import Position, Script
+from dynpatch.replay.script import RAISE_KINDS, Delta, Position, Script
 
 
 @dataclass(slots=True)
@@ -42,16 +36,13 @@ class ReplayOutput:
 
 @dataclass(frozen=True, slots=True)
 class KvCacheMetrics:
-    """TRT-LLM ``KvCacheMetrics``, as far as dynamo reads it."""
-
     num_reused_blocks: int
     num_missed_blocks: int
 
 
 @dataclass(frozen=True, slots=True)
 class PerfMetrics:
-    """TRT-LLM ``RequestPerfMetrics``: dynamo before 1.5.0 reads the cached prompt from
-    ``kv_cache_metrics`` (not ``GenerationResult.cached_tokens``); no timing is reported."""
+    """TRT-LLM ``RequestPerfMetrics``: dynamo before 1.5.0 reads the cached prompt here."""
 
     kv_cache_metrics: KvCacheMetrics
     timing_metrics: Any = None
@@ -61,12 +52,24 @@ KV_BLOCK = 32  # tokens per KV-cache block: dynamo's default kv_block_size
 
 
 def perf_metrics(script: Script) -> PerfMetrics | None:
-    """The perf metrics of a request whose prompt is ``script.cached_tokens`` cached (in
-    whole blocks, as the KV cache reuses them); None when the script reports no cache."""
+    """The metrics of a prompt ``script.cached_tokens`` cached, in whole blocks (None: none)."""
     if script.cached_tokens is None:
         return None
     missed = max(len(script.prompt) - script.cached_tokens, 0)
     return PerfMetrics(KvCacheMetrics(-(-script.cached_tokens // KV_BLOCK), -(-missed // KV_BLOCK)))
+
+
+@dataclass(frozen=True)
+class Errors:
+    """The exception and record types dynamo expects from TRT-LLM and from itself."""
+
+    request_error: type[BaseException]  # tensorrt_llm.executor.utils.RequestError
+    engine_shutdown: type[BaseException]  # dynamo.llm.exceptions.EngineShutdown
+    logprob: type  # tensorrt_llm.executor.result.Logprob
+
+
+class EngineFailure(RuntimeError):
+    """The 'fatal' step: an unexpected engine exception dynamo treats as fatal."""
 
 
 @dataclass(slots=True)
@@ -143,23 +146,19 @@ class ReplayResult:
         return self
 
 
-def _canonical_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A JSON-able record of what dynamo submitted (compared across trees too)."""
-    record: dict[str, Any] = {}
-    for key in sorted(kwargs):
-        value = kwargs[key]
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            value = {"__type__": type(value).__name__, **dataclasses.asdict(value)}
-        elif isinstance(value, (list, tuple)):
-            value = list(value)
-        elif value is not None and not isinstance(value, (str, int, float, bool, dict)):
-            value = {"__type__": type(value).__name__}
-        record[key] = value
-    return record
+def _canonical(value: Any) -> Any:
+    """A JSON-able record of one argument dynamo submitted (compared across trees too)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"__type__": type(value).__name__, **dataclasses.asdict(value)}
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if value is None or isinstance(value, (str, int, float, bool, dict)):
+        return value
+    return {"__type__": type(value).__name__}
 
 
 class ReplayLLM:
-    """``engine.llm``: ``generate_async`` returns the scripted result stream."""
+    """``engine.llm``: ``generate_async`` returns the scripted result stream, once."""
 
     def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self._script = script
@@ -181,20 +180,8 @@ class ReplayLLM:
         priority: Any = None,
         cache_salt: Any = None,
     ) -> ReplayResult:
-        self.calls.append(
-            _canonical_kwargs(
-                {
-                    "inputs": inputs,
-                    "sampling_params": sampling_params,
-                    "disaggregated_params": disaggregated_params,
-                    "streaming": streaming,
-                    "trace_headers": trace_headers,
-                    "scheduling_params": scheduling_params,
-                    "priority": priority,
-                    "cache_salt": cache_salt,
-                }
-            )
-        )
+        call = {k: v for k, v in locals().items() if k != "self"}
+        self.calls.append({k: _canonical(call[k]) for k in sorted(call)})
         if self._script.reject is not None:
             raise ValueError(self._script.reject)
         if self._prepared is None:
@@ -204,8 +191,7 @@ class ReplayLLM:
 
 
 class ReplayEngine:
-    """``TensorRTLLMEngine`` shape as far as the request path reaches: ``.llm``, and what
-    the fatal path calls before it exits the worker."""
+    """``TensorRTLLMEngine`` as far as the request path and the fatal path reach."""
 
     def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self.llm = ReplayLLM(script, errors, ids)
@@ -214,61 +200,34 @@ class ReplayEngine:
         return None
 
     async def cleanup(self) -> None:
-        """Awaited by ``HandlerBase._initiate_shutdown`` before 1.6.0, just before its
-        ``os._exit(1)`` (which the replay observes); nothing to release here."""
+        """Awaited by ``HandlerBase._initiate_shutdown`` before 1.6.0, before its exit."""
 
 
-@dataclass(frozen=True)
-class Errors:
-    """The exception and record types dynamo expects from TRT-LLM and from itself."""
-
-    request_error: type[BaseException]  # tensorrt_llm.executor.utils.RequestError
-    engine_shutdown: type[BaseException]  # dynamo.llm.exceptions.EngineShutdown
-    logprob: type  # tensorrt_llm.executor.result.Logprob
-
-
-class EngineFailure(RuntimeError):
-    """The 'fatal' step: an unexpected engine exception dynamo treats as fatal."""
-
-
-def _position(p: Position, logprob_cls: type) -> Any:
-    if p is None or isinstance(p, float):
-        return p
-    return {tok: logprob_cls(lp, rank) for tok, lp, rank in p}
+def _rest(d: Delta) -> tuple[Any, ...]:
+    return d.logprobs, d.finish_reason, d.stop_reason, d.trim
 
 
 def build_result(script: Script, errors: Errors, ids: type[list[int]] = list) -> ReplayResult:
-    """Pre-build every object the stream will append, then wrap it as a result; each
-    output's cumulative ``token_ids`` is an ``ids`` (a list, or a list that watches reads)."""
+    """The result stream of ``script``, every token list built ahead; each output's
+    cumulative ``token_ids`` is an ``ids`` (a list, or one that watches reads)."""
     metrics = perf_metrics(script)
     outputs = [
-        ReplayOutput(index=i, token_ids=ids(), request_perf_metrics=metrics)
-        for i in range(script.n)
+        ReplayOutput(i, token_ids=ids(), request_perf_metrics=metrics) for i in range(script.n)
     ]
-    if script.engine_prompt_logprobs is not None:
-        for out in outputs:
-            out.prompt_logprobs = [
-                _position(p, errors.logprob) for p in script.engine_prompt_logprobs
-            ]
-    plan: list[_Planned] = []
-    for step in script.steps:
-        error: BaseException | None = None
-        if step.raise_kind == "request":
-            error = errors.request_error(step.message)
-        elif step.raise_kind == "fatal":
-            error = EngineFailure(step.message)
-        elif step.raise_kind == "shutdown":
-            error = errors.engine_shutdown(step.message)
-        updates = [
-            _Update(
-                output=outputs[d.index],
-                tokens=list(d.tokens),
-                positions=d.logprobs,
-                finish_reason=d.finish_reason,
-                stop_reason=d.stop_reason,
-                trim=d.trim,
-            )
-            for d in step.deltas
+    lp = errors.logprob
+    for out in outputs:
+        out.prompt_logprobs = [
+            p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
+            for p in script.engine_prompt_logprobs or ()
         ]
-        plan.append(_Planned(updates, step.finished, step.no_outputs, error))
+    raises = dict(zip(RAISE_KINDS, (errors.request_error, EngineFailure, errors.engine_shutdown)))
+    plan = [
+        _Planned(
+            [_Update(outputs[d.index], list(d.tokens), *_rest(d)) for d in step.deltas],
+            step.finished,
+            step.no_outputs,
+            raises[step.raise_kind](step.message) if step.raise_kind else None,
+        )
+        for step in script.steps
+    ]
     return ReplayResult(plan, outputs, script, errors.logprob)

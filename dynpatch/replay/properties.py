@@ -1,17 +1,12 @@
-"""Property streams: hypothesis draws arbitrary TRT-LLM-shaped scripts (parent side only).
-
-The draws aim at the places where a delta-based helper could part ways with the old
-copy-and-slice one: logprob windows shorter or longer than the token delta, empty
-deltas, choices that never grow, positions that are ``None``, empty, flat floats or
-miss the selected token, stop-word trims that shrink ``token_ids``, results without
-outputs, engine exceptions and rejected submissions.
-
-:func:`draw_scripts` runs hypothesis with a fixed budget and seed (generation phase
-only) and returns the drawn scripts, so both trees replay exactly the same list.
+"""Property streams: hypothesis draws TRT-LLM-shaped scripts (parent side only), aimed at
+where a delta-based helper could part from the old copy-and-slice one: logprob windows
+shorter or longer than the delta, empty deltas, ``None``, empty, flat or selected-less
+positions, stop-word trims, results without outputs, engine exceptions, rejections.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -43,11 +38,6 @@ def _position(draw: Any, selected: int | None, k: int, flat: bool) -> Position:
     others = draw(st.lists(_TOKEN, min_size=0 if shape == "dict" else 1, max_size=max(k, 1)))
     ids = ([selected] if shape == "dict" and selected is not None else []) + others
     return tuple((t, draw(_LOGPROB), draw(_RANK)) for t in ids[: max(k, 1) + 1])
-
-
-def _prompt_positions(prompt: tuple[int, ...]) -> tuple[Position, ...]:
-    """TRT-LLM's prompt logprobs: nothing for the first token, then one dict a token."""
-    return (None, *(((t, -1.5, 1),) for t in prompt[1:]))
 
 
 @st.composite
@@ -110,7 +100,10 @@ def scripts(draw: Any, name: str = "property") -> Script:
         max_tokens=draw(st.one_of(st.none(), st.integers(1, 64))),
         logprobs=k,
         prompt_logprobs=draw(st.one_of(st.none(), st.integers(0, 3))),
-        engine_prompt_logprobs=draw(st.one_of(st.none(), st.just(_prompt_positions(prompt)))),
+        # TRT-LLM's prompt logprobs: nothing for the first token, then one dict a token.
+        engine_prompt_logprobs=draw(
+            st.one_of(st.none(), st.just((None, *(((t, -1.5, 1),) for t in prompt[1:]))))
+        ),
         cached_tokens=draw(st.one_of(st.none(), st.integers(0, 8))),
         reject=draw(st.sampled_from([None] * 19 + ["rejected"])),
         suspend=draw(st.booleans()),
@@ -118,7 +111,7 @@ def scripts(draw: Any, name: str = "property") -> Script:
 
 
 def draw_scripts(budget: int, seed: int) -> list[Script]:
-    """``budget`` scripts drawn by hypothesis from ``seed`` (deterministic for a seed)."""
+    """``budget`` scripts drawn by hypothesis from ``seed`` (the same list for a seed)."""
     drawn: list[Script] = []
 
     @hypothesis_seed(seed)
@@ -135,6 +128,4 @@ def draw_scripts(budget: int, seed: int) -> list[Script]:
         drawn.append(script)
 
     collect()
-    return [
-        Script(**{**script.__dict__, "name": f"property-{i:03d}"}) for i, script in enumerate(drawn)
-    ]
+    return [dataclasses.replace(s, name=f"property-{i:03d}") for i, s in enumerate(drawn)]

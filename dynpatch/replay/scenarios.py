@@ -1,97 +1,189 @@
-"""The named replay scenarios and the benchmark streams (deterministic, standard library only).
+"""The replayed streams: the named scenarios verify checks, and the benchmark's streams.
 
-Each named scenario is a small, reviewable :class:`Script` aimed at one behaviour of the
-handler's response loop (see ``NAMED``), built from :mod:`~dynpatch.replay.streams`:
-token ids and logprob values come from a ``random.Random`` seeded by the scenario name,
-so both trees replay identical bytes. :func:`stream` builds the long uniform streams the
-benchmark uses.
+Deterministic, standard library only: token ids and logprob values come from a
+``random.Random`` seeded by the script's name, so both trees replay identical bytes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import random
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from dynpatch.replay.script import Delta, Position, ReplayStep, Script
-from dynpatch.replay.streams import Gen, interleaved, uneven
+
+VOCAB = (1000, 150_000)  # token ids outside CPython's small-int cache, like a real vocab
 
 
-def stream(tokens: int, choices: int, *, k: int = 1, increment: int = 1) -> Script:
-    """The benchmark shape: ``choices`` interleaved choices, ``increment`` tokens a step."""
-    return interleaved(
-        f"stream-{tokens}x{choices}-top{k}-inc{increment}",
-        n=choices,
-        tokens=tokens,
-        k=k,
-        sizes=lambda r: increment,
-    )
+class Gen:
+    """Deterministic token ids and logprob positions for one script."""
+
+    def __init__(self, name: str):
+        self.rng = random.Random(zlib.crc32(name.encode()))
+
+    def token(self) -> int:
+        return self.rng.randrange(*VOCAB)
+
+    def tokens(self, count: int) -> tuple[int, ...]:
+        return tuple(self.token() for _ in range(count))
+
+    def position(self, token: int, k: int, *, with_selected: bool = True) -> Position:
+        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k."""
+        lps = sorted((-self.rng.random() * 8 for _ in range(max(k, 1))), reverse=True)
+        ids = [token] if with_selected else []
+        while len(ids) < max(k, 1):
+            t = self.token()
+            if t != token and t not in ids:
+                ids.append(t)
+        if not with_selected:
+            self.rng.shuffle(ids)
+        return tuple((t, lp, r) for r, (t, lp) in enumerate(zip(ids, lps, strict=True), 1))
+
+    def positions(self, tokens: Sequence[int], k: int) -> tuple[Position, ...]:
+        return tuple(self.position(t, k) for t in tokens)
+
+
+def _finish(steps: list[ReplayStep]) -> tuple[ReplayStep, ...]:
+    """``steps``, the last one finishing the request."""
+    return (*steps[:-1], dataclasses.replace(steps[-1], finished=True))
+
+
+def interleaved(
+    name: str,
+    *,
+    n: int,
+    tokens: int,
+    k: int | None,
+    sizes: Callable[[random.Random], int] = lambda r: 1,
+    lockstep: bool = False,
+    finish_reason: str = "length",
+    stop_reason: str | int | None = None,
+    engine_logprobs: bool = True,
+    flat: bool = False,
+    **script: Any,
+) -> Script:
+    """``n`` choices of ``tokens`` tokens, growing by ``sizes`` tokens a step: one choice per
+    result, round robin (TRT-LLM's ``n > 1`` streaming), or all of them (``lockstep``).
+    ``k``: the requested top-k (None: not requested); ``flat``: bare float logprobs."""
+    g = Gen(name)
+    plan = []
+    for _ in range(n):
+        left, sizes_c = tokens, []
+        while left:
+            sizes_c.append(min(sizes(g.rng), left))
+            left -= sizes_c[-1]
+        plan.append(sizes_c)
+    steps: list[ReplayStep] = []
+    for r in range(max(map(len, plan))):
+        group: list[Delta] = []
+        for c in (c for c in range(n) if r < len(plan[c])):
+            toks = g.tokens(plan[c][r])
+            lps: tuple[Position, ...] = ()
+            if engine_logprobs and k is not None:
+                lps = (
+                    tuple(-g.rng.random() * 8 for _ in toks) if flat else g.positions(toks, k or 1)
+                )
+            last = r == len(plan[c]) - 1
+            group.append(
+                Delta(c, toks, lps, finish_reason if last else None, stop_reason if last else None)
+            )
+        steps += [ReplayStep(tuple(group))] if lockstep else [ReplayStep((d,)) for d in group]
+    return Script(name, _finish(steps), n=n, max_tokens=tokens, logprobs=k, **script)
+
+
+def uneven(
+    name: str, *, n: int, tokens: int, k: int, sizes: Callable[[random.Random], int]
+) -> Script:
+    """``n`` choices of ``tokens`` tokens; every result carries them all, and each unfinished
+    one grows by ``sizes`` tokens (top-``k`` logprobs each) or, half the time, stands still."""
+    g = Gen(name)
+    left = [tokens] * n
+    steps: list[ReplayStep] = []
+    while any(left):
+        live = [c for c in range(n) if left[c]]
+        deltas = []
+        for c in [c for c in live if g.rng.random() < 0.5] or [g.rng.choice(live)]:
+            toks = g.tokens(min(sizes(g.rng), left[c]))
+            left[c] -= len(toks)
+            finish = None if left[c] else "length"
+            deltas.append(Delta(c, toks, g.positions(toks, k), finish_reason=finish))
+        steps.append(ReplayStep(tuple(deltas)))
+    return Script(name, _finish(steps), n=n, max_tokens=tokens, logprobs=k)
+
+
+def stream(tokens: int, choices: int, *, k: int = 1) -> Script:
+    """The benchmark's shape: ``choices`` interleaved choices growing one token a step."""
+    return interleaved(f"stream-{tokens}x{choices}-top{k}-inc1", n=choices, tokens=tokens, k=k)
 
 
 # --- named scenarios ------------------------------------------------------------------
 
-
-def _with_step(script: Script, at: int, step: ReplayStep, *, replace: bool = False) -> Script:
-    steps = list(script.steps)
-    steps[at : at + (1 if replace else 0)] = [step]
-    return dataclasses.replace(script, steps=tuple(steps))
-
-
-def _edit_position(
-    script: Script, step: int, edit: Callable[[Gen, int, Position], Position]
-) -> Script:
-    """Replace the first logprob position of ``step``'s first delta."""
-    g = Gen(script.name + "/edit")
-    old = script.steps[step]
-    d = old.deltas[0]
-    new = dataclasses.replace(d, logprobs=(edit(g, d.tokens[0], d.logprobs[0]), *d.logprobs[1:]))
-    return _with_step(
-        script, step, ReplayStep((new, *old.deltas[1:]), old.finished, old.no_outputs), replace=True
-    )
+Builder = Callable[[str], Script]  # the scenario's name -> its script
 
 
 def _sizes(*choices: int) -> Callable[[random.Random], int]:
     return lambda r: r.choice(choices)
 
 
-def _empty_increments(name: str) -> Script:
+def _i(**stream: Any) -> Builder:
+    """An :func:`interleaved` stream of the scenario's name."""
+    return lambda name: interleaved(name, **stream)
+
+
+def _steps(edit: Callable[[Gen, list[ReplayStep]], None], **stream: Any) -> Builder:
+    """An :func:`interleaved` stream whose steps ``edit`` changes in place."""
+
+    def build(name: str) -> Script:
+        script = interleaved(name, **stream)
+        steps = list(script.steps)
+        edit(Gen(name + "/edit"), steps)
+        return dataclasses.replace(script, steps=tuple(steps))
+
+    return build
+
+
+def _position(at: int, new: Callable[[Gen, int], Position]) -> Callable[[Gen, list], None]:
+    """Replace the first logprob position of step ``at`` by ``new(gen, its token)``."""
+
+    def edit(g: Gen, steps: list[ReplayStep]) -> None:
+        d, *rest = steps[at].deltas
+        position = new(g, d.tokens[0])
+        steps[at] = dataclasses.replace(
+            steps[at], deltas=(dataclasses.replace(d, logprobs=(position, *d.logprobs[1:])), *rest)
+        )
+
+    return edit
+
+
+def _empty_increments(g: Gen, steps: list[ReplayStep]) -> None:
     # Results where the choice did not grow (TRT-LLM re-sends the same cumulative state).
-    base = interleaved(name, n=1, tokens=12, k=1)
-    steps: list[ReplayStep] = []
-    for i, s in enumerate(base.steps):
-        steps.append(s)
-        if i % 3 == 1 and not s.finished:
-            steps.append(ReplayStep(deltas=()))
-    return dataclasses.replace(base, steps=tuple(steps))
+    for i in (10, 7, 4, 1):
+        steps.insert(i + 1, ReplayStep())
 
 
-def _logprobs_lagging(name: str) -> Script:
-    # Logprobs arrive one result after their tokens, then catch up.
-    g = Gen(name)
-    toks = g.tokens(6)
-    pos = g.positions(toks, 2)
-    steps = (
-        ReplayStep((Delta(0, toks[:2], pos[:1]),)),
-        ReplayStep((Delta(0, toks[2:4], pos[1:3]),)),
-        ReplayStep((Delta(0, toks[4:6], pos[3:6], finish_reason="length"),), finished=True),
-    )
-    return Script(name=name, steps=steps, logprobs=2, max_tokens=6)
+def _mid_stream(kind: str, message: str) -> Builder:
+    """Two choices that stop after five results: the engine raises ``kind`` instead."""
+
+    def edit(g: Gen, steps: list[ReplayStep]) -> None:
+        steps[5:] = [ReplayStep(raise_kind=kind, message=message)]
+
+    return _steps(edit, n=2, tokens=6, k=1)
 
 
-def _logprobs_ahead(name: str) -> Script:
-    # More logprob positions than tokens in a result (the helper cuts to the delta).
-    g = Gen(name)
-    toks = g.tokens(5)
-    pos = g.positions(toks, 3)
-    steps = (
-        ReplayStep((Delta(0, toks[:1], pos[:3]),)),
-        ReplayStep((Delta(0, toks[1:3], ()),)),
-        ReplayStep(
-            (Delta(0, toks[3:5], pos[3:5], finish_reason="stop", stop_reason=toks[4]),), True
-        ),
-    )
-    return Script(name=name, steps=steps, logprobs=3, max_tokens=5)
+def _one_choice(count: int, k: int, rows: list[tuple], **script: Any) -> Builder:
+    """One choice of ``count`` tokens with top-``k`` positions; a row per step: its slices
+    ``[a, b)`` of the tokens and ``[c, d)`` of the positions, then finish fields."""
+
+    def build(name: str) -> Script:
+        g = Gen(name)
+        toks = g.tokens(count)
+        pos = g.positions(toks, k)
+        steps = [ReplayStep((Delta(0, toks[a:b], pos[c:d], *end),)) for a, b, c, d, *end in rows]
+        return Script(name, _finish(steps), logprobs=k, **{"max_tokens": count, **script})
+
+    return build
 
 
 def _prompt_logprobs(name: str) -> Script:
@@ -99,92 +191,41 @@ def _prompt_logprobs(name: str) -> Script:
     prompt = g.tokens(5)
     engine = (None, *(g.position(t, 2) for t in prompt[1:]))
     return interleaved(
-        name,
-        n=2,
-        tokens=4,
-        k=1,
-        prompt=prompt,
-        prompt_logprobs=2,
-        engine_prompt_logprobs=engine,
+        name, n=2, tokens=4, k=1, prompt=prompt, prompt_logprobs=2, engine_prompt_logprobs=engine
     )
-
-
-def _stop_word_trimmed(name: str) -> Script:
-    # TRT-LLM drops a matched stop word from token_ids on the last result, so the
-    # cumulative list gets shorter than what dynamo already streamed.
-    g = Gen(name)
-    toks = g.tokens(7)
-    pos = g.positions(toks, 1)
-    steps = (
-        ReplayStep((Delta(0, toks[:3], pos[:3]),)),
-        ReplayStep((Delta(0, toks[3:6], pos[3:6]),)),
-        ReplayStep((Delta(0, toks[6:], pos[6:], "stop", "</end>", trim=2),), finished=True),
-    )
-    return Script(name=name, steps=steps, logprobs=1, max_tokens=16)
 
 
 def _staggered_finish(name: str) -> Script:
     # Choice 0 finishes early; later results still carry it (with its finish_reason).
     g = Gen(name)
     a, b = g.tokens(2), g.tokens(5)
-    steps = (
+    steps = [
         ReplayStep((Delta(0, a[:1], g.positions(a[:1], 1)),)),
         ReplayStep((Delta(1, b[:2], g.positions(b[:2], 1)),)),
         ReplayStep((Delta(0, a[1:], g.positions(a[1:], 1), "stop", b[0]),)),
         ReplayStep((Delta(1, b[2:4], g.positions(b[2:4], 1)),)),
-        ReplayStep((Delta(1, b[4:], g.positions(b[4:], 1), "length"),), finished=True),
-    )
-    return Script(name=name, steps=steps, n=2, logprobs=1, max_tokens=5)
+        ReplayStep((Delta(1, b[4:], g.positions(b[4:], 1), "length"),)),
+    ]
+    return Script(name, _finish(steps), n=2, logprobs=1, max_tokens=5)
 
 
-Builder = Callable[[str], Script]  # the scenario's name -> its script
-
-
-def _i(**stream: Any) -> Builder:
-    """An interleaved stream (:func:`~dynpatch.replay.streams.interleaved`) of the name."""
-    return lambda name: interleaved(name, **stream)
-
-
-def _edit(step: int, edit: Callable[[Gen, int, Position], Position], **stream: Any) -> Builder:
-    return lambda name: _edit_position(interleaved(name, **stream), step, edit)
-
-
-def _mid_stream(kind: str, message: str) -> Builder:
-    def build(name: str) -> Script:
-        base = interleaved(name, n=2, tokens=6, k=1)
-        return dataclasses.replace(
-            base, steps=(*base.steps[:5], ReplayStep(raise_kind=kind, message=message))
-        )
-
-    return build
-
-
-def _no_outputs(name: str) -> Script:
-    return _with_step(interleaved(name, n=1, tokens=6, k=1), 3, ReplayStep(no_outputs=True))
-
-
-def _finished_without_reason(name: str) -> Script:
-    base = interleaved(name, n=1, tokens=4, k=1)
-    last = base.steps[-1].deltas[0]
-    bare = Delta(last.index, last.tokens, last.logprobs)
-    return _with_step(base, len(base.steps) - 1, ReplayStep((bare,), finished=True), replace=True)
-
-
-def _missing(g: Gen, token: int, old: Position) -> Position:
-    return g.position(token, 3, with_selected=False)
+def _bare_finish(g: Gen, steps: list[ReplayStep]) -> None:
+    d = steps[-1].deltas[0]
+    steps[-1] = ReplayStep((Delta(d.index, d.tokens, d.logprobs),), finished=True)
 
 
 LOGPROBS = ("finish", "log_probs", "top_logprobs", "no_worker_exit")
 GROWING = (*LOGPROBS, "empty_delta")  # n > 1: some results grow another choice
 STOP = (*LOGPROBS, "stop_reason")
 FAILED = ("log_probs", "error_chunk", "no_worker_exit")
+DROPPED = (*LOGPROBS, "dropped")
 
-# name -> (builder, expectations). Every builder is deterministic.
+# name -> (builder, what its stream must show: expect.CHECKS). Every builder is deterministic.
 _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
     # choices and increments
     "1-choice-one-token-top1": (_i(n=1, tokens=24, k=1), LOGPROBS),
     "1-choice-multi-token-top5": (_i(n=1, tokens=40, k=5, sizes=_sizes(1, 2, 3, 5, 8)), LOGPROBS),
-    "empty-increments": (_empty_increments, GROWING),
+    "empty-increments": (_steps(_empty_increments, n=1, tokens=12, k=1), GROWING),
     "2-choices-interleaved-top1": (_i(n=2, tokens=16, k=1), GROWING),
     "3-choices-interleaved-top5": (_i(n=3, tokens=12, k=5, sizes=_sizes(1, 2)), GROWING),
     "4-choices-interleaved-top1": (_i(n=4, tokens=32, k=1), GROWING),
@@ -205,21 +246,30 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         ("finish", "no_log_probs"),
     ),
     "logprobs-zero-means-selected-only": (_i(n=1, tokens=8, k=0), LOGPROBS),
-    "none-position": (_edit(4, lambda g, t, p: None, n=1, tokens=8, k=1), (*LOGPROBS, "dropped")),
+    "none-position": (_steps(_position(4, lambda g, t: None), n=1, tokens=8, k=1), DROPPED),
     "missing-selected-token-falls-back-to-first": (
-        _edit(5, _missing, n=2, tokens=8, k=3),
+        _steps(
+            _position(5, lambda g, t: g.position(t, 3, with_selected=False)), n=2, tokens=8, k=3
+        ),
         LOGPROBS,
     ),
-    "empty-position-dict": (
-        _edit(2, lambda g, t, p: (), n=1, tokens=8, k=1),
-        (*LOGPROBS, "dropped"),
-    ),
+    "empty-position-dict": (_steps(_position(2, lambda g, t: ()), n=1, tokens=8, k=1), DROPPED),
     "flat-float-logprobs": (
         _i(n=2, tokens=6, k=1, sizes=_sizes(1, 2), flat=True),
         ("finish", "log_probs", "flat"),
     ),
-    "logprobs-lag": (_logprobs_lagging, LOGPROBS),
-    "logprobs-ahead": (_logprobs_ahead, STOP),
+    # Logprobs arrive one result after their tokens, then catch up.
+    "logprobs-lag": (
+        _one_choice(6, 2, [(0, 2, 0, 1), (2, 4, 1, 3), (4, 6, 3, 6, "length")]),
+        LOGPROBS,
+    ),
+    # More logprob positions than tokens in a result (the helper cuts to the delta).
+    "logprobs-ahead": (
+        _one_choice(
+            5, 3, [(0, 1, 0, 3), (1, 3, 3, 3), (3, 5, 3, 5, "stop", 97195)]
+        ),  # stop on a token id
+        STOP,
+    ),
     "prompt-logprobs": (_prompt_logprobs, (*LOGPROBS, "prompt_logprobs")),
     # finishing
     "finish-length-cached-tokens": (
@@ -230,16 +280,26 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         _i(n=1, tokens=6, k=1, finish_reason="stop", stop_reason="###"),
         STOP,
     ),
-    "finish-stop-token-reason": (
-        _i(n=3, tokens=5, k=2, finish_reason="stop", stop_reason=2),
+    "finish-stop-token-reason": (_i(n=3, tokens=5, k=2, finish_reason="stop", stop_reason=2), STOP),
+    "finish-cancelled": (_i(n=1, tokens=3, k=1, finish_reason="cancelled"), LOGPROBS),
+    "finished-without-reason": (
+        _steps(_bare_finish, n=1, tokens=4, k=1),
+        ("log_probs", "unknown_finish"),
+    ),
+    # TRT-LLM drops a matched stop word from token_ids on the last result, so the
+    # cumulative list gets shorter than what dynamo already streamed.
+    "stop-word-trimmed": (
+        _one_choice(
+            7, 1, [(0, 3, 0, 3), (3, 6, 3, 6), (6, 7, 6, 7, "stop", "</end>", 2)], max_tokens=16
+        ),
         STOP,
     ),
-    "finish-cancelled": (_i(n=1, tokens=3, k=1, finish_reason="cancelled"), LOGPROBS),
-    "finished-without-reason": (_finished_without_reason, ("log_probs", "unknown_finish")),
-    "stop-word-trimmed": (_stop_word_trimmed, STOP),
     "staggered-finish": (_staggered_finish, STOP),
     # failures
-    "no-outputs-while-running": (_no_outputs, FAILED),
+    "no-outputs-while-running": (
+        _steps(lambda g, s: s.insert(3, ReplayStep(no_outputs=True)), n=1, tokens=6, k=1),
+        FAILED,
+    ),
     "request-error-mid-stream": (_mid_stream("request", "context too long"), FAILED),
     "fatal-engine-error-mid-stream": (
         _mid_stream("fatal", "executor worker died"),
@@ -275,11 +335,6 @@ SINCE: dict[tuple[str, str], str] = {
 def named(names: Sequence[str] | None = None) -> list[Script]:
     """The named scenarios (all, or the ones listed), built fresh."""
     chosen = list(NAMED) if names is None else list(names)
-    unknown = [n for n in chosen if n not in NAMED]
-    if unknown:
+    if unknown := [n for n in chosen if n not in NAMED]:
         raise KeyError(f"unknown scenario(s): {', '.join(unknown)}")
-    out = []
-    for name in chosen:
-        build, expect = _NAMED[name]
-        out.append(dataclasses.replace(build(name), expect=expect))
-    return out
+    return [dataclasses.replace(_NAMED[n][0](n), expect=_NAMED[n][1]) for n in chosen]

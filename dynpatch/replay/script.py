@@ -1,23 +1,16 @@
-"""What the engine double replays: a :class:`Script` of engine results, JSON round-trippable.
+"""What the engine double replays: a :class:`Script` of TRT-LLM engine results.
 
-The shapes follow TRT-LLM's streaming API as dynamo consumes it: one ``GenerationResult``
-per engine iteration, carrying *every* choice's ``CompletionOutput`` with cumulative
-``token_ids`` and ``logprobs`` (for ``n > 1`` each iteration usually grows one choice, so
-the others show an empty delta). A :class:`ReplayStep` says how the cumulative state changes
-before a result is handed out, or which exception the engine raises instead.
-
-A logprob *position* (one entry of ``CompletionOutput.logprobs``) is written as:
-
-* ``None`` - a missing position,
-* a ``float`` - TRT-LLM's flat-float corner case,
-* a list of ``[token_id, logprob, rank]`` triples (``rank`` may be ``None``) - the
-  ``{token_id: Logprob}`` dict, in that order.
+One ``GenerationResult`` per engine iteration carries *every* choice's ``CompletionOutput``
+with cumulative ``token_ids`` and ``logprobs``; a :class:`ReplayStep` says how that state
+grows before the result is handed out, or which exception the engine raises instead. A
+logprob position is ``None``, a bare ``float`` (TRT-LLM's flat corner case), or
+``(token_id, logprob, rank)`` triples standing for the ``{token_id: Logprob}`` dict.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Entry = tuple[int, float, int | None]
@@ -36,8 +29,7 @@ class Delta:
     logprobs: tuple[Position, ...] = ()
     finish_reason: str | None = None
     stop_reason: str | int | None = None
-    # Tokens dropped from the end after appending (TRT-LLM trims a matched stop word).
-    trim: int = 0
+    trim: int = 0  # tokens dropped from the end afterwards (TRT-LLM trims a stop word)
 
 
 @dataclass(frozen=True)
@@ -67,68 +59,32 @@ class Script:
     cached_tokens: int | None = None  # on every result, read on the finishing chunk
     reject: str | None = None  # generate_async raises ValueError(reject) at submission
     suspend: bool = False  # the engine yields to the event loop before each result
-    # What the replayed stream must show (names in dynpatch.replay.expect.CHECKS).
-    expect: tuple[str, ...] = field(default=())
-
-
-# --- JSON ---------------------------------------------------------------------------
+    expect: tuple[str, ...] = ()  # what the replayed stream must show (expect.CHECKS)
 
 
 def to_json(script: Script) -> dict[str, Any]:
-    """``script`` as JSON-able data (tuples become lists when dumped); :func:`from_json`
-    reads it back."""
+    """``script`` as JSON-able data; :func:`from_json` gives it back."""
     return dataclasses.asdict(script)
 
 
-def _position_from_json(p: Any) -> Position:
-    if p is None or isinstance(p, float):
-        return p
-    if isinstance(p, int) and not isinstance(p, bool):
-        return float(p)
-    return tuple((int(t), float(lp), None if r is None else int(r)) for t, lp, r in p)
+def _tuples(value: Any) -> Any:
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def from_json(data: dict[str, Any]) -> Script:
-    steps = []
-    for s in data["steps"]:
-        deltas = tuple(
-            Delta(
-                index=int(d["index"]),
-                tokens=tuple(int(t) for t in d.get("tokens", ())),
-                logprobs=tuple(_position_from_json(p) for p in d.get("logprobs", ())),
-                finish_reason=d.get("finish_reason"),
-                stop_reason=d.get("stop_reason"),
-                trim=int(d.get("trim", 0)),
-            )
-            for d in s.get("deltas", ())
+    """The script :func:`to_json` gave (JSON lists become the tuples they were)."""
+    steps = tuple(
+        ReplayStep(
+            **{
+                **s,
+                "deltas": tuple(
+                    Delta(**{k: _tuples(v) for k, v in d.items()}) for d in s["deltas"]
+                ),
+            }
         )
-        kind = s.get("raise_kind")
-        if kind is not None and kind not in RAISE_KINDS:
-            raise ValueError(f"unknown raise_kind {kind!r} (expected one of {RAISE_KINDS})")
-        steps.append(
-            ReplayStep(
-                deltas=deltas,
-                finished=bool(s.get("finished", False)),
-                no_outputs=bool(s.get("no_outputs", False)),
-                raise_kind=kind,
-                message=str(s.get("message", "")),
-            )
-        )
-    epl = data.get("engine_prompt_logprobs")
-    return Script(
-        name=str(data["name"]),
-        steps=tuple(steps),
-        n=int(data.get("n", 1)),
-        prompt=tuple(int(t) for t in data.get("prompt", (101, 102, 103, 104))),
-        max_tokens=data.get("max_tokens", 64),
-        logprobs=data.get("logprobs"),
-        prompt_logprobs=data.get("prompt_logprobs"),
-        engine_prompt_logprobs=None if epl is None else tuple(_position_from_json(p) for p in epl),
-        cached_tokens=data.get("cached_tokens"),
-        reject=data.get("reject"),
-        suspend=bool(data.get("suspend", False)),
-        expect=tuple(data.get("expect", ())),
+        for s in data["steps"]
     )
+    return Script(**{k: _tuples(v) for k, v in data.items() if k != "steps"}, steps=steps)
 
 
 def request_for(script: Script) -> dict[str, Any]:
@@ -138,12 +94,8 @@ def request_for(script: Script) -> dict[str, Any]:
         "stop_conditions": {"max_tokens": script.max_tokens},
         "sampling_options": {"n": script.n} if script.n > 1 else {},
     }
-    options: dict[str, Any] = {}
-    if script.logprobs is not None:
-        options["logprobs"] = script.logprobs
-    if script.prompt_logprobs is not None:
-        options["prompt_logprobs"] = script.prompt_logprobs
-    if options:
+    options = {"logprobs": script.logprobs, "prompt_logprobs": script.prompt_logprobs}
+    if options := {k: v for k, v in options.items() if v is not None}:
         request["output_options"] = options
     return request
 

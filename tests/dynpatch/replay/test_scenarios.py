@@ -1,13 +1,12 @@
-"""The named scenarios and the stream building blocks: deterministic, round-trippable,
-checkable, and shaped as they promise."""
+"""The named scenarios, the drawn ones and the benchmark's streams: deterministic,
+round-trippable, checkable, and shaped as they promise."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from dynpatch.replay import expect, scenarios, streams
+from dynpatch.replay import expect, scenarios
+from dynpatch.replay.properties import draw_scripts
 from dynpatch.replay.script import Script, chunk_history, from_json, request_for, to_json
 
 GAIN = "4-choices-uneven-multi-token-top5"
@@ -18,21 +17,18 @@ def named() -> dict[str, Script]:
     return {s.name: s for s in scenarios.named()}
 
 
-def sizes(r: random.Random) -> int:
-    return r.choice((1, 2, 3, 4))
-
-
-def test_named_scenarios_are_deterministic_round_trip_and_checkable(
-    named: dict[str, Script],
-) -> None:
+def test_scripts_are_deterministic_round_trip_and_checkable(named: dict[str, Script]) -> None:
     assert list(named) == list(scenarios.NAMED) and len(named) >= 25
     short = [s for s in named.values() if s.name != "long-stream-16k-top5"]
     assert scenarios.named([s.name for s in short]) == short
-    for script in short:
+    drawn = draw_scripts(10, seed=3)
+    assert drawn == draw_scripts(10, seed=3) != draw_scripts(10, seed=4)
+    assert [s.name for s in drawn[:2]] == ["property-000", "property-001"]
+    for script in short + drawn:
         assert from_json(to_json(script)) == script
     for script in named.values():
         assert script.expect, f"{script.name} has no expectations"
-        assert set(script.expect) <= set(expect.CHECKS)
+        assert {e.removeprefix("no_") for e in script.expect} <= set(expect.CHECKS)
     with pytest.raises(KeyError, match="nope"):
         scenarios.named(["nope"])
     for (name, expectation), since in scenarios.SINCE.items():
@@ -41,57 +37,39 @@ def test_named_scenarios_are_deterministic_round_trip_and_checkable(
 
 
 def test_named_scenarios_cover_the_issue_list(named: dict[str, Script]) -> None:
-    by_name = named
-    assert {s.n for s in by_name.values()} >= {1, 2, 3, 4}
-    assert {s.logprobs for s in by_name.values()} >= {None, 0, 1, 5}
-    assert any(s.reject for s in by_name.values())
-    kinds = {st.raise_kind for s in by_name.values() for st in s.steps}
-    assert kinds >= {"request", "fatal", "shutdown"}
-    assert any(st.no_outputs for s in by_name.values() for st in s.steps)
+    scripts = named.values()
+    assert {s.n for s in scripts} >= {1, 2, 3, 4}
+    assert {s.logprobs for s in scripts} >= {None, 0, 1, 5}
+    assert any(s.reject for s in scripts)
+    assert {st.raise_kind for s in scripts for st in s.steps} >= {"request", "fatal", "shutdown"}
+    assert any(st.no_outputs for s in scripts for st in s.steps)
+    assert any(d.trim for s in scripts for st in s.steps for d in st.deltas)
     assert any(  # a result in which nothing grew
         not (st.raise_kind or st.no_outputs or any(d.tokens for d in st.deltas))
-        for s in by_name.values()
+        for s in scripts
         for st in s.steps
     )
-    assert (
-        max(sum(len(d.tokens) for st in s.steps for d in st.deltas) for s in by_name.values())
-        >= 16384
-    )
-    assert by_name["prompt-logprobs"].engine_prompt_logprobs[0] is None  # type: ignore[index]
+    assert max(sum(len(d.tokens) for st in s.steps for d in st.deltas) for s in scripts) >= 16384
+    assert named["prompt-logprobs"].engine_prompt_logprobs[0] is None  # type: ignore[index]
 
 
-def test_the_largest_gain_case_leaves_live_choices_behind(named: dict[str, Script]) -> None:
+def test_the_largest_gain_case_grows_every_choice_unevenly(named: dict[str, Script]) -> None:
     script = named[GAIN]
-    assert (script.n, script.logprobs) == (4, 5)
+    assert (script.n, script.logprobs, script.max_tokens) == (4, 5, 48)
     assert {"empty_delta", "multi_token", "top_logprobs", "finish"} <= set(script.expect)
     grown, behind = [0] * 4, 0
     for step in script.steps:
-        live = [c for c in range(4) if grown[c] < script.max_tokens]  # type: ignore[operator]
-        behind += len(live) - len(step.deltas)  # live choices that did not advance
-        for d in step.deltas:
-            grown[d.index] += len(d.tokens)
-    assert behind >= len(script.steps)  # on average a live choice stands still every result
-    assert max(len(d.tokens) for s in script.steps for d in s.deltas) > 1
-
-
-@pytest.mark.parametrize("advancing", [0.0, 0.5, 1.0])
-def test_uneven_grows_every_choice_to_its_length_deterministically(advancing: float) -> None:
-    script = streams.uneven("u", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
-    assert script == streams.uneven("u", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
-    assert script != streams.uneven("v", n=4, tokens=20, k=2, sizes=sizes, advancing=advancing)
-    grown = [0] * 4
-    for step in script.steps:
-        assert step.deltas, "a result in which nothing grew"
-        assert len({d.index for d in step.deltas}) == len(step.deltas)
+        assert step.deltas and len({d.index for d in step.deltas}) == len(step.deltas)
+        behind += sum(g < 48 for g in grown) - len(step.deltas)  # live choices left behind
         for d in step.deltas:
             assert d.tokens and len(d.logprobs) == len(d.tokens)
-            assert all(len(p) == 2 for p in d.logprobs)  # type: ignore[arg-type]
+            assert all(len(p) == 5 for p in d.logprobs)  # type: ignore[arg-type]
             assert d.tokens[0] == d.logprobs[0][0][0]  # type: ignore[index]  # selected, rank 1
             grown[d.index] += len(d.tokens)
-            assert (d.finish_reason == "length") == (grown[d.index] == 20)
-    assert grown == [20] * 4
+            assert (d.finish_reason == "length") == (grown[d.index] == 48)
+    assert grown == [48] * 4 and behind >= len(script.steps)
     assert script.steps[-1].finished and not any(s.finished for s in script.steps[:-1])
-    assert (script.n, script.logprobs, script.max_tokens) == (4, 2, 20)
+    assert max(len(d.tokens) for s in script.steps for d in s.deltas) > 1
     # Every result reports all four choices (the engine double hands out every output).
     assert len(chunk_history(script)) == 4 * len(script.steps)
 
@@ -101,9 +79,10 @@ def test_stream_shape_and_chunk_history() -> None:
     assert len(script.steps) == 1024 and script.steps[-1].finished
     assert all(len(s.deltas) == 1 and len(s.deltas[0].tokens) == 1 for s in script.steps)
     assert [s.deltas[0].index for s in script.steps[:5]] == [0, 1, 2, 3, 0]
-    history = chunk_history(scenarios.stream(2, 2))
     # results: c0 grows, c1 grows, c0 grows, c1 grows; each reports both choices
-    assert history == [1, 0, 1, 1, 2, 1, 2, 2]
+    assert chunk_history(scenarios.stream(2, 2)) == [1, 0, 1, 1, 2, 1, 2, 2]
+    trimmed = scenarios.named(["stop-word-trimmed"])[0]
+    assert chunk_history(trimmed) == [3, 6, 5]  # the stop word's two tokens dropped
 
 
 def test_request_for_sets_choices_and_logprob_options() -> None:

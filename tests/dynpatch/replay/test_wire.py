@@ -64,5 +64,5 @@ def test_divergence_on_a_missing_key_an_extra_item_key_order_a_type_and_an_early
     base = [chunk({"a": 1}), wire.record("worker_exit", {"engine": "x"})]
     d = wire.first_divergence("fatal", base, base[:1])
     assert d is not None
-    assert d.index == 1 and d.chunk is None and d.patched == "<stream ended>"
+    assert d.index == 1 and d.chunk is None and d.patched == "<absent>"
     assert "worker_exit" in d.baseline

@@ -1,7 +1,5 @@
 """TEST DOUBLE: ``tensorrt_llm._torch.shared_tensor`` (see the package docstring)."""
 
-from __future__ import annotations
-
 from tensorrt_llm import _Unavailable
 
 

@@ -1,9 +1,4 @@
-"""TEST DOUBLE: ``tensorrt_llm.executor.request`` (see the package docstring).
-
-``GenerationRequest`` is left out: dynamo probes for it inside ``try`` and then keeps
-prompts as lists.
-"""
-
-from __future__ import annotations
+"""TEST DOUBLE: ``tensorrt_llm.executor.request``. No ``GenerationRequest``: dynamo probes
+for it and then keeps prompts as lists."""
 
 DEFAULT_REQUEST_PRIORITY = 0.5

@@ -1,9 +1,5 @@
-"""TEST DOUBLE: ``tensorrt_llm.executor.result`` (see the package docstring).
-
-``Logprob`` has TRT-LLM's shape (a slotted record of ``logprob`` and ``rank``, no decoded
-text). ``GenerationResult`` is only a name here: dynamo uses it in annotations, and the
-replay's engine double (``dynpatch/replay/engine.py``) produces the results.
-"""
+"""TEST DOUBLE: ``tensorrt_llm.executor.result``. ``Logprob`` has TRT-LLM's shape; the
+results themselves come from the replay's engine double."""
 
 from __future__ import annotations
 
@@ -17,4 +13,4 @@ class Logprob:
 
 
 class GenerationResult:
-    """Annotation-only name; see the engine double for the streamed results."""
+    """A name for dynamo's annotations only."""

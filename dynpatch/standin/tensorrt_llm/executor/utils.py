@@ -1,7 +1,5 @@
 """TEST DOUBLE: ``tensorrt_llm.executor.utils`` (see the package docstring)."""
 
-from __future__ import annotations
-
 
 class RequestError(RuntimeError):
     """A per-request engine error; dynamo catches it and answers with an error chunk."""

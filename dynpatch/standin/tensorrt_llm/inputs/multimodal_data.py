@@ -1,7 +1,5 @@
 """TEST DOUBLE: ``tensorrt_llm.inputs.multimodal_data`` (see the package docstring)."""
 
-from __future__ import annotations
-
 from tensorrt_llm import _Unavailable
 
 

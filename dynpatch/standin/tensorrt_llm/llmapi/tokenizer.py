@@ -1,11 +1,7 @@
 """TEST DOUBLE: ``tensorrt_llm.llmapi.tokenizer`` (see the package docstring)."""
 
-from __future__ import annotations
-
-from typing import Any
-
 from tensorrt_llm import StandInUsed
 
 
-def tokenizer_factory(*args: Any, **kwargs: Any) -> Any:
+def tokenizer_factory(*args: object, **kwargs: object) -> None:
     raise StandInUsed("no tokenizer in the CPU stand-in")
