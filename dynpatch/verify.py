@@ -1,9 +1,8 @@
 """Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees.
 
-The named scenarios (``dynpatch/replay/scenarios.py``) and ``--budget`` hypothesis streams
-are replayed through ``AggregatedHandler.generate`` of the baseline and the patched tree
-(and, informative, the baseline without its copy), each tree in a child process. Every
-record is compared as canonical JSON; a divergence or an unmet expectation fails.
+The named scenarios and ``--budget`` hypothesis streams are replayed through the baseline's,
+the patched and (informative) the alternative's ``AggregatedHandler.generate``, one child
+process each; every record is compared as canonical JSON.
 """
 
 from __future__ import annotations
@@ -50,8 +49,14 @@ class ScenarioOutcome:
     traits: list[str] = field(default_factory=list)  # which TRAITS the baseline stream shows
 
     @property
+    def verdict(self) -> str:
+        return (
+            "DIVERGED" if self.divergence else "expectation not met" if self.unmet else "identical"
+        )
+
+    @property
     def ok(self) -> bool:
-        return self.divergence is None and not self.unmet
+        return self.verdict == "identical"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,17 +85,6 @@ def _scenarios(args: VerifyOptions) -> list[str]:
     return names
 
 
-def _draw(budget: int, seed: int, screen: Console) -> list[Script]:
-    if not budget:
-        return []
-    try:
-        from dynpatch.replay.properties import draw_scripts
-    except ImportError:
-        raise ToolkitError("hypothesis is not installed here: run `nox -s verify`") from None
-    with screen.status(f"drawing {budget} property streams (seed {seed}) ..."), _DRAW:
-        return draw_scripts(budget, seed)
-
-
 def check(
     args: VerifyOptions,
     checkout: Checkout,
@@ -106,9 +100,16 @@ def check(
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     with screen.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, patches, trees_dir)
-    properties = _draw(args.budget, seed, screen)
+    properties: list[Script] = []
+    if args.budget:
+        try:
+            from dynpatch.replay.properties import draw_scripts
+        except ImportError:
+            raise ToolkitError("hypothesis is not installed here: run `nox -s verify`") from None
+        with screen.status(f"drawing {args.budget} property streams (seed {seed}) ..."), _DRAW:
+            properties = draw_scripts(args.budget, seed)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
-    results, skipped = {}, ""
+    count, results, skipped = len(names) + len(properties), {}, ""
     out_dir.mkdir(parents=True, exist_ok=True)
     with files.owned_dir(out_dir, ".alternative-") as scratch:
         srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
@@ -118,13 +119,10 @@ def check(
             skipped = str(exc)
         with Steps(screen, len(srcs)) as steps:
             for label, src in srcs.items():
-                steps.start(
-                    f"replaying {len(job['scenarios']) + len(properties)} scenarios on the {label} tree"
-                )
+                steps.start(f"replaying {count} scenarios on the {label} tree")
                 log = out_dir / "logs" / f"{label}.log"
-                results[label] = runner.run_child(
-                    runner.Tree(label, src), job, log, python=args.python
-                )
+                tree = runner.Tree(label, src)
+                results[label] = runner.run_child(tree, job, log, python=args.python)
                 steps.done()
     runner.check_trees(results["baseline"], results["patched"])
 
@@ -132,14 +130,12 @@ def check(
         {s.name: s.expect for s in scenarios.named(names)}, checkout.release.version
     )
     outcomes = compare(results["baseline"], results["patched"], expectations)
-    if len(outcomes) != len(names) + len(properties):
-        raise ToolkitError(
-            f"the replay returned {len(outcomes)} of {len(names) + len(properties)} scenarios"
-        )
+    if len(outcomes) != count:
+        raise ToolkitError(f"the replay returned {len(outcomes)} of {count} scenarios")
     alternative = alternative_line(results, skipped)
     lines = [
         *(
-            f"{o.name:<44} {o.chunks:>6}  {', '.join(o.events) or '-':<12} {_verdict(o)}"
+            f"{o.name:<44} {o.chunks:>6}  {', '.join(o.events) or '-':<12} {o.verdict}"
             for o in outcomes[: len(names)]
         ),
         *summary_lines(outcomes, len(names), len(properties), seed, args.budget),
@@ -162,10 +158,8 @@ def check(
     files.write_atomic(report, json.dumps(details, indent=2) + "\n")
     ok = all(o.ok for o in outcomes)
     command = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
-    for name in args.scenario or ():
-        command += ["--scenario", name]
-    result = StageResult(ok, [*lines, f"report: {console.rel(report)}"])
-    result.record = Record(
+    command += [word for name in args.scenario or () for word in ("--scenario", name)]
+    record = Record(
         "verify",
         base=trees.base,
         series_sha256=trees.series_sha256,
@@ -174,11 +168,7 @@ def check(
         summary_md="".join(f"    {line}\n" for line in lines),
         details=details,
     )
-    return result
-
-
-def _verdict(o: ScenarioOutcome) -> str:
-    return "DIVERGED" if o.divergence else "expectation not met" if o.unmet else "identical"
+    return StageResult(ok, [*lines, f"report: {console.rel(report)}"], record)
 
 
 def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:
@@ -241,26 +231,19 @@ def compare(
 def summary_lines(
     outcomes: list[ScenarioOutcome], named: int, props: int, seed: int, budget: int
 ) -> list[str]:
-    """The verdict's lines: what ran, what the draws reached, each divergence and unmet
-    expectation, and the count of divergences."""
+    """What ran, what the draws reached, each divergence and unmet expectation, the count."""
     drawn = [o for o in outcomes if o.name.startswith("property-")]
-    reached = ", ".join(f"{sum(t in o.traits for o in drawn)} {t}" for t in TRAITS)
     lines = [
         f"{len(outcomes)} scenarios: {named} named + {props} property streams (hypothesis seed "
-        f"{seed}, budget {budget}); {sum(o.chunks for o in outcomes)} chunks compared per tree",
-        *(
-            [f"property streams reached: {reached} ({sum(o.chunks for o in drawn)} chunks)"]
-            if drawn
-            else []
-        ),
-        *(f"DIVERGENCE: {o.divergence.describe()}" for o in outcomes if o.divergence),
-        *(
-            f"EXPECTATION NOT MET: scenario {o.name}: {'; '.join(o.unmet)}"
-            for o in outcomes
-            if o.unmet
-        ),
-        f"{sum(o.divergence is not None for o in outcomes)} divergences",
+        f"{seed}, budget {budget}); {sum(o.chunks for o in outcomes)} chunks compared per tree"
     ]
+    if drawn:
+        reached = ", ".join(f"{sum(t in o.traits for o in drawn)} {t}" for t in TRAITS)
+        lines.append(f"property streams reached: {reached} ({sum(o.chunks for o in drawn)} chunks)")
+    for o in outcomes:
+        lines += [f"DIVERGENCE: {o.divergence.describe()}"] if o.divergence else []
+        lines += [f"EXPECTATION NOT MET: scenario {o.name}: {'; '.join(o.unmet)}"] * bool(o.unmet)
+    lines.append(f"{sum(o.divergence is not None for o in outcomes)} divergences")
     if unmet := sum(bool(o.unmet) for o in outcomes):
         lines.append(f"{unmet} scenarios did not show what they are named for")
     return lines

@@ -157,10 +157,12 @@ def _canonical(value: Any) -> Any:
     return {"__type__": type(value).__name__}
 
 
-class ReplayLLM:
-    """``engine.llm``: ``generate_async`` returns the scripted result stream, once."""
+class ReplayEngine:
+    """``TensorRTLLMEngine`` as far as the request and fatal paths reach; it is its own
+    ``.llm``, whose ``generate_async`` returns the scripted result stream, once."""
 
     def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
+        self.llm = self
         self._script = script
         # Built now, before any timing starts: the handler's clock must not pay for it.
         self._prepared: ReplayResult | None = build_result(script, errors, ids)
@@ -189,13 +191,6 @@ class ReplayLLM:
         self.submitted, self._prepared = self._prepared, None
         return self.submitted
 
-
-class ReplayEngine:
-    """``TensorRTLLMEngine`` as far as the request path and the fatal path reach."""
-
-    def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
-        self.llm = ReplayLLM(script, errors, ids)
-
     def get_health_check_fatal_error(self) -> None:
         return None
 
@@ -220,7 +215,8 @@ def build_result(script: Script, errors: Errors, ids: type[list[int]] = list) ->
             p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
             for p in script.engine_prompt_logprobs or ()
         ]
-    raises = dict(zip(RAISE_KINDS, (errors.request_error, EngineFailure, errors.engine_shutdown)))
+    kinds = (errors.request_error, EngineFailure, errors.engine_shutdown)
+    raises = dict(zip(RAISE_KINDS, kinds, strict=True))
     plan = [
         _Planned(
             [_Update(outputs[d.index], list(d.tokens), *_rest(d)) for d in step.deltas],

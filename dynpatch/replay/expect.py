@@ -23,17 +23,23 @@ def _event(kind: str) -> Callable[[Record], bool]:
     return lambda r: r["kind"] == kind
 
 
+def _carries(key: str) -> tuple[str, Callable[[Record], bool]]:
+    return f"a chunk carries {key}", _chunk(lambda c: key in c)
+
+
 def _cached(c: dict[str, Any]) -> Any:
     # Releases before 1.5 send prompt_tokens_details = None when nothing was cached.
-    return ((c.get("completion_usage") or {}).get("prompt_tokens_details") or {}).get(
-        "cached_tokens"
-    )
+    usage = c.get("completion_usage") or {}
+    return (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
 
 
 def _multi_token(c: dict[str, Any]) -> bool:
-    return len(c.get("token_ids") or ()) > 1 and len(c.get("log_probs") or ()) == len(
-        c["token_ids"]
-    )
+    new = c.get("token_ids") or ()
+    return len(new) > 1 and len(c.get("log_probs") or ()) == len(new)
+
+
+def _error(c: dict[str, Any]) -> bool:
+    return c.get("finish_reason") == "error" or isinstance(c.get("finish_reason"), dict)
 
 
 CHECKS: dict[str, tuple[str, Callable[[Record], bool]]] = {
@@ -41,8 +47,9 @@ CHECKS: dict[str, tuple[str, Callable[[Record], bool]]] = {
         "a chunk has a finish_reason and usage",
         _chunk(lambda c: isinstance(c.get("finish_reason"), str) and "completion_usage" in c),
     ),
-    "log_probs": ("a chunk carries log_probs", _chunk(lambda c: "log_probs" in c)),
-    "top_logprobs": ("a chunk carries top_logprobs", _chunk(lambda c: "top_logprobs" in c)),
+    "log_probs": _carries("log_probs"),
+    "top_logprobs": _carries("top_logprobs"),
+    "stop_reason": _carries("stop_reason"),
     "flat": (
         "a chunk has log_probs without top_logprobs",
         _chunk(lambda c: "log_probs" in c and "top_logprobs" not in c),
@@ -55,26 +62,17 @@ CHECKS: dict[str, tuple[str, Callable[[Record], bool]]] = {
         "a chunk has no new tokens",
         _chunk(lambda c: c.get("token_ids") == [] and "index" in c),
     ),
-    "multi_token": (
-        "a chunk carries several new tokens, each with its log_probs",
-        _chunk(_multi_token),
-    ),
+    "multi_token": ("a chunk has several new tokens, each with log_probs", _chunk(_multi_token)),
     "prompt_logprobs": (
         "a chunk carries engine_data.prompt_logprobs",
         _chunk(lambda c: "prompt_logprobs" in (c.get("engine_data") or {})),
     ),
     "cached_tokens": ("usage reports cached tokens", _chunk(_cached)),
-    "stop_reason": ("a chunk carries stop_reason", _chunk(lambda c: "stop_reason" in c)),
     "unknown_finish": (
-        "a chunk has finish_reason 'unknown'",
+        "a chunk ends as 'unknown'",
         _chunk(lambda c: c.get("finish_reason") == "unknown"),
     ),
-    "error_chunk": (
-        "an error chunk is emitted",
-        _chunk(
-            lambda c: c.get("finish_reason") == "error" or isinstance(c.get("finish_reason"), dict)
-        ),
-    ),
+    "error_chunk": ("an error chunk is emitted", _chunk(_error)),
     "worker_exit": ("dynamo's fatal path asks to exit the worker", _event("worker_exit")),
     "raised": ("an exception leaves the handler", _event("raised")),
 }

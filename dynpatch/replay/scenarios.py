@@ -56,7 +56,7 @@ def interleaved(
     n: int,
     tokens: int,
     k: int | None,
-    sizes: Callable[[random.Random], int] = lambda r: 1,
+    sizes: tuple[int, ...] = (1,),
     lockstep: bool = False,
     finish_reason: str = "length",
     stop_reason: str | int | None = None,
@@ -72,7 +72,8 @@ def interleaved(
     for _ in range(n):
         left, sizes_c = tokens, []
         while left:
-            sizes_c.append(min(sizes(g.rng), left))
+            # One size is no draw: the benchmark's streams draw only tokens and positions.
+            sizes_c.append(min(g.rng.choice(sizes) if len(sizes) > 1 else sizes[0], left))
             left -= sizes_c[-1]
         plan.append(sizes_c)
     steps: list[ReplayStep] = []
@@ -93,9 +94,7 @@ def interleaved(
     return Script(name, _finish(steps), n=n, max_tokens=tokens, logprobs=k, **script)
 
 
-def uneven(
-    name: str, *, n: int, tokens: int, k: int, sizes: Callable[[random.Random], int]
-) -> Script:
+def uneven(name: str, *, n: int, tokens: int, k: int, sizes: tuple[int, ...]) -> Script:
     """``n`` choices of ``tokens`` tokens; every result carries them all, and each unfinished
     one grows by ``sizes`` tokens (top-``k`` logprobs each) or, half the time, stands still."""
     g = Gen(name)
@@ -105,7 +104,7 @@ def uneven(
         live = [c for c in range(n) if left[c]]
         deltas = []
         for c in [c for c in live if g.rng.random() < 0.5] or [g.rng.choice(live)]:
-            toks = g.tokens(min(sizes(g.rng), left[c]))
+            toks = g.tokens(min(g.rng.choice(sizes), left[c]))
             left[c] -= len(toks)
             finish = None if left[c] else "length"
             deltas.append(Delta(c, toks, g.positions(toks, k), finish_reason=finish))
@@ -121,10 +120,6 @@ def stream(tokens: int, choices: int, *, k: int = 1) -> Script:
 # --- named scenarios ------------------------------------------------------------------
 
 Builder = Callable[[str], Script]  # the scenario's name -> its script
-
-
-def _sizes(*choices: int) -> Callable[[random.Random], int]:
-    return lambda r: r.choice(choices)
 
 
 def _i(**stream: Any) -> Builder:
@@ -224,19 +219,19 @@ DROPPED = (*LOGPROBS, "dropped")
 _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
     # choices and increments
     "1-choice-one-token-top1": (_i(n=1, tokens=24, k=1), LOGPROBS),
-    "1-choice-multi-token-top5": (_i(n=1, tokens=40, k=5, sizes=_sizes(1, 2, 3, 5, 8)), LOGPROBS),
+    "1-choice-multi-token-top5": (_i(n=1, tokens=40, k=5, sizes=(1, 2, 3, 5, 8)), LOGPROBS),
     "empty-increments": (_steps(_empty_increments, n=1, tokens=12, k=1), GROWING),
     "2-choices-interleaved-top1": (_i(n=2, tokens=16, k=1), GROWING),
-    "3-choices-interleaved-top5": (_i(n=3, tokens=12, k=5, sizes=_sizes(1, 2)), GROWING),
+    "3-choices-interleaved-top5": (_i(n=3, tokens=12, k=5, sizes=(1, 2)), GROWING),
     "4-choices-interleaved-top1": (_i(n=4, tokens=32, k=1), GROWING),
     # Where the fix gains most: every result carries all 4 choices, some of which did not
     # advance (an empty delta: the old helper still copied their whole history).
     "4-choices-uneven-multi-token-top5": (
-        lambda name: uneven(name, n=4, tokens=48, k=5, sizes=_sizes(1, 2, 3, 4)),
+        lambda name: uneven(name, n=4, tokens=48, k=5, sizes=(1, 2, 3, 4)),
         (*GROWING, "multi_token"),
     ),
     "4-choices-lockstep-multi-token-top5": (
-        _i(n=4, tokens=20, k=5, sizes=_sizes(1, 3, 4), lockstep=True),
+        _i(n=4, tokens=20, k=5, sizes=(1, 3, 4), lockstep=True),
         LOGPROBS,
     ),
     # logprob shapes
@@ -255,7 +250,7 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ),
     "empty-position-dict": (_steps(_position(2, lambda g, t: ()), n=1, tokens=8, k=1), DROPPED),
     "flat-float-logprobs": (
-        _i(n=2, tokens=6, k=1, sizes=_sizes(1, 2), flat=True),
+        _i(n=2, tokens=6, k=1, sizes=(1, 2), flat=True),
         ("finish", "log_probs", "flat"),
     ),
     # Logprobs arrive one result after their tokens, then catch up.
@@ -315,7 +310,7 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ),
     # scheduling and length
     "engine-yields-between-results": (_i(n=2, tokens=8, k=1, suspend=True), LOGPROBS),
-    "long-stream-16k-top5": (_i(n=1, tokens=16384, k=5, sizes=_sizes(1, 1, 1, 2, 4)), LOGPROBS),
+    "long-stream-16k-top5": (_i(n=1, tokens=16384, k=5, sizes=(1, 1, 1, 2, 4)), LOGPROBS),
 }
 NAMED: tuple[str, ...] = tuple(_NAMED)
 
