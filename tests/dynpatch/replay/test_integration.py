@@ -1,6 +1,6 @@
-"""The replay harness on the real pinned release: it can see a divergence, and it never
-lets dynamo's fatal path end a child silently (that the unplanted trees agree is what
-``nox -s verify`` checks just before this file runs).
+"""The replay harness on the real pinned release: it sees a planted divergence, observes
+dynamo's fatal path in either release shape, and tells a fix from a history copy (that the
+unplanted trees agree is what ``nox -s verify`` checks just before this file runs).
 
 Needs the replay environment (torch, transformers, ai-dynamo-runtime, ...), which
 ``nox -s verify`` installs and then runs this file in; elsewhere these tests skip.
@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from dynpatch import upstream_fix, verify
-from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.pin import load_pin
 from dynpatch.replay import runner, scenarios
@@ -33,22 +32,11 @@ SCENARIOS = [
 ]
 
 
-def _missing_replay_env() -> str | None:
-    for module in ("torch", "transformers", "dynamo._core"):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            found = False
-        if not found:
-            return module
-    return None
-
-
 @pytest.fixture(scope="module")
 def trees() -> Trees:
-    missing = _missing_replay_env()
-    if missing:
-        pytest.skip(f"needs the replay environment ({missing} is missing): run `nox -s verify`")
+    for module in ("torch", "transformers", "dynamo"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"needs the replay environment ({module} is missing): run `nox -s verify`")
     return prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
 
 
@@ -59,105 +47,72 @@ def baseline(trees: Trees, tmp_path_factory: pytest.TempPathFactory) -> dict:
     return runner.run_child(tree, {"mode": "verify", "scenarios": SCENARIOS}, logs / "b.log")
 
 
-def mutant(trees: Trees, dest: Path, path: str, *edits: str) -> runner.Tree:
-    """A copy of the patched tree's sources with ``path`` edited: ``edits`` are pairs of
-    ``old``, ``new`` (each ``old`` found exactly once)."""
+def mutant(trees: Trees, dest: Path, edits: dict[str, list[str]]) -> runner.Tree:
+    """A copy of the patched tree's sources with each file of ``edits`` edited: its list
+    holds pairs of ``old``, ``new`` (each ``old`` found exactly once)."""
     src = dest / "src"
     shutil.copytree(trees.src(trees.patched) / "dynamo", src / "dynamo")
-    target = src / path
-    text = target.read_text()
-    for old, new in zip(edits[::2], edits[1::2], strict=True):
-        assert text.count(old) == 1, f"{path} no longer holds {old!r}: update this mutation"
-        text = text.replace(old, new)
-    target.write_text(text)
+    for path, pairs in edits.items():
+        text = (src / path).read_text()
+        for old, new in zip(pairs[::2], pairs[1::2], strict=True):
+            assert text.count(old) == 1, f"{path} no longer holds {old!r}: update this mutation"
+            text = text.replace(old, new)
+        (src / path).write_text(text)
     return runner.Tree("patched", src)
 
 
-def test_a_planted_divergence_is_reported_at_its_chunk_and_field(
+def test_a_planted_divergence_is_reported_and_the_fatal_path_before_1_6_is_observed(
     trees: Trees, baseline: dict, tmp_path: Path
 ) -> None:
-    # Fall back to the last entry instead of the first when the selected token is
-    # missing: one float in one chunk changes, and verify must say which.
+    # One mutant, two plants. In logprobs: fall back to the last entry instead of the
+    # first when the selected token is missing, so one float in one chunk changes and
+    # verify must say which. In handler_base: the pre-1.6.0 end of _initiate_shutdown (no
+    # exit_worker_on_fatal_error; cleanup, then os._exit(1) in `finally`), whose exit the
+    # replay must observe as the same event, the child living to write its result.
     broken = mutant(
         trees,
         tmp_path,
-        "dynamo/common/backend/logprobs.py",
-        "next(iter(token_logprobs_dict.values()), None)",
-        "next(reversed(token_logprobs_dict.values()), None)",
+        {
+            "dynamo/common/backend/logprobs.py": [
+                "next(iter(token_logprobs_dict.values()), None)",
+                "next(reversed(token_logprobs_dict.values()), None)",
+            ],
+            "dynamo/trtllm/request_handlers/handler_base.py": [
+                "from dynamo.trtllm.engine_monitor import exit_worker_on_fatal_error\n",
+                "",
+                "        await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)\n",
+                "        try:\n"
+                "            if self.runtime:\n"
+                "                self.runtime.shutdown()\n"
+                "            if self.engine:\n"
+                "                await self.engine.cleanup()\n"
+                "        except Exception as cleanup_error:\n"
+                '            logging.error(f"Error during graceful shutdown: {cleanup_error}")\n'
+                "        finally:\n"
+                "            os._exit(1)\n",
+            ],
+        },
     )
-    result = runner.run_child(
-        broken, {"mode": "verify", "scenarios": SCENARIOS}, tmp_path / "m.log"
-    )
-    outcomes = {o.name: o for o in verify.compare(baseline, result, {})}
-    assert outcomes["1-choice-one-token-top1"].divergence is None
+    log = tmp_path / "m.log"
+    result = runner.run_child(broken, {"mode": "verify", "scenarios": SCENARIOS}, log)
+    expectations = {s.name: s.expect for s in scenarios.named(SCENARIOS)}
+    outcomes = {o.name: o for o in verify.compare(baseline, result, expectations)}
+    assert outcomes["1-choice-one-token-top1"].ok
     d = outcomes["missing-selected-token-falls-back-to-first"].divergence
     assert d is not None
     # The scenario edits step 5 (choice 1's third token); each step reports 2 choices.
     assert (d.chunk, d.kind, d.field) == (11, "chunk", "log_probs[0]")
     assert d.baseline != d.patched
     lines = verify.summary_lines(list(outcomes.values()), 3, 0, seed=0, budget=0)
-    assert f"DIVERGENCE: {d.describe()}" in lines and lines[-1] == "1 divergences"
+    assert f"DIVERGENCE: {d.describe()}" in lines and lines[-1] == "2 divergences"
 
-
-def test_an_uncaught_worker_exit_fails_the_run(trees: Trees, tmp_path: Path) -> None:
-    # The fatal path exiting the process by another route than the observed seam must
-    # surface as a harness failure, never as a shorter stream.
-    broken = mutant(
-        trees,
-        tmp_path,
-        "dynamo/trtllm/request_handlers/handler_base.py",
-        "await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)",
-        "os._exit(1)",
-    )
-    job = {"mode": "verify", "scenarios": ["fatal-engine-error-mid-stream"]}
-    with pytest.raises(ToolkitError, match="exited with status 1 without a result"):
-        runner.run_child(broken, job, tmp_path / "exit.log", python=sys.executable)
-
-
-def test_a_handler_without_the_observed_seam_is_refused(trees: Trees, tmp_path: Path) -> None:
-    broken = mutant(
-        trees,
-        tmp_path,
-        "dynamo/trtllm/request_handlers/handler_base.py",
-        "from dynamo.trtllm.engine_monitor import exit_worker_on_fatal_error\n",
-        "from dynamo.trtllm import engine_monitor as _engine_monitor\n"
-        "exit_worker_on_fatal_error = None\n"
-        "del exit_worker_on_fatal_error\n",
-    )
-    with pytest.raises(ToolkitError, match="cannot observe dynamo's fatal path"):
-        runner.run_child(broken, {"mode": "verify", "scenarios": []}, tmp_path / "seam.log")
-
-
-def test_the_fatal_path_of_releases_before_1_6_is_observed(trees: Trees, tmp_path: Path) -> None:
-    # The pinned handler given back the pre-1.6.0 end of _initiate_shutdown (no
-    # exit_worker_on_fatal_error; cleanup, then os._exit(1) in `finally`): the replay
-    # observes that exit as the same event, and the child lives to write its result.
-    old_shape = mutant(
-        trees,
-        tmp_path,
-        "dynamo/trtllm/request_handlers/handler_base.py",
-        "from dynamo.trtllm.engine_monitor import exit_worker_on_fatal_error\n",
-        "",
-        "        await asyncio.to_thread(exit_worker_on_fatal_error, self.engine, self.runtime)\n",
-        "        try:\n"
-        "            if self.runtime:\n"
-        "                self.runtime.shutdown()\n"
-        "            if self.engine:\n"
-        "                await self.engine.cleanup()\n"
-        "        except Exception as cleanup_error:\n"
-        '            logging.error(f"Error during graceful shutdown: {cleanup_error}")\n'
-        "        finally:\n"
-        "            os._exit(1)\n",
-    )
-    job = {"mode": "verify", "scenarios": ["fatal-engine-error-mid-stream"]}
-    result = runner.run_child(old_shape, job, tmp_path / "old.log", python=sys.executable)
     assert result["fatal_seam"] == "os._exit"
-    expectations = {s.name: s.expect for s in scenarios.named(job["scenarios"])}
-    [outcome] = verify.compare(result, result, expectations)
-    assert outcome.ok and outcome.events == ["worker_exit"], outcome.unmet
-    [event] = [r for r in result["scenarios"][0]["records"] if '"kind":"worker_exit"' in r]
+    fatal = outcomes["fatal-engine-error-mid-stream"]
+    assert not fatal.unmet and fatal.events == ["worker_exit"]
+    assert fatal.divergence is not None and fatal.divergence.kind == "worker_exit"  # chunks alike
+    [event] = [r for r in result["scenarios"][2]["records"] if '"kind":"worker_exit"' in r]
     assert '"caller":"HandlerBase._initiate_shutdown"' in event and '"status":1' in event
-    assert "Error during graceful shutdown" not in (tmp_path / "old.log").read_text()
+    assert "Error during graceful shutdown" not in log.read_text()
 
 
 def test_the_real_handler_with_the_series_is_judged_fixed_and_a_planted_copy_is_not(
@@ -173,9 +128,12 @@ def test_the_real_handler_with_the_series_is_judged_fixed_and_a_planted_copy_is_
     copying = mutant(
         trees,
         tmp_path,
-        "dynamo/common/backend/logprobs.py",
-        "    if new_token_ids is None:\n",
-        "    _history = tuple(output.token_ids)\n    if new_token_ids is None:\n",
+        {
+            "dynamo/common/backend/logprobs.py": [
+                "    if new_token_ids is None:\n",
+                "    _history = tuple(output.token_ids)\n    if new_token_ids is None:\n",
+            ]
+        },
     )
     fixed, why = upstream_fix.judge(
         copying.src, "new_token_ids", Path(sys.executable), tmp_path / "m.log"
