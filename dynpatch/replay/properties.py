@@ -73,22 +73,13 @@ def scripts(draw: Any, name: str = "property") -> Script:
                 count = draw(
                     st.sampled_from([len(new)] * 4 + [max(len(new) - 1, 0), len(new) + 1, 0])
                 )
-                start = logprob_len[c]
-                lp = tuple(
-                    draw(
-                        _position(
-                            cumulative[start + j] if start + j < len(cumulative) else None,
-                            k or 1,
-                            flat,
-                        )
-                    )
-                    for j in range(count)
-                )
+                at = range(logprob_len[c], logprob_len[c] + count)
+                selected = [cumulative[i] if i < len(cumulative) else None for i in at]
+                lp = tuple(draw(_position(t, k or 1, flat)) for t in selected)
                 logprob_len[c] += count
             finish = draw(st.sampled_from([None, "length", "stop", "cancelled"])) if last else None
             stop = draw(st.one_of(st.none(), st.text(max_size=3), _TOKEN)) if finish else None
-            trim = draw(st.integers(0, 2)) if finish == "stop" else 0
-            trim = min(trim, len(cumulative))
+            trim = min(draw(st.integers(0, 2)), len(cumulative)) if finish == "stop" else 0
             tokens[c] = cumulative[: len(cumulative) - trim]
             deltas.append(Delta(c, tuple(new), lp, finish, stop, trim))
         steps.append(ReplayStep(deltas=tuple(deltas), finished=last))
@@ -121,7 +112,6 @@ def draw_scripts(budget: int, seed: int) -> list[Script]:
         deadline=None,
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
-        derandomize=False,
     )
     @given(scripts())
     def collect(script: Script) -> None:
