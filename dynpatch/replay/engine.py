@@ -90,22 +90,44 @@ class _Planned:
     error: BaseException | None
 
 
-class ReplayResult:
-    """TRT-LLM ``GenerationResult`` shape: async-iterable, yields itself per step."""
+def _rest(d: Delta) -> tuple[Any, ...]:
+    return d.logprobs, d.finish_reason, d.stop_reason, d.trim
 
-    def __init__(
-        self, plan: list[_Planned], outputs: list[ReplayOutput], script: Script, logprob_cls: type
-    ):
+
+class ReplayResult:
+    """TRT-LLM ``GenerationResult`` shape: async-iterable, yields itself per step of
+    ``script``. Each output's cumulative ``token_ids`` is an ``ids`` (a list, or one that
+    watches reads); every token list is built here, ahead of the request."""
+
+    def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self.request_id = 1
         self.outputs: list[ReplayOutput] = []
         self.finished = False
         self.cached_tokens = script.cached_tokens
         self.aborted = 0
-        self._all = outputs
-        self._plan = plan
         self._next = 0
         self._suspend = script.suspend
-        self._logprob = logprob_cls
+        self._logprob = lp = errors.logprob
+        metrics = perf_metrics(script)
+        self._all = [
+            ReplayOutput(i, token_ids=ids(), request_perf_metrics=metrics) for i in range(script.n)
+        ]
+        for out in self._all:
+            out.prompt_logprobs = [
+                p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
+                for p in script.engine_prompt_logprobs or ()
+            ]
+        kinds = (errors.request_error, EngineFailure, errors.engine_shutdown)
+        raises = dict(zip(RAISE_KINDS, kinds, strict=True))
+        self._plan = [
+            _Planned(
+                [_Update(self._all[d.index], list(d.tokens), *_rest(d)) for d in step.deltas],
+                step.finished,
+                step.no_outputs,
+                raises[step.raise_kind](step.message) if step.raise_kind else None,
+            )
+            for step in script.steps
+        ]
 
     def abort(self) -> None:
         self.aborted += 1
@@ -165,7 +187,7 @@ class ReplayEngine:
         self.llm = self
         self._script = script
         # Built now, before any timing starts: the handler's clock must not pay for it.
-        self._prepared: ReplayResult | None = build_result(script, errors, ids)
+        self._prepared: ReplayResult | None = ReplayResult(script, errors, ids)
         self.calls: list[dict[str, Any]] = []
         self.submitted: ReplayResult | None = None
 
@@ -198,32 +220,6 @@ class ReplayEngine:
         """Awaited by ``HandlerBase._initiate_shutdown`` before 1.6.0, before its exit."""
 
 
-def _rest(d: Delta) -> tuple[Any, ...]:
-    return d.logprobs, d.finish_reason, d.stop_reason, d.trim
-
-
 def build_result(script: Script, errors: Errors, ids: type[list[int]] = list) -> ReplayResult:
-    """The result stream of ``script``, every token list built ahead; each output's
-    cumulative ``token_ids`` is an ``ids`` (a list, or one that watches reads)."""
-    metrics = perf_metrics(script)
-    outputs = [
-        ReplayOutput(i, token_ids=ids(), request_perf_metrics=metrics) for i in range(script.n)
-    ]
-    lp = errors.logprob
-    for out in outputs:
-        out.prompt_logprobs = [
-            p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
-            for p in script.engine_prompt_logprobs or ()
-        ]
-    kinds = (errors.request_error, EngineFailure, errors.engine_shutdown)
-    raises = dict(zip(RAISE_KINDS, kinds, strict=True))
-    plan = [
-        _Planned(
-            [_Update(outputs[d.index], list(d.tokens), *_rest(d)) for d in step.deltas],
-            step.finished,
-            step.no_outputs,
-            raises[step.raise_kind](step.message) if step.raise_kind else None,
-        )
-        for step in script.steps
-    ]
-    return ReplayResult(plan, outputs, script, errors.logprob)
+    """The result stream of ``script`` (see :class:`ReplayResult`)."""
+    return ReplayResult(script, errors, ids)
