@@ -2,7 +2,7 @@
 
 * ``pypi`` (default): the pinned wheel, sha256-checked, laid out in the repository
   layout (``dynamo/`` -> ``components/src/dynamo/``) as one tagged commit in a fresh
-  git repository under ``vendor/checkouts/``.
+  git repository under ``vendor/``.
 * ``git``: a clone of the upstream URL (or any URL) at the release tag or a commit.
 * ``path``: an existing local dynamo clone, which must be clean.
 
@@ -58,7 +58,7 @@ def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
     """The pin and the checkout ``options`` ask for, materialised or re-verified."""
     pin = load_pin(ws.pin)
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
-    with console.err.status(doing), locked(pin, options, ws.vendor) as checkout:
+    with console.err.status(doing), locked(pin, options, ws) as checkout:
         return pin, checkout
 
 
@@ -74,34 +74,14 @@ def run(options: FetchOptions, ws: Workspace) -> StageResult:
     return result
 
 
-def fetch(
-    pin: Pin,
-    source: str = "pypi",
-    *,
-    version: str | None = None,
-    url: str | None = None,
-    ref: str | None = None,
-    path: Path | None = None,
-    force: bool = False,
-    vendor: Path,
-    timeout: float = 60.0,
-) -> Checkout:
-    """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
-    request = FetchOptions(
-        source=source,
-        version=version,
-        url=url,
-        ref=ref,
-        path=path,
-        force=force,
-        timeout=timeout,
-    )
-    with locked(pin, request, vendor) as checkout:
+def fetch(pin: Pin, ws: Workspace, version: str | None = None, force: bool = False) -> Checkout:
+    """Materialise (or re-verify the cached copy of) the pinned release from PyPI."""
+    with locked(pin, FetchOptions(version=version, force=force), ws) as checkout:
         return checkout
 
 
 @contextmanager
-def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
+def locked(pin: Pin, request: FetchOptions, ws: Workspace) -> Iterator[Checkout]:
     """The checkout, materialised or re-verified, with its lock held for the block, so no
     other run rebuilds it or moves its refs meanwhile."""
     release = pin.release(request.version or pin.version)
@@ -109,7 +89,6 @@ def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
         raise ToolkitError(f"unknown source {request.source!r}: choose one of {', '.join(SOURCES)}")
     if request.timeout <= 0:
         raise ToolkitError(f"--timeout must be a positive number of seconds, not {request.timeout}")
-    checkouts = vendor / "checkouts"
     if request.source == "path":
         if request.path is None:
             raise ToolkitError("--source path needs --path DIR (a local dynamo clone)")
@@ -118,16 +97,16 @@ def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
     elif request.source == "git":
         url = gitio.check_url(request.url or pin.url)
         ref = gitio.check_ref(request.ref or release.tag)
-        where = checkout_dir(vendor, "git", git_cache_name(url, ref))
+        where = checkout_dir(ws, "git", git_cache_name(url, ref))
         key = where.name
     else:
-        where = checkout_dir(vendor, "pypi", release.version)
+        where = checkout_dir(ws, "pypi", release.version)
         key = where.name
-    with files.lock(vendor / "locks" / f"{key}.lock", f"checkout {where}"):
+    with files.lock(ws.locks / f"{key}.lock", f"checkout {where}"):
         if request.source != "path":
-            files.sweep(checkouts, ".*.staging-*")
+            files.sweep(ws.vendor, ".*.staging-*")
         if request.source == "pypi":
-            yield _from_pypi(pin, release, vendor, request.force)
+            yield _from_pypi(pin, release, ws, request.force)
         elif request.source == "git":
             yield _from_git(pin, release, url, ref, where, request.force, request.timeout)
         else:
@@ -137,8 +116,8 @@ def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
 # --- pypi ---------------------------------------------------------------------------
 
 
-def checkout_dir(vendor: Path, source: str, name: str) -> Path:
-    return vendor / "checkouts" / f"{source}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
+def checkout_dir(ws: Workspace, source: str, name: str) -> Path:
+    return ws.vendor / f"{source}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
 
 
 def base_message(pin: Pin, release: Release) -> str:
@@ -168,12 +147,12 @@ def pypi_provenance(pin: Pin, release: Release) -> tuple[str, ...]:
     )
 
 
-def _from_pypi(pin: Pin, release: Release, vendor: Path, force: bool) -> Checkout:
-    dest = checkout_dir(vendor, "pypi", release.version)
+def _from_pypi(pin: Pin, release: Release, ws: Workspace, force: bool) -> Checkout:
+    dest = checkout_dir(ws, "pypi", release.version)
     files.recover(dest)
     base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
     if base is None:
-        base = materialise_pypi(pin, release, dest, vendor / "cache" / "wheels")
+        base = materialise_pypi(pin, release, dest, ws.wheels)
     return Checkout(dest, base, "pypi", release, pypi_provenance(pin, release))
 
 

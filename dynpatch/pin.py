@@ -1,4 +1,4 @@
-"""The pinned upstream release and the known releases: ``vendor/dynamo.toml``, read and edited.
+"""The pinned upstream release and the known releases: ``dynamo.toml``, read and edited.
 
 The pin is hand-annotated TOML: its comments say where each sha256 came from. It is read
 with ``tomllib`` (:func:`parse_pin`); the edits (:func:`with_release`,

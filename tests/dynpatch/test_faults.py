@@ -1,5 +1,5 @@
 """Faults and bad input, tried as a user would: through the command line, in a temporary
-workspace (its own pin, vendor/ and patches/; the formatter env is shared read-only).
+workspace (its own pin, vendor/, .cache/ and patches/; the formatter env is shared read-only).
 
 Every case asserts the exit status, exactly one ``error:`` line and no traceback, and
 that what the user and the tool keep (``patches/``, the pin, the checkout's refs, HEAD
@@ -26,19 +26,20 @@ from dynpatch import series
 from dynpatch.apply import tools as formatting
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
+from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES, build_wheel, git, write_pin
+from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, build_wheel, git, write_pin
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKOUT = "checkouts/pypi-9.9.9"
+CHECKOUT = "pypi-9.9.9"
 BRANCH = "refs/heads/dynpatch/work"
 
 
 @pytest.fixture(scope="session")
 def formatter_env() -> Path:
-    """The upstream formatter env, built once (it is what a real vendor/ holds)."""
-    formatting.tools_python(REAL_VENDOR)
-    return REAL_VENDOR / "tools"
+    """The upstream formatter env, built once (it is what a real .cache/ holds)."""
+    formatting.tools_python(REAL_CACHE)
+    return REAL_CACHE / "tools"
 
 
 @dataclass
@@ -122,14 +123,13 @@ def ok(proc: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[st
 
 
 def _build(tmp_path: Path, formatter_env: Path) -> World:
-    vendor = tmp_path / "vendor"
-    cache = vendor / "cache" / "wheels"
-    cache.mkdir(parents=True)
-    (vendor / "tools").symlink_to(formatter_env)
-    wheel = cache / "ai_dynamo-9.9.9-py3-none-any.whl"
+    ws = Workspace(tmp_path)
+    ws.wheels.mkdir(parents=True)
+    ws.tools.symlink_to(formatter_env)
+    wheel = ws.wheels / "ai_dynamo-9.9.9-py3-none-any.whl"
     digest = build_wheel(wheel, SYNTHETIC_FILES)
-    pin = write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, digest)
-    return World(tmp_path, vendor, pin, tmp_path / "patches", wheel)
+    pin = write_pin(ws.pin, "9.9.9", wheel.name, digest)
+    return World(tmp_path, ws.vendor, pin, ws.patches, wheel)
 
 
 @pytest.fixture
@@ -152,9 +152,9 @@ def applied(applied_once: World, tmp_path: Path, formatter_env: Path) -> World:
     return World(
         tmp_path,
         tmp_path / "vendor",
-        tmp_path / "vendor" / "dynamo.toml",
+        tmp_path / "dynamo.toml",
         tmp_path / "patches",
-        tmp_path / "vendor" / "cache" / "wheels" / applied_once.wheel.name,
+        tmp_path / ".cache" / "wheels" / applied_once.wheel.name,
     )
 
 
@@ -176,7 +176,7 @@ def _replaced(old: str, new: str):
         ),
         (lambda pin: pin.write_bytes(b"\xff\xfe"), "is malformed: not UTF-8 text"),
         (lambda pin: pin.unlink() or pin.mkdir(), "cannot read the pin file"),
-        (Path.unlink, "no vendor/dynamo.toml in"),
+        (Path.unlink, "no dynamo.toml in"),
     ],
     ids=["syntax", "missing-key", "date", "not-utf8", "folder", "missing"],
 )
@@ -238,8 +238,8 @@ def test_sigkill_of_the_process_group_at_any_moment(applied: World, delay: float
     assert _tree_bytes(world.patches) in (good, stale)  # before or after, never between
     ok(world.run("apply"))
     assert _tree_bytes(world.patches) == good
-    assert not list(world.vendor.glob("checkouts/.*staging-*")), "dead run's staging removed"
-    assert not list((world.vendor / "scratch").glob("apply-*"))
+    assert not list(world.vendor.glob(".*staging-*")), "dead run's staging removed"
+    assert not list(Workspace(world.tmp).scratch.glob("apply-*"))
 
 
 # --- 2. a commit the user added on the work branch is kept -----------------------------
@@ -331,10 +331,10 @@ def test_the_git_cache_is_per_url_and_records_it(world: World) -> None:
     out_b = ok(world.run("fetch", "--source", "git", "--url", f"file://{b}")).stdout
     assert f"Upstream: file://{a} v9.9.9" in out_a and f"Upstream: file://{b} v9.9.9" in out_b
     assert git(b, "rev-parse", "HEAD").strip() in out_b
-    assert len(list(world.vendor.glob("checkouts/git-v9.9.9-*"))) == 2
+    assert len(list(world.vendor.glob("git-v9.9.9-*"))) == 2
     again = ok(world.run("fetch", "--source", "git", "--url", f"file://{a}")).stdout  # cached
     assert f"Upstream: file://{a} v9.9.9" in again and git(a, "rev-parse", "HEAD").strip() in again
-    assert len(list(world.vendor.glob("checkouts/git-v9.9.9-*"))) == 2
+    assert len(list(world.vendor.glob("git-v9.9.9-*"))) == 2
 
 
 def test_a_repository_that_is_not_dynamo_is_not_cached(world: World) -> None:
@@ -344,7 +344,7 @@ def test_a_repository_that_is_not_dynamo_is_not_cached(world: World) -> None:
             world.run("apply", "--source", "git", "--url", f"file://{other}"),
             "has no components/src/dynamo/: not a dynamo tree",
         )
-    assert not list(world.vendor.glob("checkouts/*"))  # pathlib's * takes dot names too
+    assert not list(world.vendor.glob("*"))  # pathlib's * takes dot names too
     assert not world.patches.exists()
 
 
@@ -385,7 +385,7 @@ def test_option_injection_is_refused_and_runs_nothing(world: World, args: list[s
     one_error(world.run("fetch", "--source", "git", *args, "--timeout", "10"))
     assert not list(world.tmp.rglob("pwned")) and not (ROOT / "pwned").exists()
     assert world.snapshot() == before
-    assert not list(world.vendor.glob("checkouts/*"))
+    assert not list(world.vendor.glob("*"))
 
 
 # --- 6. no credential in any output or file ------------------------------------------------
@@ -465,7 +465,7 @@ def test_an_immutable_patches_folder_is_one_line_and_untouched(applied: World) -
 
 
 def test_an_immutable_checkouts_folder_is_one_line(world: World) -> None:
-    checkouts = world.vendor / "checkouts"
+    checkouts = world.vendor
     checkouts.mkdir()
     with immutable(checkouts):
         one_error(world.run("fetch"), str(checkouts), "Operation not permitted")
@@ -545,7 +545,7 @@ def test_a_stale_index_lock_in_the_checkout_does_not_stop_apply(applied: World) 
 
 def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: World) -> None:
     before = applied.snapshot()
-    with files.lock(series.lock(applied.vendor / "locks", applied.patches), "the test"):
+    with files.lock(series.lock(Workspace(applied.tmp).locks, applied.patches), "the test"):
         proc = applied.run(
             "apply", "--author", "Other Person <other@example.invalid>", DYNPATCH_LOCK_TIMEOUT="1"
         )
@@ -610,10 +610,10 @@ def test_apply_for_another_version_is_refused(applied: World) -> None:
 def test_staging_of_a_killed_fetch_is_removed_by_the_next_run(world: World) -> None:
     proc = world.run("fetch", fault="fetch.staged")
     assert proc.returncode == -signal.SIGKILL
-    assert list(world.vendor.glob("checkouts/.pypi-9.9.9.staging-*"))
+    assert list(world.vendor.glob(".pypi-9.9.9.staging-*"))
     assert not world.checkout.exists()
     ok(world.run("fetch"))
-    assert not list(world.vendor.glob("checkouts/.*"))
+    assert not list(world.vendor.glob(".*"))
     assert gitio.is_git_repo(world.checkout)
 
 
@@ -626,11 +626,11 @@ def test_a_killed_download_leaves_nothing_the_next_run_keeps(world: World) -> No
     pip_env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(index)}
     proc = world.run("fetch", fault="download.partial", **pip_env)
     assert proc.returncode == -signal.SIGKILL
-    assert list((world.vendor / "cache" / "wheels").glob(".download-*"))
+    assert list(world.wheel.parent.glob(".download-*"))
     assert not world.wheel.exists()
     ok(world.run("fetch", **pip_env))
     assert world.wheel.is_file()
-    assert not [p for p in (world.vendor / "cache" / "wheels").iterdir() if p.name.startswith(".")]
+    assert not [p for p in world.wheel.parent.iterdir() if p.name.startswith(".")]
 
 
 # --- cases that already held: kept so they keep holding --------------------------------------
@@ -648,7 +648,7 @@ def test_a_corrupt_wheel_with_the_pinned_sha256_is_one_line(world: World) -> Non
     digest = pypi.sha256_of(world.wheel)
     world.pin.write_text(world.pin.read_text().replace(write_pin_sha(world), digest))
     one_error(world.run("apply"), "is not a readable wheel")
-    assert not list(world.vendor.glob("checkouts/*"))
+    assert not list(world.vendor.glob("*"))
 
 
 def test_unknown_version_is_one_line(world: World) -> None:
@@ -664,7 +664,7 @@ def test_an_unreachable_git_url_fails_within_the_timeout(world: World) -> None:
         "cannot fetch v9.9.9 from file:///nonexistent/x.git",
     )
     assert time.monotonic() - start < 30
-    assert not list(world.vendor.glob("checkouts/*"))
+    assert not list(world.vendor.glob("*"))
 
 
 def _edit_patch(patches: Path) -> None:
@@ -713,7 +713,7 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
         if (ROOT / rel).is_file():
             (copy / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, copy / rel)
-    pin = copy / "vendor" / "dynamo.toml"
+    pin = copy / "dynamo.toml"
     pin.write_text(pin.read_text().replace("[upstream]", "[upstream", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DYNPATCH_", "NOX"))}
     listed = subprocess.run(

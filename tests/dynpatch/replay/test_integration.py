@@ -49,7 +49,7 @@ def trees() -> Trees:
     missing = _missing_replay_env()
     if missing:
         pytest.skip(f"needs the replay environment ({missing} is missing): run `nox -s verify`")
-    return prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
+    return prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
 
 
 @pytest.fixture(scope="module")
