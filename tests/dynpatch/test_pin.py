@@ -62,10 +62,6 @@ def test_the_repo_pin_reads_and_parse_pin_is_load_pin_on_text() -> None:
             SMALL.replace('repo_prefix = "components/src/dynamo/"', "exclude = 1\nrepo_prefix = 2"),
             "is malformed: a value has the wrong type",
         ),
-        (
-            SMALL + '[matrix]\nverify_from = "1.6.0"\n',
-            "is malformed: [matrix] verify_from is no longer read",
-        ),
     ],
 )
 def test_a_bad_pin_is_one_error_naming_the_file(text: str, needle: str) -> None:
