@@ -1,8 +1,5 @@
-"""What the toolkit prints: the two consoles, paths as a person reads them, the outcome
-table of the codemods.
-
-Data goes to ``out`` (stdout); progress and the one ``error:`` line to ``err`` (stderr).
-"""
+"""What the toolkit prints: data on ``out`` (stdout), progress and the ``error:`` line on
+``err`` (stderr); paths as a person reads them; the codemods' outcome table."""
 
 from __future__ import annotations
 
@@ -35,8 +32,7 @@ def say(text: str) -> None:
 
 
 def rel(path: Path | str, root: Path | None = None) -> str:
-    """``path`` relative to ``root`` (default: the working directory) when inside it, else
-    as given: what a person reads in output, logs and the PR text."""
+    """``path`` relative to ``root`` (default: the working directory) when inside it."""
     # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
     base = Path(os.path.abspath(root or Path.cwd()))
     try:

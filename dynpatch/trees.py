@@ -1,10 +1,5 @@
-"""Baseline and patched source trees for the checking stages (test, verify, bench).
-
-Both are throwaway clones of the pinned checkout under ``out/trees/``: the baseline
-at the pristine base commit, the patched one with ``patches/series`` applied by
-``git am`` (so what is checked is exactly what a reviewer would apply). They are
-cached by base commit and series digest, and rebuilt when either changes.
-"""
+"""The baseline and patched trees the checking stages run on: clones of the checkout at its
+base, and with the series applied by ``git am`` (what a reviewer applies), cached by both."""
 
 from __future__ import annotations
 
@@ -32,8 +27,7 @@ class Trees:
 
 
 def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
-    """Baseline and patched clones of ``checkout`` under ``dest`` (built once per base and
-    series)."""
+    """Baseline and patched clones of ``checkout`` under ``dest``."""
     series.names(patches_dir)  # no series: say so before taking the lock
     with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
         digest = series.series_digest(patches_dir)
