@@ -31,10 +31,10 @@ def say(text: str) -> None:
     out.print(text, markup=False)
 
 
-def rel(path: Path | str, root: Path | None = None) -> str:
-    """``path`` relative to ``root`` (default: the working directory) when inside it."""
+def rel(path: Path | str) -> str:
+    """``path`` relative to the working directory when inside it."""
     # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
-    base = Path(os.path.abspath(root or Path.cwd()))
+    base = Path(os.path.abspath(Path.cwd()))
     try:
         return str(Path(os.path.abspath(path)).relative_to(base))
     except ValueError:

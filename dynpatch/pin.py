@@ -111,13 +111,7 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
     up, layout, series = data["upstream"], data["layout"], data["series"]
     matrix = data.get("matrix", {})
     releases = {
-        v: Release(
-            version=v,
-            tag=r["tag"],
-            wheel=r["wheel"],
-            sha256=r["sha256"].lower(),
-            tree=r.get("tree", ""),
-        )
+        v: Release(v, r["tag"], r["wheel"], r["sha256"].lower(), r.get("tree", ""))
         for v, r in data.get("releases", {}).items()
     }
     return Pin(
