@@ -28,10 +28,9 @@ from dynpatch.workspace import Workspace
 FLAG: dict = {"action": "store_true"}
 TOGGLE: dict = {"action": argparse.BooleanOptionalAction}
 DESCRIPTION = (
-    "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series on "
-    "a pinned dynamo release: make it (apply), test it with dynamo's own tests "
-    "(test-upstream), replay the real handler (verify), count its cost (bench), build the PR "
-    "branch (pr), check other releases (matrix, bump) and build a patched wheel (wheel)."
+    "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series on a "
+    "pinned dynamo release: make it, test it with dynamo's own tests, replay the real handler, "
+    "count its cost, build the PR branch, check other releases, build a patched wheel."
 )
 
 
@@ -161,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(message: str, status: int) -> int:
     """The one error line: the first line of ``message``, with no credential in it."""
-    line = gitio.redact(message.strip().splitlines()[0] if message.strip() else "failed")
+    line = gitio.redact((message.strip() or "failed").splitlines()[0])
     err.print(f"error: {line}", markup=False)
     return status
 

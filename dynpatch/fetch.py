@@ -241,8 +241,7 @@ def _from_git(
             gitio.config_set(tmp, "dynpatch.ref", ref)
             faults.checkpoint("fetch.staged")
     base = gitio.rev_parse(dest, release.base_tag) or ""
-    provenance = (f"Upstream: {public} {ref} (commit {base})",)
-    return Checkout(dest, base, "git", release, provenance)
+    return Checkout(dest, base, "git", release, (f"Upstream: {public} {ref} (commit {base})",))
 
 
 def _verify_git_cache(dest: Path, url: str, ref: str, release: Release) -> str:
@@ -266,5 +265,6 @@ def _from_path(pin: Pin, release: Release, path: Path) -> Checkout:
         raise ToolkitError(f"{path} has no {pin.repo_prefix}: not a dynamo clone")
     _require_clean(path, "commit or stash them first")
     base = gitio.rev_parse(path, "HEAD") or ""
-    provenance = (f"Upstream: local dynamo clone at commit {base}",)
-    return Checkout(path, base, "path", release, provenance)
+    return Checkout(
+        path, base, "path", release, (f"Upstream: local dynamo clone at commit {base}",)
+    )

@@ -1,8 +1,5 @@
-"""Where the toolkit reads and writes: one root, every path below it named once.
-
-The root is the folder holding ``dynamo.toml`` (the pin), found from the working directory
-upwards as git finds ``.git``. The toolkit's own files are found from the package instead.
-"""
+"""Where the toolkit reads and writes: one root (the folder holding the pin, found upwards
+from the working directory as git finds ``.git``), every path below it named once."""
 
 from __future__ import annotations
 
