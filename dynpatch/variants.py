@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import libcst as cst
-import libcst.matchers as m
 
 from codemods import shape
 from codemods.logprobs_helper import PARAM, TARGET
@@ -38,22 +37,14 @@ def plant(source: str) -> str:
 
 def drop_copy(source: str) -> str:
     """The baseline ``logprobs.py`` with the helper's one ``list(...)`` copy dropped."""
-    module = cst.parse_module(source)
-    fn = shape.find_function(module, TARGET.qualname)
-    copy = m.Call(func=m.Name("list")) & m.MatchIfTrue(
-        lambda node: shape.code(node) == COPY.split(" = ", 1)[1]
-    )
-    found = [] if fn is None else m.findall(fn, copy)
-    if fn is None or len(found) != 1:
+    fn = shape.find_function(cst.parse_module(source), TARGET.qualname)
+    text = cst.Module([]).code_for_node(fn) if fn is not None else ""
+    if text.count(COPY) != 1:
         raise ToolkitError(
             f"{TARGET.path}: expected one {COPY!r} in {TARGET.qualname} to drop the copy "
-            f"from, found {len(found)}"
+            f"from, found {text.count(COPY)}"
         )
-    call = found[0]
-    assert isinstance(call, cst.Call)
-    new_fn = m.replace(fn, copy, lambda node, _: call.args[0].value)
-    assert isinstance(new_fn, cst.FunctionDef)
-    return shape.replace_function(module, TARGET.qualname, new_fn).code
+    return source.replace(text, text.replace(COPY, ALTERNATIVE), 1)
 
 
 def build(src: Path, dest: Path, edit: Callable[[str], str]) -> Path:
