@@ -46,12 +46,10 @@ def code_digest(directory: Path) -> str:
     """sha256 over the diffs of every patch, in order, whatever their messages say."""
     digest = hashlib.sha256()
     for name in names(directory):
-        path = directory / name
         try:
-            part = diff_part(path.read_text())
+            digest.update(diff_part((directory / name).read_text()).encode() + b"\0")
         except ToolkitError as exc:
-            raise ToolkitError(f"{path}: {exc}") from None
-        digest.update(part.encode() + b"\0")
+            raise ToolkitError(f"{directory / name}: {exc}") from None
     return digest.hexdigest()
 
 
@@ -72,17 +70,14 @@ def diff_part(patch: str) -> str:
 
 def compare(exported: Path, committed: Path) -> None:
     """Refuse (naming the first difference) when ``committed`` holds another series."""
-    want = {n: b.decode(errors="replace") for n, b in _read(exported).items()}
-    have = {n: b.decode(errors="replace") for n, b in _read(committed).items()}
+    want, have = _read(exported), _read(committed)
     for name in sorted(set(want) | set(have)):
         if want.get(name) != have.get(name):
-            diff = difflib.unified_diff(
-                (have.get(name) or "").splitlines(),
-                (want.get(name) or "").splitlines(),
-                lineterm="",
-                n=0,
+            old, new = (
+                d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want)
             )
-            first = next((d for d in list(diff)[2:] if not d.startswith("@@")), "")
+            diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
+            first = next((d for d in diff if not d.startswith("@@")), "")
             raise ToolkitError(
                 f"patches/{name} is stale: regenerate with `nox -s apply` "
                 f"(first difference: {first.strip()[:120]!r})"
