@@ -80,13 +80,11 @@ def save(record: Record, patches_dir: Path, out: Path) -> Path:
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
     }
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot make {out}") from None
+    out.mkdir(parents=True, exist_ok=True)  # an OSError is the command line's one line
     path = out / f"{record.stage}.json"
-    text = json.dumps({**asdict(record), **when}, indent=2, sort_keys=True)
-    files.write_atomic(path, text + "\n")
+    files.write_atomic(
+        path, json.dumps({**asdict(record), **when}, indent=2, sort_keys=True) + "\n"
+    )
     return path
 
 
