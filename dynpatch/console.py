@@ -34,9 +34,8 @@ def say(text: str) -> None:
 def rel(path: Path | str) -> str:
     """``path`` relative to the working directory when inside it."""
     # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
-    base = Path(os.path.abspath(Path.cwd()))
     try:
-        return str(Path(os.path.abspath(path)).relative_to(base))
+        return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 

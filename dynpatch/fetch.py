@@ -80,28 +80,25 @@ def locked(pin: Pin, request: FetchOptions, ws: Workspace) -> Iterator[Checkout]
         if request.path is None:
             raise ToolkitError("--source path needs --path DIR (a local dynamo clone)")
         where = request.path.resolve()
-        key = f"path-{where.name}-{_digest(str(where))[:12]}"
+        key = f"path-{where.name}-{hashlib.sha256(str(where).encode()).hexdigest()[:12]}"
     else:
         name = f"pypi-{release.version}"
         if request.source == "git":  # one folder per URL and ref
             url = gitio.check_url(request.url or pin.url)
             ref = gitio.check_ref(request.ref or release.tag)
-            name = f"git-{ref}-{_digest(gitio.redact(url))[:10]}"
+            name = f"git-{ref}-{hashlib.sha256(gitio.redact(url).encode()).hexdigest()[:10]}"
         where = ws.vendor / re.sub(r"[^A-Za-z0-9._-]+", "_", name)
         key = where.name
     with files.lock(ws.locks / f"{key}.lock", f"checkout {where}"):
         if request.source != "path":
             files.sweep(ws.vendor, ".*.staging-*")
+            files.recover(where)
         if request.source == "pypi":
             yield _from_pypi(pin, release, where, ws.wheels, request.force)
         elif request.source == "git":
             yield _from_git(pin, release, url, ref, where, request.force, request.timeout)
         else:
             yield _from_path(pin, release, where)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def base_message(pin: Pin, release: Release) -> str:
@@ -120,22 +117,18 @@ def expected_base(pin: Pin, release: Release, tree: str) -> str:
     return gitio.commit_id(tree, [], author, pin.date, base_message(pin, release))
 
 
-def pypi_provenance(pin: Pin, release: Release) -> tuple[str, ...]:
-    return (
+def _from_pypi(pin: Pin, release: Release, dest: Path, wheels: Path, force: bool) -> Checkout:
+    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
+    if base is None:
+        base = materialise_pypi(pin, release, dest, wheels)
+    provenance = (  # lines recorded in the exported patch
         f"Upstream: {gitio.redact(pin.url)} {release.tag} (ai-dynamo {release.version})",
         f"Materialised from PyPI {release.wheel}",
         f"  sha256 {release.sha256},",
         f"  laid out as {pin.repo_prefix}; base-commit below names that tree,",
         "  not an upstream commit. The patch applies to the tag with `git am`.",
     )
-
-
-def _from_pypi(pin: Pin, release: Release, dest: Path, wheels: Path, force: bool) -> Checkout:
-    files.recover(dest)
-    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
-    if base is None:
-        base = materialise_pypi(pin, release, dest, wheels)
-    return Checkout(dest, base, "pypi", release, pypi_provenance(pin, release))
+    return Checkout(dest, base, "pypi", release, provenance)
 
 
 def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
@@ -227,7 +220,6 @@ def _from_git(
     pin: Pin, release: Release, url: str, ref: str, dest: Path, force: bool, timeout: float
 ) -> Checkout:
     public = gitio.redact(url)
-    files.recover(dest)
     if _reuse(dest, force, lambda: _verify_git_cache(dest, public, ref, release)) is None:
         with files.staged_dir(dest) as tmp:
             commit = gitio.fetch_url(url, ref, tmp, timeout)

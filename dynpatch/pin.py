@@ -20,8 +20,6 @@ from dynpatch.evidence import StageResult
 from dynpatch.io import files
 from dynpatch.workspace import Workspace
 
-_RELEASE_KEYS = ("tag", "wheel", "sha256", "tree")
-
 
 @dataclass(frozen=True)
 class Release:
@@ -205,7 +203,7 @@ def _add_release(doc: TOMLDocument, release: Release, comment: str) -> None:
     for item in [*tail[:cut], tomlkit.nl(), *(_comment(line) for line in comment.splitlines())]:
         last.add(item)
     table = tomlkit.table()
-    for key in _RELEASE_KEYS:
+    for key in ("tag", "wheel", "sha256", "tree"):
         table.add(key, getattr(release, key))
     for item in tail[cut:]:
         table.add(item)

@@ -54,6 +54,5 @@ def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
 
 def _is_at(tree: Path, commit: str | None) -> bool:
     """A cached tree is reused only if clean (and, for the baseline, at ``commit``)."""
-    if not gitio.is_git_repo(tree) or gitio.local_changes(tree):
-        return False
-    return commit is None or gitio.rev_parse(tree, "HEAD") == commit
+    clean = gitio.is_git_repo(tree) and not gitio.local_changes(tree)
+    return clean and (commit is None or gitio.rev_parse(tree, "HEAD") == commit)
