@@ -250,7 +250,7 @@ REFUSED = {  # troubleshooting.md: identity, git URL not dynamo, option injectio
     "author-bare": (lambda w: ["apply", "--author", "nobody"], "not an identity of the form"),
     "not-dynamo": (_not_dynamo, "has no components/src/dynamo/: not a dynamo tree"),
     "ref-inject": (_git("--ref", INJECT), "is not a valid git tag"),
-    "ref-dash": (_git("--ref", "-c"), "is not a valid git tag"),
+    "ref-dash": (_git("--ref", "-c"), "--ref: expected one argument"),
     "ref-spaced": (_git("--ref", f"v9.9.9 {INJECT}"), "is not a valid git tag"),
     "url-inject": (_git("--url", INJECT), ""),
     "url-ext": (_git("--url", "ext::sh -c touch% pwned"), ""),
