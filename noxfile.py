@@ -40,7 +40,7 @@ def _runtime(session: nox.Session) -> str:
 
 @nox.session
 def fetch(session: nox.Session) -> None:
-    """Materialise (or re-verify) the pinned dynamo checkout under vendor/checkouts/."""
+    """Materialise (or re-verify) the pinned dynamo checkout under vendor/."""
     _toolkit(session)
     session.run("python", "-m", "dynpatch", "fetch", *session.posargs)
 
@@ -126,7 +126,7 @@ def pr(session: nox.Session) -> None:
 
 # --- version matrix and pin bumps ---------------------------------------------------
 # One shared environment for every release's checks (the `matrix` extra); each release's
-# runtime is installed on its own under vendor/runtimes/<X>/ and put in front of it.
+# runtime is installed on its own under .cache/runtimes/<X>/ and put in front of it.
 
 
 @nox.session

@@ -6,7 +6,7 @@ release's wheel sha256 and laid-out tree id), the series regenerated on the new 
 dynamo's CPU tests (test-upstream) and the replay (verify) on it, in-process, their
 children (pytest, the replay) with the new release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed,
 old → new.
-Only when the series applies and every check passes are ``vendor/dynamo.toml`` and
+Only when the series applies and every check passes are ``dynamo.toml`` and
 ``patches/`` replaced, as one transaction: if that fails half-way, or the run is killed
 there, both are put back (at once, or by the next run that reads the pin). Any drift or
 failing check refuses the bump: the pin and patches/ stay as they were (exit 1). So does
@@ -89,13 +89,13 @@ def _bump(
     with err.status(f"fetching ai-dynamo {new} ..."):
         release, trust = _release(pin, new, ws.wheels)
         first = parse_pin(with_release(old_text, release, path=ws.pin), ws.pin)
-        checkout = fetch(first, version=new, vendor=ws.vendor)
+        checkout = fetch(first, ws, version=new)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
         comment = f"sha256 recorded from PyPI on {time.strftime('%Y-%m-%d')} by `nox -s bump`"
         added = with_release(old_text, release, comment if trust else "", ws.pin)
         new_text = with_version(added, new, ws.pin)
         staged = parse_pin(new_text, ws.pin)
-        checkout = fetch(staged, version=new, vendor=ws.vendor)  # re-verified with the tree
+        checkout = fetch(staged, ws, version=new)  # re-verified with the tree
     result.say(
         f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})",
         f"laid-out tree {release.tree}",
@@ -112,7 +112,7 @@ def _bump(
 
     result.say(
         f"git range-diff (committed series on {old} → regenerated on {new}):",
-        _range_diff(pin, old, ws.patches, checkout, patches, ws.vendor),
+        _range_diff(pin, old, ws.patches, checkout, patches, ws),
     )
     records: list[Record] = []
     for name in stages.STAGES:
@@ -159,10 +159,10 @@ def _regenerate(
     what stops it being pinned (nothing: an empty list)."""
     new = checkout.release.version
     try:
-        report = export_series(checkout, pin, ws.vendor, patches)
+        report = export_series(checkout, pin, ws.cache, patches)
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
         python = lambda: envs.runtime_env(new, ws.runtimes).python  # noqa: E731 (built only if judged)
-        upstream_fix.settle(exc.report, checkout, python, ws.vendor, patches.parent / "judge.log")
+        upstream_fix.settle(exc.report, checkout, python, ws.cache, patches.parent / "judge.log")
         if exc.report.result.fixed_upstream:
             return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
         return exc.report, exc.report.result.problems() or [str(exc)]
@@ -178,11 +178,11 @@ def _range_diff(
     old_patches: Path,
     new_checkout: Checkout,
     new_patches: Path,
-    vendor: Path,
+    ws: Workspace,
 ) -> str:
     """``git range-diff`` of the committed series (on the old base) and the regenerated one
     (on the new base), both applied with ``git am`` in one scratch repository."""
-    old_checkout = fetch(pin, version=old, vendor=vendor)
+    old_checkout = fetch(pin, ws, version=old)
     with tempfile.TemporaryDirectory(prefix="dynpatch-range-diff-") as tmp:
         repo = Path(tmp) / "repo"
         gitio.clone_at(new_checkout.path, new_checkout.base, repo)

@@ -1,8 +1,5 @@
-"""What the toolkit prints: the two consoles, paths as a person reads them, the outcome
-table of the codemods.
-
-Data goes to ``out`` (stdout); progress and the one ``error:`` line to ``err`` (stderr).
-"""
+"""What the toolkit prints: data on ``out`` (stdout), progress and the ``error:`` line on
+``err`` (stderr); paths as a person reads them; the codemods' outcome table."""
 
 from __future__ import annotations
 
@@ -34,13 +31,11 @@ def say(text: str) -> None:
     out.print(text, markup=False)
 
 
-def rel(path: Path | str, root: Path | None = None) -> str:
-    """``path`` relative to ``root`` (default: the working directory) when inside it, else
-    as given: what a person reads in output, logs and the PR text."""
+def rel(path: Path | str) -> str:
+    """``path`` relative to the working directory when inside it."""
     # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
-    base = Path(os.path.abspath(root or Path.cwd()))
     try:
-        return str(Path(os.path.abspath(path)).relative_to(base))
+        return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 

@@ -1,16 +1,6 @@
-"""Saved results of the checking stages (test-upstream, verify, bench) and of apply's
-pre-commit hooks, keyed to what they ran on.
-
-Each stage writes ``out/evidence/<stage>.json`` holding the base commit and the digest of
-the ``patches/`` series its trees were built from (taken when they were built, and
-refused at saving when ``patches/`` holds another series by then). ``nox -s pr`` reads
-them back and shows only results made on its own base for its own series.
-
-Record contract (every stage): ``stage``, ``base``, ``series_sha256``, ``created``, ``host``,
-``command`` (the exact command line a person can rerun), ``verdict`` (``"pass"`` or
-``"fail"``), ``summary_md`` (Markdown for the PR's Validation section: tables and
-lines exactly as the stage printed them) and ``details`` (stage-specific data).
-"""
+"""What a verb returns (``StageResult``) and the records the checking stages save in
+``out/evidence/<stage>.json``, keyed to the base and the series their trees were built from:
+``nox -s pr`` shows only those made on its own base for its own series."""
 
 from __future__ import annotations
 
@@ -37,21 +27,20 @@ RERUN = TOOLKIT / "docs" / "bench" / "per_chunk_cost.py"
 
 @dataclass(frozen=True)
 class Record:
-    """What a checking stage saves (the record contract above, less when and where)."""
+    """What a checking stage saves (``save`` adds when and where)."""
 
-    stage: str
+    stage: str  # one of STAGES
     base: str
     series_sha256: str
-    command: str
-    verdict: str
-    summary_md: str
+    command: str  # the command line a person can rerun
+    verdict: str  # "pass" or "fail"
+    summary_md: str  # for the PR's Validation section, as the stage printed it
     details: dict[str, Any]
 
 
 @dataclass
 class StageResult:
-    """What a verb's ``run`` returns: whether it passed, what the command line prints on
-    stdout (in order), and the record it saves (if any)."""
+    """Whether the verb passed, what it prints on stdout, and the record to save."""
 
     ok: bool = True
     shown: list[RenderableType] = field(default_factory=list)
@@ -62,8 +51,7 @@ class StageResult:
 
 
 def show(screen: Console, item: RenderableType) -> None:
-    """Print ``item`` as the toolkit prints it: a line as it is (never folded, no markup),
-    a table styled and fit to the screen."""
+    """A line as it is (never folded, no markup); a table styled and fit to the screen."""
     if isinstance(item, str):
         screen.print(item, markup=False, soft_wrap=True)
     else:
@@ -80,13 +68,8 @@ def as_text(items: list[RenderableType], width: int = 120) -> str:
 
 
 def save(record: Record, patches_dir: Path, out: Path) -> Path:
-    """Write ``out/<stage>.json`` for ``record`` (made on its base with the series whose
-    digest is its ``series_sha256``, its trees' own); return its path. Refuses, saving
-    nothing, when ``patches_dir`` holds another series by now."""
-    if record.stage not in STAGES:
-        raise ValueError(f"unknown stage {record.stage!r}")
-    if record.verdict not in ("pass", "fail"):
-        raise ValueError(f"verdict must be 'pass' or 'fail', not {record.verdict!r}")
+    """Write ``out/<stage>.json``; refuses, saving nothing, when ``patches_dir`` holds
+    another series than the record's by now."""
     now, made = series_digest(patches_dir), record.series_sha256
     if now != made:
         raise ToolkitError(
@@ -97,13 +80,11 @@ def save(record: Record, patches_dir: Path, out: Path) -> Path:
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
     }
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot make {out}") from None
+    out.mkdir(parents=True, exist_ok=True)  # an OSError is the command line's one line
     path = out / f"{record.stage}.json"
-    text = json.dumps({**asdict(record), **when}, indent=2, sort_keys=True)
-    files.write_atomic(path, text + "\n")
+    files.write_atomic(
+        path, json.dumps({**asdict(record), **when}, indent=2, sort_keys=True) + "\n"
+    )
     return path
 
 
@@ -118,14 +99,12 @@ def _read_json(path: Path) -> Any:
 
 
 def load(stage: str, out: Path) -> dict[str, Any] | None:
-    data: dict[str, Any] | None = _read_json(out / f"{stage}.json")
-    return data
+    return _read_json(out / f"{stage}.json")
 
 
 def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:
-    """The reference record at ``path`` when it measured the code whose
-    :func:`code_digest` is ``code_sha256``; None when there is none or it measured other
-    code. A file that is not a reference record is a ToolkitError."""
+    """The reference record at ``path`` if it measured the code of ``code_sha256``, else
+    None; a file that is not a reference record is a ToolkitError."""
     data = _read_json(path)
     if data is None:
         return None

@@ -1,14 +1,7 @@
-"""Stage 1, fetch: a pinned dynamo checkout from one of three sources.
-
-* ``pypi`` (default): the pinned wheel, sha256-checked, laid out in the repository
-  layout (``dynamo/`` -> ``components/src/dynamo/``) as one tagged commit in a fresh
-  git repository under ``vendor/checkouts/``.
-* ``git``: a clone of the upstream URL (or any URL) at the release tag or a commit.
-* ``path``: an existing local dynamo clone, which must be clean.
-
-A cached checkout is re-verified on every use, and local edits in it are never
-thrown away without ``force``.
-"""
+"""fetch: the pinned dynamo release as a git checkout, from the sha256-checked wheel laid out
+as one reproducible commit (``pypi``), one ref of a repository (``git``), or the user's own
+clean clone (``path``). A cached one is re-verified on every use; edits in it are kept
+unless ``force``."""
 
 from __future__ import annotations
 
@@ -42,9 +35,6 @@ class Checkout:
 
 @dataclass(frozen=True, kw_only=True)
 class FetchOptions:
-    """Which checkout a run asks for: the fetch options every stage that needs the pinned
-    checkout takes (checked when the checkout is fetched)."""
-
     source: str = "pypi"
     version: str | None = None
     url: str | None = None
@@ -58,7 +48,7 @@ def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
     """The pin and the checkout ``options`` ask for, materialised or re-verified."""
     pin = load_pin(ws.pin)
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
-    with console.err.status(doing), locked(pin, options, ws.vendor) as checkout:
+    with console.err.status(doing), locked(pin, options, ws) as checkout:
         return pin, checkout
 
 
@@ -74,71 +64,41 @@ def run(options: FetchOptions, ws: Workspace) -> StageResult:
     return result
 
 
-def fetch(
-    pin: Pin,
-    source: str = "pypi",
-    *,
-    version: str | None = None,
-    url: str | None = None,
-    ref: str | None = None,
-    path: Path | None = None,
-    force: bool = False,
-    vendor: Path,
-    timeout: float = 60.0,
-) -> Checkout:
-    """Materialise (or re-verify the cached copy of) the pinned upstream tree."""
-    request = FetchOptions(
-        source=source,
-        version=version,
-        url=url,
-        ref=ref,
-        path=path,
-        force=force,
-        timeout=timeout,
-    )
-    with locked(pin, request, vendor) as checkout:
+def fetch(pin: Pin, ws: Workspace, version: str | None = None, force: bool = False) -> Checkout:
+    """Materialise (or re-verify the cached copy of) the pinned release from PyPI."""
+    with locked(pin, FetchOptions(version=version, force=force), ws) as checkout:
         return checkout
 
 
 @contextmanager
-def locked(pin: Pin, request: FetchOptions, vendor: Path) -> Iterator[Checkout]:
-    """The checkout, materialised or re-verified, with its lock held for the block, so no
-    other run rebuilds it or moves its refs meanwhile."""
+def locked(pin: Pin, request: FetchOptions, ws: Workspace) -> Iterator[Checkout]:
+    """The checkout, materialised or re-verified, locked for the block."""
     release = pin.release(request.version or pin.version)
-    if request.source not in SOURCES:
-        raise ToolkitError(f"unknown source {request.source!r}: choose one of {', '.join(SOURCES)}")
     if request.timeout <= 0:
         raise ToolkitError(f"--timeout must be a positive number of seconds, not {request.timeout}")
-    checkouts = vendor / "checkouts"
     if request.source == "path":
         if request.path is None:
             raise ToolkitError("--source path needs --path DIR (a local dynamo clone)")
         where = request.path.resolve()
         key = f"path-{where.name}-{hashlib.sha256(str(where).encode()).hexdigest()[:12]}"
-    elif request.source == "git":
-        url = gitio.check_url(request.url or pin.url)
-        ref = gitio.check_ref(request.ref or release.tag)
-        where = checkout_dir(vendor, "git", git_cache_name(url, ref))
-        key = where.name
     else:
-        where = checkout_dir(vendor, "pypi", release.version)
+        name = f"pypi-{release.version}"
+        if request.source == "git":  # one folder per URL and ref
+            url = gitio.check_url(request.url or pin.url)
+            ref = gitio.check_ref(request.ref or release.tag)
+            name = f"git-{ref}-{hashlib.sha256(gitio.redact(url).encode()).hexdigest()[:10]}"
+        where = ws.vendor / re.sub(r"[^A-Za-z0-9._-]+", "_", name)
         key = where.name
-    with files.lock(vendor / "locks" / f"{key}.lock", f"checkout {where}"):
+    with files.lock(ws.locks / f"{key}.lock", f"checkout {where}"):
         if request.source != "path":
-            files.sweep(checkouts, ".*.staging-*")
+            files.sweep(ws.vendor, ".*.staging-*")
+            files.recover(where)
         if request.source == "pypi":
-            yield _from_pypi(pin, release, vendor, request.force)
+            yield _from_pypi(pin, release, where, ws.wheels, request.force)
         elif request.source == "git":
             yield _from_git(pin, release, url, ref, where, request.force, request.timeout)
         else:
             yield _from_path(pin, release, where)
-
-
-# --- pypi ---------------------------------------------------------------------------
-
-
-def checkout_dir(vendor: Path, source: str, name: str) -> Path:
-    return vendor / "checkouts" / f"{source}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
 
 
 def base_message(pin: Pin, release: Release) -> str:
@@ -152,38 +112,28 @@ def base_message(pin: Pin, release: Release) -> str:
 
 
 def expected_base(pin: Pin, release: Release, tree: str) -> str:
-    """The commit id a materialisation of ``release`` with ``tree`` must have: identity,
-    date and message are fixed, so it is the same on every machine."""
+    """The commit id of ``release`` laid out as ``tree``: the same on every machine."""
     author = gitio.parse_identity(gitio.UPSTREAM_IDENTITY)
     return gitio.commit_id(tree, [], author, pin.date, base_message(pin, release))
 
 
-def pypi_provenance(pin: Pin, release: Release) -> tuple[str, ...]:
-    return (
+def _from_pypi(pin: Pin, release: Release, dest: Path, wheels: Path, force: bool) -> Checkout:
+    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
+    if base is None:
+        base = materialise_pypi(pin, release, dest, wheels)
+    provenance = (  # lines recorded in the exported patch
         f"Upstream: {gitio.redact(pin.url)} {release.tag} (ai-dynamo {release.version})",
         f"Materialised from PyPI {release.wheel}",
         f"  sha256 {release.sha256},",
         f"  laid out as {pin.repo_prefix}; base-commit below names that tree,",
         "  not an upstream commit. The patch applies to the tag with `git am`.",
     )
-
-
-def _from_pypi(pin: Pin, release: Release, vendor: Path, force: bool) -> Checkout:
-    dest = checkout_dir(vendor, "pypi", release.version)
-    files.recover(dest)
-    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
-    if base is None:
-        base = materialise_pypi(pin, release, dest, vendor / "cache" / "wheels")
-    return Checkout(dest, base, "pypi", release, pypi_provenance(pin, release))
+    return Checkout(dest, base, "pypi", release, provenance)
 
 
 def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
-    """The cached checkout's base when it verifies; None when it is to be (re)built.
-
-    A checkout that verifies is reused even with ``force``: rebuilding it would give the
-    same tree and only lose its refs (the work branch and its reflog). ``force`` rebuilds
-    one that fails verification; without it, that failure is the error.
-    """
+    """The cached checkout's base when it verifies (even with ``force``: a rebuild would only
+    lose its refs); None when it is to be (re)built: absent, or failing with ``force``."""
     if not (dest.exists() or dest.is_symlink()):
         return None
     try:
@@ -231,13 +181,8 @@ def materialise_pypi(pin: Pin, release: Release, dest: Path, wheel_cache: Path) 
 
 
 def _verify_cached(dest: Path, pin: Pin, release: Release) -> str:
-    """The base commit of a cached checkout; refuses one that is not what the pin says,
-    or has local edits."""
-    if not gitio.is_git_repo(dest):
-        raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
-    base = gitio.rev_parse(dest, release.base_tag)
-    if base is None:
-        raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
+    """The base commit of a cached checkout; refuses one the pin does not describe."""
+    base = _tagged_base(dest, release)
     tree = gitio.tree_of(dest, release.base_tag)
     if release.tree and tree != release.tree:
         raise ToolkitError(
@@ -250,6 +195,16 @@ def _verify_cached(dest: Path, pin: Pin, release: Release) -> str:
             f"cached checkout {dest}: {release.base_tag} is commit {base[:12]}, not the "
             f"reproducible base {want[:12]} built from sha256 {release.sha256[:12]}; {REBUILD}"
         )
+    return base
+
+
+def _tagged_base(dest: Path, release: Release) -> str:
+    """The commit of the cached checkout's base tag, when it is a clean repository."""
+    if not gitio.is_git_repo(dest):
+        raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
+    base = gitio.rev_parse(dest, release.base_tag)
+    if base is None:
+        raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
     _require_clean(dest, "rerun with --force to discard them")
     return base
 
@@ -261,21 +216,10 @@ def _require_clean(repo: Path, advice: str) -> None:
         raise ToolkitError(f"{repo} has local changes ({shown}); {advice}")
 
 
-# --- git ----------------------------------------------------------------------------
-
-
-def git_cache_name(url: str, ref: str) -> str:
-    """The cache folder's name for ``url`` at ``ref``: readable, and unique per URL."""
-    public = gitio.redact(url)
-    digest = hashlib.sha256(public.encode()).hexdigest()[:10]
-    return f"{ref}-{digest}"
-
-
 def _from_git(
     pin: Pin, release: Release, url: str, ref: str, dest: Path, force: bool, timeout: float
 ) -> Checkout:
     public = gitio.redact(url)
-    files.recover(dest)
     if _reuse(dest, force, lambda: _verify_git_cache(dest, public, ref, release)) is None:
         with files.staged_dir(dest) as tmp:
             commit = gitio.fetch_url(url, ref, tmp, timeout)
@@ -289,32 +233,22 @@ def _from_git(
             gitio.config_set(tmp, "dynpatch.ref", ref)
             faults.checkpoint("fetch.staged")
     base = gitio.rev_parse(dest, release.base_tag) or ""
-    provenance = (f"Upstream: {public} {ref} (commit {base})",)
-    return Checkout(dest, base, "git", release, provenance)
+    return Checkout(dest, base, "git", release, (f"Upstream: {public} {ref} (commit {base})",))
 
 
 def _verify_git_cache(dest: Path, url: str, ref: str, release: Release) -> str:
-    if not gitio.is_git_repo(dest):
-        raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
+    base = _tagged_base(dest, release)
     recorded = (gitio.config_get(dest, "dynpatch.url"), gitio.config_get(dest, "dynpatch.ref"))
     if recorded != (url, ref):
         raise ToolkitError(
             f"cached checkout {dest} records {recorded[0]} at {recorded[1]}, not {url} at "
             f"{ref}; {REBUILD}"
         )
-    base = gitio.rev_parse(dest, release.base_tag)
-    if base is None:
-        raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
-    _require_clean(dest, "rerun with --force to discard them")
     return base
 
 
-# --- path ---------------------------------------------------------------------------
-
-
 def _from_path(pin: Pin, release: Release, path: Path) -> Checkout:
-    """The person's own clone, used as it is: this toolkit never checks anything out in
-    it; it adds objects and its own refs (the work branch) only."""
+    """The user's own clone: never checked out; only objects and the work branch are added."""
     if not gitio.is_git_repo(path):
         raise ToolkitError(
             f"{path} is not a git repository (expected the top folder of a dynamo clone)"
@@ -323,5 +257,6 @@ def _from_path(pin: Pin, release: Release, path: Path) -> Checkout:
         raise ToolkitError(f"{path} has no {pin.repo_prefix}: not a dynamo clone")
     _require_clean(path, "commit or stash them first")
     base = gitio.rev_parse(path, "HEAD") or ""
-    provenance = (f"Upstream: local dynamo clone at commit {base}",)
-    return Checkout(path, base, "path", release, provenance)
+    return Checkout(
+        path, base, "path", release, (f"Upstream: local dynamo clone at commit {base}",)
+    )

@@ -1,10 +1,5 @@
-"""The pinned upstream release and the known releases: ``vendor/dynamo.toml``, read and edited.
-
-The pin is hand-annotated TOML: its comments say where each sha256 came from. It is read
-with ``tomllib`` (:func:`parse_pin`); the edits (:func:`with_release`,
-:func:`with_version`) go through ``tomlkit``, which keeps comments and layout, and each
-edit's result is parsed back with :func:`parse_pin`, so an edit yields a valid pin or raises.
-"""
+"""The pin, ``dynamo.toml``: read with ``tomllib``; edited with ``tomlkit``, which keeps its
+comments (they say where each sha256 came from), each edit parsed back before it is returned."""
 
 from __future__ import annotations
 
@@ -25,8 +20,6 @@ from dynpatch.evidence import StageResult
 from dynpatch.io import files
 from dynpatch.workspace import Workspace
 
-_RELEASE_KEYS = ("tag", "wheel", "sha256", "tree")
-
 
 @dataclass(frozen=True)
 class Release:
@@ -34,12 +27,10 @@ class Release:
     tag: str
     wheel: str
     sha256: str
-    # git tree id of the laid-out wheel; empty when not recorded yet.
-    tree: str = ""
+    tree: str = ""  # git tree id of the laid-out wheel ("": not recorded yet)
 
     @property
-    def base_tag(self) -> str:
-        """Tag of the pristine upstream commit inside a materialised checkout."""
+    def base_tag(self) -> str:  # the pristine upstream commit in a checkout
         return f"upstream/{self.version}"
 
 
@@ -56,12 +47,8 @@ class Pin:
     branch: str
     path: Path
     releases: dict[str, Release] = field(default_factory=dict)
-    # [matrix]: releases `nox -s matrix` runs the series against, and whether the newest
-    # release or dev wheel on PyPI is added to them at run time.
-    matrix: tuple[str, ...] = ()
+    matrix: tuple[str, ...] = ()  # [matrix] versions, newest and all_from
     matrix_newest: bool = False
-    # The first release the series applies to: `matrix --all` adds every wheel on PyPI
-    # from it on, dev builds included ("": --all is the releases listed here).
     matrix_all_from: str = ""
 
     @property
@@ -80,8 +67,7 @@ class Pin:
 
 
 def load_pin(path: Path) -> Pin:
-    """The pin in ``path``; any fault is one :class:`ToolkitError` naming the file. A bump
-    that died between writing patches/ and the pin is undone first (:func:`files.together`)."""
+    """The pin in ``path`` (a dead bump undone first); a fault is one ToolkitError."""
     files.undo_dead(path)
     try:
         text = path.read_text()
@@ -95,7 +81,7 @@ def load_pin(path: Path) -> Pin:
 
 
 def parse_pin(text: str, path: Path) -> Pin:
-    """The pin that ``text`` says (``path``: where it is, for ``Pin.path`` and messages)."""
+    """The pin that ``text`` says (``path``: where it is, for messages)."""
     try:
         pin = _pin_of(tomllib.loads(text), path)
     except tomllib.TOMLDecodeError as exc:
@@ -107,26 +93,23 @@ def parse_pin(text: str, path: Path) -> Pin:
             f"pin file {path} is malformed: a value has the wrong type ({exc})"
         ) from None
     pin.release(pin.version)  # the pinned version must be a known release
-    _check_date(pin)
+    try:  # git records the date: ISO 8601 with a time zone
+        when = datetime.fromisoformat(pin.date)
+    except (TypeError, ValueError):
+        when = None
+    if when is None or when.utcoffset() is None:
+        raise ToolkitError(
+            f"pin file {pin.path} is malformed: [series] date {pin.date!r} is not an ISO 8601 "
+            "date with a time zone (e.g. 2026-11-30T00:00:00+00:00)"
+        )
     return pin
 
 
 def _pin_of(data: dict[str, Any], path: Path) -> Pin:
     up, layout, series = data["upstream"], data["layout"], data["series"]
     matrix = data.get("matrix", {})
-    if "verify_from" in matrix:  # a declaration nothing honours any more must not linger
-        raise ToolkitError(
-            f"pin file {path} is malformed: [matrix] verify_from is no longer read (verify "
-            "observes dynamo's fatal path on every release): remove it"
-        )
     releases = {
-        v: Release(
-            version=v,
-            tag=r["tag"],
-            wheel=r["wheel"],
-            sha256=r["sha256"].lower(),
-            tree=r.get("tree", ""),
-        )
+        v: Release(v, r["tag"], r["wheel"], r["sha256"].lower(), r.get("tree", ""))
         for v, r in data.get("releases", {}).items()
     }
     return Pin(
@@ -147,45 +130,23 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
     )
 
 
-def _check_date(pin: Pin) -> None:
-    """``[series] date`` must be an ISO 8601 date with a time zone (git records it)."""
-    try:
-        when = datetime.fromisoformat(pin.date)
-    except (TypeError, ValueError):
-        when = None
-    if when is None or when.utcoffset() is None:
-        raise ToolkitError(
-            f"pin file {pin.path} is malformed: [series] date {pin.date!r} is not an ISO 8601 "
-            "date with a time zone (e.g. 2026-11-30T00:00:00+00:00)"
-        )
-
-
 @dataclass(frozen=True)
 class PinQuery:
     field: str  # version or runtime
 
 
 def show(query: PinQuery, ws: Workspace) -> StageResult:
-    """``python -m dynpatch pin FIELD``: one value of the pin, for the noxfile (which must
-    not parse the pin itself, so that a bad pin gets this module's one error line)."""
+    """One value of the pin, for the noxfile (which never parses the pin itself)."""
     pin = load_pin(ws.pin)
     value = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
     return StageResult(shown=[value[query.field]])
 
 
-# --- edits: the text in, the text out, everything else kept -------------------------
-
-
 def with_release(
     text: str, release: Release, comment: str = "", path: Path = Path("dynamo.toml")
 ) -> str:
-    """``text`` with a ``[releases."X"]`` table for ``release`` after the last one (the
-    lines of ``comment`` above it).
-
-    An entry that is already there must say the same (sha256, wheel, and tree when both
-    record one); a different one is an error, never silently replaced. One that has no
-    tree yet gets ``release.tree``.
-    """
+    """``text`` with a ``[releases."X"]`` table for ``release`` (``comment`` above it) after the
+    last one. An entry already there must say the same; one without a tree gets it."""
     known = parse_pin(text, path).releases.get(release.version)
     if known is not None:
         same = known.sha256 == release.sha256 and known.wheel == release.wheel
@@ -242,7 +203,7 @@ def _add_release(doc: TOMLDocument, release: Release, comment: str) -> None:
     for item in [*tail[:cut], tomlkit.nl(), *(_comment(line) for line in comment.splitlines())]:
         last.add(item)
     table = tomlkit.table()
-    for key in _RELEASE_KEYS:
+    for key in ("tag", "wheel", "sha256", "tree"):
         table.add(key, getattr(release, key))
     for item in tail[cut:]:
         table.add(item)
@@ -261,11 +222,8 @@ def _set_tree(table: Table, tree: str) -> None:
 
 
 def _detach_tail(table: Table) -> list[Item]:
-    """Remove and return the blank and comment lines after ``table``'s last key.
-
-    tomlkit has no insert-before-trailer; its container's ``body`` is a list of
-    (key, item) pairs where these lines have no key, so popping them from the end leaves
-    every key's index intact."""
+    """Remove and return the blank and comment lines after ``table``'s last key (keyless
+    pairs at the end of tomlkit's ``body``: popping them keeps every key's index)."""
     body = table.value.body
     tail: list[Item] = []
     while body and body[-1][0] is None and isinstance(body[-1][1], Comment | Whitespace):

@@ -4,10 +4,10 @@ dynamo's tests and the replay need ``ai-dynamo-runtime`` at the tree's exact ver
 everything else (pytest, torch, transformers, ...) at any version. A full virtual
 environment per release would install torch and transformers again for each. Instead:
 
-* ``vendor/runtimes/<X>/site``: ``pip install --no-deps --target`` of
+* ``.cache/runtimes/<X>/site``: ``pip install --no-deps --target`` of
   ``ai-dynamo-runtime==X`` (once per release; its dist-info is there, so
   ``importlib.metadata`` reports X);
-* ``vendor/runtimes/<X>/venv-<id>``: a pip-less venv whose ``.pth`` file puts that site
+* ``.cache/runtimes/<X>/venv-<id>``: a pip-less venv whose ``.pth`` file puts that site
   first, then adds this (shared) environment's site-packages with ``site.addsitedir``
   (so the shared environment's own ``.pth`` files still run). ``<id>`` names the shared
   environment, so the matrix and bump sessions' environments do not overwrite each other.

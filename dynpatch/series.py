@@ -1,10 +1,5 @@
-"""The patch series in a folder (``patches/``, or a release's own in the matrix): its
-names, its ``series`` file, installing a new one whole, comparing two, and its digests.
-
-:func:`code_digest` covers only the code a series changes (its diffs), not its commit
-messages: a figure measured on the code can be quoted in a commit message without
-making itself stale.
-"""
+"""A patch series in a folder (``patches/``, or a release's own in the matrix): its names,
+installing one whole, comparing two, and its digests (``code_digest``: its diffs only)."""
 
 from __future__ import annotations
 
@@ -48,58 +43,41 @@ def series_digest(directory: Path) -> str:
 
 
 def code_digest(directory: Path) -> str:
-    """sha256 over the diff part (:func:`diff_part`) of every patch the series lists, in
-    order: the code the series changes, whatever its messages and names say."""
+    """sha256 over the diffs of every patch, in order, whatever their messages say."""
     digest = hashlib.sha256()
     for name in names(directory):
-        path = directory / name
         try:
-            part = diff_part(path.read_text())
+            digest.update(diff_part((directory / name).read_text()).encode() + b"\0")
         except ToolkitError as exc:
-            raise ToolkitError(f"{path}: {exc}") from None
-        digest.update(part.encode() + b"\0")
+            raise ToolkitError(f"{directory / name}: {exc}") from None
     return digest.hexdigest()
 
 
 def diff_part(patch: str) -> str:
-    """A patch's diffs: from its first ``diff --git`` line to the end, without the
-    ``base-commit:`` lines and the ``-- `` signature git format-patch may add after them."""
-    if patch.startswith("diff --git "):
-        at = 0
-    elif (found := patch.find("\ndiff --git ")) >= 0:
-        at = found + 1
-    else:
+    """A patch's diffs: from its first ``diff --git`` line, without the ``base-commit:``
+    lines and ``-- `` signature git format-patch adds after them."""
+    at = 0 if patch.startswith("diff --git ") else patch.find("\ndiff --git ") + 1
+    if not patch.startswith("diff --git ", at):
         raise ToolkitError("not a patch with a diff (no 'diff --git' line)")
-    lines = patch[at:].split("\n")
-    _drop_blank(lines)
+    lines = patch[at:].rstrip("\n").split("\n")
     # The signature: "-- " and a version line; a hunk line never looks like that version.
     if len(lines) >= 2 and lines[-2] == "-- " and lines[-1][:1] not in ("+", "-", " ", "\\", "@"):
         del lines[-2:]
-    _drop_blank(lines)
-    while lines and lines[-1].startswith(_TRAILING):
+    while lines and (not lines[-1] or lines[-1].startswith(_TRAILING)):
         lines.pop()
-    _drop_blank(lines)
     return "\n".join(lines) + "\n"
-
-
-def _drop_blank(lines: list[str]) -> None:
-    while lines and not lines[-1]:
-        lines.pop()
 
 
 def compare(exported: Path, committed: Path) -> None:
     """Refuse (naming the first difference) when ``committed`` holds another series."""
-    want = {n: b.decode(errors="replace") for n, b in _read(exported).items()}
-    have = {n: b.decode(errors="replace") for n, b in _read(committed).items()}
+    want, have = _read(exported), _read(committed)
     for name in sorted(set(want) | set(have)):
         if want.get(name) != have.get(name):
-            diff = difflib.unified_diff(
-                (have.get(name) or "").splitlines(),
-                (want.get(name) or "").splitlines(),
-                lineterm="",
-                n=0,
+            old, new = (
+                d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want)
             )
-            first = next((d for d in list(diff)[2:] if not d.startswith("@@")), "")
+            diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
+            first = next((d for d in diff if not d.startswith("@@")), "")
             raise ToolkitError(
                 f"patches/{name} is stale: regenerate with `nox -s apply` "
                 f"(first difference: {first.strip()[:120]!r})"
@@ -107,9 +85,8 @@ def compare(exported: Path, committed: Path) -> None:
 
 
 def install(exported: Path, directory: Path) -> list[str]:
-    """Replace ``directory`` with the export, whole (staged beside it, then swapped in);
-    return the names that changed. Files there that are not part of a series (no
-    ``.patch``, not ``series``) are carried over. Unchanged: nothing is written."""
+    """Replace ``directory``'s series with the export, whole (other files are kept); return
+    the names that changed (none: nothing is written)."""
     have = _read(directory)
     want = _read(exported)
     changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))
@@ -126,7 +103,6 @@ def install(exported: Path, directory: Path) -> list[str]:
 
 
 def _read(directory: Path) -> dict[str, bytes]:
-    """The series files of ``directory`` (patch files and ``series``) by name."""
     if not directory.is_dir():
         return {}
     try:

@@ -1,10 +1,5 @@
-"""Baseline and patched source trees for the checking stages (test, verify, bench).
-
-Both are throwaway clones of the pinned checkout under ``out/trees/``: the baseline
-at the pristine base commit, the patched one with ``patches/series`` applied by
-``git am`` (so what is checked is exactly what a reviewer would apply). They are
-cached by base commit and series digest, and rebuilt when either changes.
-"""
+"""The baseline and patched trees the checking stages run on: clones of the checkout at its
+base, and with the series applied by ``git am`` (what a reviewer applies), cached by both."""
 
 from __future__ import annotations
 
@@ -32,8 +27,7 @@ class Trees:
 
 
 def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
-    """Baseline and patched clones of ``checkout`` under ``dest`` (built once per base and
-    series)."""
+    """Baseline and patched clones of ``checkout`` under ``dest``."""
     series.names(patches_dir)  # no series: say so before taking the lock
     with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
         digest = series.series_digest(patches_dir)
@@ -60,6 +54,5 @@ def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
 
 def _is_at(tree: Path, commit: str | None) -> bool:
     """A cached tree is reused only if clean (and, for the baseline, at ``commit``)."""
-    if not gitio.is_git_repo(tree) or gitio.local_changes(tree):
-        return False
-    return commit is None or gitio.rev_parse(tree, "HEAD") == commit
+    clean = gitio.is_git_repo(tree) and not gitio.local_changes(tree)
+    return clean and (commit is None or gitio.rev_parse(tree, "HEAD") == commit)

@@ -40,7 +40,7 @@ STREAMS = (
 
 
 def settle(
-    report: ApplyReport, checkout: Checkout, python: Callable[[], Path], vendor: Path, log: Path
+    report: ApplyReport, checkout: Checkout, python: Callable[[], Path], cache: Path, log: Path
 ) -> None:
     """Judge the candidate upstream fix of ``report`` (if it has one) on a fresh copy of
     ``checkout``'s base with the interpreter ``python()`` gives; ``report.result`` then
@@ -49,7 +49,7 @@ def settle(
     if candidate is None:
         return
     try:
-        with files.owned_dir(vendor / "scratch", "judge-") as tmp:
+        with files.owned_dir(cache / "scratch", "judge-") as tmp:
             tree, label = tmp / "tree", f"ai-dynamo {checkout.release.version}"
             gitio.clone_at(checkout.path, checkout.base, tree)
             fixed, why = judge(tree / "components" / "src", candidate.param, python(), log, label)

@@ -161,7 +161,7 @@ def test_drift_runs_weekly_one_row_per_listed_release_then_joins_them() -> None:
         step(release, "cache/save@"),
     )
     assert restore < matrix < save and saved["if"].startswith("always()")
-    assert restored["with"]["path"] == saved["with"]["path"] == "vendor/cache/tofu"
+    assert restored["with"]["path"] == saved["with"]["path"] == ".cache/tofu"
     assert restored["with"]["restore-keys"] == "tofu-"
     # The join runs after every row, and its exit status is the workflow's.
     assert "release" in join["needs"] and join["if"] == "always()"

@@ -48,7 +48,7 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
     try:
-        with locked(pin, args, ws.vendor) as checkout:
+        with locked(pin, args, ws) as checkout:
             status.stop()
             fetched = time.perf_counter()
             report = _apply(args, ws, checkout, pin, author)
@@ -106,7 +106,7 @@ def _apply(
             author=author,
             date=pin.date,
             branch=pin.branch,
-            vendor=ws.vendor,
+            cache=ws.cache,
             patches_dir=ws.patches,
             check=args.check,
             force=args.force,

@@ -79,7 +79,7 @@ def apply_series(
     author: gitio.Identity,
     date: str,
     branch: str | None,
-    vendor: Path,
+    cache: Path,
     patches_dir: Path,
     check: bool = False,
     force: bool = False,
@@ -104,7 +104,7 @@ def apply_series(
             return report
         raise SeriesFailed(_one_line(result.problems()), report)
 
-    python = formatting.tools_python(vendor)
+    python = formatting.tools_python(cache)
     clock.lap("tool env")
     before = {p: read_at(checkout.path, checkout.base, p) for p in result.changed}
     old = {p: text or "" for p, text in before.items()}
@@ -124,7 +124,7 @@ def apply_series(
 
     moving = None if check else branch  # the work branch this run moves, if any
     tip = _work_branch_tip(checkout, moving, force) if moving else None
-    with files.owned_dir(vendor / "scratch", "apply-") as tmp:
+    with files.owned_dir(cache / "scratch", "apply-") as tmp:
         objects = None if moving else tmp / "objects"  # no branch moves: no object enters
         if objects is not None:
             objects.mkdir()
@@ -145,7 +145,7 @@ def apply_series(
         hooks.append(precommit.check_commits(commits, names))
         _refuse_findings(hooks, report)
         report.hooks, report.patches = hooks, names
-        with files.lock(series.lock(vendor / "locks", patches_dir), f"the series in {patches_dir}"):
+        with files.lock(series.lock(cache / "locks", patches_dir), f"the series in {patches_dir}"):
             files.recover(patches_dir)  # finish or undo what a killed run left
             if check:
                 series.compare(exported, patches_dir)
@@ -169,7 +169,7 @@ def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
         raise SeriesFailed(failure_line(findings), report, findings=findings)
 
 
-def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path) -> ApplyReport:
+def export_series(checkout: Checkout, pin: Pin, cache: Path, patches_dir: Path) -> ApplyReport:
     """The series for ``checkout``'s release, made by the pin's author and date, into
     ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
     author = gitio.parse_identity(pin.author)
@@ -178,7 +178,7 @@ def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path)
         author=author,
         date=pin.date,
         branch=None,
-        vendor=vendor,
+        cache=cache,
         patches_dir=patches_dir,
     )
 

@@ -98,7 +98,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     out = args.out or ws.out / "matrix"
     out.mkdir(parents=True, exist_ok=True)
     # Built once here: the pools would otherwise race to create the same formatter env.
-    formatting.tools_python(ws.vendor)
+    formatting.tools_python(ws.cache)
     ctx = release.Context(
         pin=releases.with_candidates(pin, candidates),
         ws=ws,

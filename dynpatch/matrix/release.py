@@ -143,7 +143,7 @@ def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> tuple[Row,
     row = new_row(candidate, ctx)
     clock = time.perf_counter()
     step("fetching")
-    checkout = fetch(ctx.pin, version=release.version, vendor=ctx.ws.vendor)
+    checkout = fetch(ctx.pin, ctx.ws, version=release.version)
     row.timings["fetch"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -163,12 +163,12 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     """This release's own series into ``patches``, and the row's series columns: its
     outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
     try:
-        report = export_series(checkout, ctx.pin, ctx.ws.vendor, patches)
+        report = export_series(checkout, ctx.pin, ctx.ws.cache, patches)
     except SeriesFailed as exc:
         # A candidate upstream fix is judged by a run (its interpreter is built only then).
         python = functools.partial(release_python, ctx, row.version)
         upstream_fix.settle(
-            exc.report, checkout, python, ctx.ws.vendor, ctx.folder(row.version) / "judge.log"
+            exc.report, checkout, python, ctx.ws.cache, ctx.folder(row.version) / "judge.log"
         )
         row.outcomes = outcome_rows(exc.report)
         _not_exported(row, exc)

@@ -4,7 +4,7 @@ Releases listed in the pin's ``[matrix]`` table have their sha256 in the pin. Th
 release or dev wheel on PyPI is found at run time, and ``--all`` takes every wheel PyPI
 lists from the pin's ``[matrix] all_from`` on; unless the pin happens to list such a
 version, its sha256 is *trust on first use*: the digest first seen (of the download, or
-as the index lists it) is recorded under ``vendor/cache/tofu/`` and every later use must
+as the index lists it) is recorded under ``.cache/tofu/`` and every later use must
 match it.
 """
 

@@ -47,7 +47,7 @@ class PrOptions(FetchOptions):
 
 def run(args: PrOptions, ws: Workspace) -> StageResult:
     pin = load_pin(ws.pin)
-    with locked(pin, args, ws.vendor) as checkout:  # no other run moves its refs meanwhile
+    with locked(pin, args, ws) as checkout:  # no other run moves its refs meanwhile
         return _run(args, ws, pin, checkout)
 
 

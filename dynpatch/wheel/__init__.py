@@ -31,18 +31,18 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
     """Build, rebuild and compare; the proof and the replay print their steps as they go
     (each takes minutes), so the build's lines are printed first, as they happen."""
     the_pin = load_pin(ws.pin)
-    recipe = build.recipe_of(the_pin, ws.vendor, ws.patches)
+    recipe = build.recipe_of(the_pin, ws.cache, ws.patches)
     say(f"upstream: {recipe.upstream.name} sha256 {the_pin.pinned.sha256} (verified)")
     say(f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}")
-    wheel, digest = build.into_dist(recipe, ws.dist, ws.vendor)
+    wheel, digest = build.into_dist(recipe, ws.dist, ws.cache)
     say(f"built: {console.rel(wheel)} (version {recipe.version})")
     say(f"sha256: {digest}")
     if options.reproduce:
-        again = build.rebuild_matches(recipe, wheel, ws.vendor)
+        again = build.rebuild_matches(recipe, wheel, ws.cache)
         say(f"reproducible: second build sha256 {again}: identical bytes")
     if options.prove or options.install_into:
         into, tier = options.install_into, options.tier
-        prove.run_proof(the_pin, wheel, ws.vendor, into, tier, ws.out / "wheel")
+        prove.run_proof(the_pin, wheel, ws.cache, into, tier, ws.out / "wheel")
     if options.replay:
         prove.replay_installed(recipe.upstream, wheel, ws.scratch, sys.executable)
     return StageResult()

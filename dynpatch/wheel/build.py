@@ -40,15 +40,14 @@ class Recipe:
         return f"{self.pin.pinned.version.split('+', 1)[0]}+{LOCAL_PREFIX}{self.series_sha256[:8]}"
 
 
-def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
+def recipe_of(pin: Pin, cache: Path, patches: Path) -> Recipe:
     """The series in ``patches`` on the pinned wheel from the fetch cache (downloaded if
     absent), sha256-verified."""
     names = series.names(patches)
     if not names:
         raise ToolkitError(f"{patches}/series lists no patch: run `nox -s apply` first")
     release = pin.pinned
-    cache = vendor / "cache" / "wheels"
-    wheel = pypi.download_wheel(pin.package, release.version, release.wheel, cache)
+    wheel = pypi.download_wheel(pin.package, release.version, release.wheel, cache / "wheels")
     if (got := pypi.sha256_of(wheel)) != release.sha256:
         raise ToolkitError(
             f"{wheel} has sha256 {got}, not the pinned {release.sha256}: refusing it "
@@ -57,14 +56,14 @@ def recipe_of(pin: Pin, vendor: Path, patches: Path) -> Recipe:
     return Recipe(pin, wheel, tuple(patches / n for n in names), series.series_digest(patches))
 
 
-def into_dist(recipe: Recipe, dist: Path, vendor: Path) -> tuple[Path, str]:
+def into_dist(recipe: Recipe, dist: Path, cache: Path) -> tuple[Path, str]:
     """Build into a staging copy of ``dist`` and swap it in whole (nothing half-written);
     the wheel's final path and sha256."""
-    with files.lock(vendor / "locks" / "dist.lock", f"the wheel build in {dist}"):
+    with files.lock(cache / "locks" / "dist.lock", f"the wheel build in {dist}"):
         old = dist.iterdir() if dist.is_dir() else ()
         keep = frozenset(p.name for p in old if f"+{LOCAL_PREFIX}" not in p.name)
         with files.staged_dir(dist, keep=keep) as staging:
-            with files.owned_dir(vendor / "scratch", ".wheel-build-") as scratch:
+            with files.owned_dir(cache / "scratch", ".wheel-build-") as scratch:
                 wheel = build(recipe, staging, scratch)
             digest = pypi.sha256_of(wheel)
             files.write_atomic(staging / f"{wheel.name}.sha256", f"{digest}  {wheel.name}\n")
@@ -85,9 +84,9 @@ def into_dist(recipe: Recipe, dist: Path, vendor: Path) -> tuple[Path, str]:
     return dist / wheel.name, digest
 
 
-def rebuild_matches(recipe: Recipe, first: Path, vendor: Path) -> str:
+def rebuild_matches(recipe: Recipe, first: Path, cache: Path) -> str:
     """Build again in a scratch folder; the second build's sha256 (raises if it differs)."""
-    with files.owned_dir(vendor / "scratch", ".wheel-again-") as scratch:
+    with files.owned_dir(cache / "scratch", ".wheel-again-") as scratch:
         again = build(recipe, scratch / "dist", scratch / "unpack")
         digest = pypi.sha256_of(again)
         if again.name != first.name or again.read_bytes() != first.read_bytes():

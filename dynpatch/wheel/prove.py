@@ -80,7 +80,7 @@ def run_tests(
 def run_proof(
     the_pin: Pin,
     wheel: Path,
-    vendor: Path,
+    cache: Path,
     into: Path | None = None,
     tier: str = "cpu",
     reports: Path | None = None,
@@ -100,7 +100,7 @@ def run_proof(
             raise ToolkitError(f"the gpu tier of the wheel's proof cannot run: {why}")
     if reports:
         reports.mkdir(parents=True, exist_ok=True)
-    with files.owned_dir(vendor / "scratch", ".wheel-proof-") as scratch:
+    with files.owned_dir(cache / "scratch", ".wheel-proof-") as scratch:
         if into is None:
             say(
                 f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "

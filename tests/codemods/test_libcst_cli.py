@@ -116,7 +116,7 @@ def test_on_the_pinned_release_each_makes_its_part_of_the_committed_patch(tmp_pa
     assert sorted(line[3:] for line in gitio.local_changes(tree)) == TARGETS
 
     changed = {p: (tree / p).read_text(encoding="utf-8") for p in TARGETS}
-    for path, text in format_upstream(changed, tools_python(REPO.vendor)).items():
+    for path, text in format_upstream(changed, tools_python(REPO.cache)).items():
         (tree / path).write_text(text, encoding="utf-8")
     gitio.git_cmd(tree, "add", "-A")
     by_cli = gitio.git_cmd(tree, "write-tree").strip()

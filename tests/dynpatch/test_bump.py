@@ -1,7 +1,7 @@
 """`bump` between two cached releases, on temporary copies of the pin and patches/:
 synthetic 9.9.8 -> 9.9.9 offline (success, refusal on drift, refusal on a failing check,
 restore after a failed install) and the real 1.6.0 -> 1.6.1 (integration). The repo's own
-vendor/dynamo.toml and patches/ are never touched (checked around every test)."""
+dynamo.toml and patches/ are never touched (checked around every test)."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def synthetic(synthetic_once: Vendor, tmp_path: Path, monkeypatch: pytest.Monkey
     per module. The checks' interpreter is this one, with a metadata-only runtime 9.9.9."""
     root = tmp_path / "root"
     shutil.copytree(synthetic_once.ws.root, root, symlinks=True)
-    v = Vendor(load_pin(root / "vendor" / "dynamo.toml"), Workspace(root))
+    v = Vendor(load_pin(root / "dynamo.toml"), Workspace(root))
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     this_interpreter(monkeypatch)
     return v
@@ -106,7 +106,7 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
 
     pin = load_pin(synthetic.pin.path)
     assert pin.version == "9.9.9"
-    checkout = fetch(pin, version="9.9.9", vendor=synthetic.vendor)
+    checkout = fetch(pin, synthetic.ws, version="9.9.9")
     assert pin.release("9.9.9").tree == gitio.tree_of(checkout.path, checkout.base)  # recorded
     assert gitio.rev_parse(checkout.path, pin.branch) is None  # the series was made beside it
     assert "# release 9.9.8" in synthetic.pin.path.read_text()  # comments kept
@@ -259,17 +259,18 @@ def test_real_bump_1_6_0_to_1_6_1_gives_the_committed_series(tmp_path: Path, cap
     to 1.6.1 must give exactly the committed pin and patches/. The checks cannot run in
     this test environment (no torch, no per-release runtime): skipped, and said so."""
     ws = Workspace(tmp_path)  # the real caches, shared
-    ws.vendor.mkdir()
-    for cache in ("cache", "checkouts", "tools"):
-        (ws.vendor / cache).symlink_to(REPO.vendor / cache, target_is_directory=True)
+    ws.vendor.symlink_to(REPO.vendor, target_is_directory=True)
+    ws.cache.mkdir()
+    for cache in ("wheels", "tools"):
+        (ws.cache / cache).symlink_to(REPO.cache / cache, target_is_directory=True)
     ws.pin.write_text(with_version(REPO.pin.read_text(), "1.6.0"))
     pin = load_pin(ws.pin)
     apply_series(
-        fetch(pin, version="1.6.0", vendor=ws.vendor),
+        fetch(pin, ws, version="1.6.0"),
         author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=pin.branch,
-        vendor=ws.vendor,
+        cache=ws.cache,
         patches_dir=ws.patches,
     )
     with contextlib.chdir(tmp_path):

@@ -16,7 +16,7 @@ from tests.fixtures.synthetic import SYNTHETIC_FILES, write_pin
 
 def test_pypi_source_lays_out_the_wheel_in_repository_layout(synthetic_release) -> None:
     rel = synthetic_release()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     root = checkout.path
     assert (root / "components/src/dynamo/common/backend/logprobs.py").read_text() == (
         SYNTHETIC_FILES["dynamo/common/backend/logprobs.py"]
@@ -31,14 +31,14 @@ def test_pypi_source_lays_out_the_wheel_in_repository_layout(synthetic_release) 
 
 def test_pypi_materialisation_is_deterministic(synthetic_release, tmp_path: Path) -> None:
     rel = synthetic_release()
-    first = fetch(rel.pin, vendor=rel.vendor).base
-    second = fetch(rel.pin, vendor=rel.vendor, force=True).base
+    first = fetch(rel.pin, rel.ws).base
+    second = fetch(rel.pin, rel.ws, force=True).base
     assert first == second  # fixed identity and date: same commit id every time
 
 
 def test_recorded_tree_is_enforced(synthetic_release) -> None:
     rel = synthetic_release()
-    tree = gitio.tree_of(fetch(rel.pin, vendor=rel.vendor).path, "upstream/9.9.9")
+    tree = gitio.tree_of(fetch(rel.pin, rel.ws).path, "upstream/9.9.9")
     pin = write_pin(rel.pin.path, "9.9.9", rel.wheel.name, rel.pin.pinned.sha256, tree="0" * 40)
     with pytest.raises(ToolkitError, match=f"has tree {tree}, pin records 0000"):
-        fetch(load_pin(pin), vendor=rel.vendor)
+        fetch(load_pin(pin), rel.ws)

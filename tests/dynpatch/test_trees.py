@@ -11,7 +11,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.trees import prepare_trees
-from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.synthetic import REAL_CACHE
 
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
 
@@ -20,9 +20,9 @@ def test_trees_are_the_base_and_the_series_applied_and_are_reused(
     synthetic_release, tmp_path: Path
 ) -> None:
     rel = synthetic_release()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     patches = tmp_path / "patches"
-    export_series(checkout, rel.pin, REAL_VENDOR, patches)
+    export_series(checkout, rel.pin, REAL_CACHE, patches)
     trees = prepare_trees(checkout, patches, tmp_path / "trees")
     assert gitio.rev_parse(trees.baseline, "HEAD") == checkout.base
     assert (trees.baseline / HELPER).read_text() == read_at(checkout.path, checkout.base, HELPER)
@@ -34,9 +34,9 @@ def test_trees_are_the_base_and_the_series_applied_and_are_reused(
 
 def test_a_series_that_does_not_apply_says_which_patch(synthetic_release, tmp_path: Path) -> None:
     rel = synthetic_release()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     patches = tmp_path / "patches"
-    report = export_series(checkout, rel.pin, REAL_VENDOR, patches)
+    report = export_series(checkout, rel.pin, REAL_CACHE, patches)
     first = patches / report.patches[0]
     lines = first.read_text().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("@@ ")) + 1

@@ -29,20 +29,20 @@ def _helper(source: str):  # type: ignore[no-untyped-def]
     return namespace["extract_from_completion_output"]
 
 
+def _output() -> SimpleNamespace:
+    logprobs = [{t: SimpleNamespace(logprob=-t)} for t in (7, 8, 9)]
+    return SimpleNamespace(token_ids=History([7, 8, 9]), logprobs=logprobs)
+
+
 def test_the_mutant_copies_the_history_again_and_answers_the_same() -> None:
     planted = variants.plant(HELPER_PATCHED)
     assert planted.count(variants.COPY) == HELPER_PATCHED.count(variants.COPY) + 1
-    output = SimpleNamespace(
-        token_ids=History([7, 8, 9]), logprobs=[{t: SimpleNamespace(logprob=-t)} for t in (7, 8, 9)]
-    )
+    output = _output()
     History.copies = 0
     patched = _helper(HELPER_PATCHED)(output, 2, new_token_ids=[9])
     assert History.copies == 0  # the fix: the delta path never copies the history
     assert _helper(planted)(output, 2, new_token_ids=[9]) == patched == ([-9], None)
     assert History.copies == 1  # the mutant: one whole copy per call, as before the fix
-
-
-def test_planting_needs_the_patched_branch_exactly_once() -> None:
     with pytest.raises(ToolkitError, match="found 0"):
         variants.plant("def extract_from_completion_output(output):\n    return None\n")
     with pytest.raises(ToolkitError, match="found 2"):
@@ -70,9 +70,7 @@ def test_the_alternative_copies_only_the_delta_and_answers_as_the_baseline() -> 
     dropped = variants.drop_copy(HELPER)
     assert dropped.count(variants.ALTERNATIVE) == 1
     assert dropped.count(variants.COPY) == HELPER.count(variants.COPY) - 1  # the helper's only
-    output = SimpleNamespace(
-        token_ids=History([7, 8, 9]), logprobs=[{t: SimpleNamespace(logprob=-t)} for t in (7, 8, 9)]
-    )
+    output = _output()
     History.copies = 0
     assert _helper(dropped)(output, 1) == _helper(HELPER)(output, 1) == ([-8, -9], None)
     assert History.copies == 1  # the baseline's copy; the alternative slices only the delta

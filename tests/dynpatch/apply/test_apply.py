@@ -12,7 +12,7 @@ from dynpatch.apply.tools import tools_python
 from dynpatch.cli import main
 from tests.fixtures import snippets
 from tests.fixtures.releases import FIXED_UPSTREAM
-from tests.fixtures.synthetic import REAL_VENDOR, SYNTHETIC_FILES
+from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES
 
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
 HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
@@ -21,13 +21,13 @@ HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
 @pytest.fixture
 def apply(synthetic_release, capsys: pytest.CaptureFixture[str], monkeypatch):  # type: ignore[no-untyped-def]
     """``apply`` in the workspace of a release made of ``files``: (exit status, stdout,
-    stderr); the formatter env is the real vendor's, shared read-only."""
-    tools_python(REAL_VENDOR)
+    stderr); the formatter env is the real cache's, shared read-only."""
+    tools_python(REAL_CACHE)
 
     def run(files: dict[str, str], *extra: str) -> tuple[int, str, str]:
         rel = synthetic_release(files)
         if not rel.ws.tools.exists():
-            rel.ws.tools.symlink_to(REAL_VENDOR / "tools")
+            rel.ws.tools.symlink_to(REAL_CACHE / "tools")
         monkeypatch.chdir(rel.ws.root)
         status = main(["apply", *extra])
         captured = capsys.readouterr()

@@ -20,19 +20,19 @@ from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import REAL_VENDOR, REPO, SYNTHETIC_FILES
+from tests.fixtures.synthetic import REAL_CACHE, REPO, SYNTHETIC_FILES
 
 AUTHOR = gitio.parse_identity("Test Author <test@example.invalid>")
 
 
 def run_apply(rel, patches: Path, **kwargs):
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     report = apply_series(
         checkout,
         author=AUTHOR,
         date=rel.pin.date,
         branch=rel.pin.branch,
-        vendor=REAL_VENDOR,  # shares the cached upstream formatter env
+        cache=REAL_CACHE,  # shares the cached upstream formatter env
         patches_dir=patches,
         **kwargs,
     )
@@ -95,7 +95,7 @@ def test_drifted_source_fails_and_writes_nothing(synthetic_release, tmp_path) ->
     ):
         run_apply(rel, patches)
     assert not patches.exists()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     assert gitio.local_changes(checkout.path) == []
     assert gitio.rev_parse(checkout.path, rel.pin.branch) is None  # no work branch made
 
@@ -126,10 +126,10 @@ def test_branch_none_exports_and_leaves_the_checkout_as_it_was(synthetic_release
     """What the matrix and bump use: the series made once into patches_dir, the checkout
     only read (no work branch, no object), so concurrent runs may share it."""
     rel = synthetic_release()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     objects = sorted(p for p in (checkout.path / ".git" / "objects").rglob("*") if p.is_file())
     patches = tmp_path / "patches"
-    report = apply.export_series(checkout, rel.pin, REAL_VENDOR, patches)
+    report = apply.export_series(checkout, rel.pin, REAL_CACHE, patches)
     assert report.patches == (patches / "series").read_text().split()
     assert report.timings["git am check"] > 0  # proved, in the same run
     assert gitio.rev_parse(checkout.path, rel.pin.branch) is None
@@ -167,7 +167,7 @@ def test_a_failed_proof_raises_with_every_outcome(synthetic_release, tmp_path, m
     assert no.value.proof == "0001-x.patch: patch failed: a.py:1"
     assert no.value.report.result.ok and no.value.report.outcomes
     assert not patches.exists()  # nothing installed, and no work branch moved
-    assert gitio.rev_parse(fetch(rel.pin, vendor=rel.vendor).path, rel.pin.branch) is None
+    assert gitio.rev_parse(fetch(rel.pin, rel.ws).path, rel.pin.branch) is None
 
 
 def test_am_problem_names_the_patch_and_file(synthetic_release, tmp_path) -> None:
@@ -191,7 +191,7 @@ def test_am_problem_names_the_patch_and_file(synthetic_release, tmp_path) -> Non
 
 @pytest.fixture(scope="module")
 def real_checkout():
-    return fetch(load_pin(REPO.pin), vendor=REPO.vendor)
+    return fetch(load_pin(REPO.pin), REPO)
 
 
 @pytest.mark.integration
@@ -202,7 +202,7 @@ def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> No
         author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=pin.branch,
-        vendor=REAL_VENDOR,
+        cache=REAL_CACHE,
         patches_dir=REPO.patches,
         check=True,
     )
@@ -220,7 +220,7 @@ def test_committed_series_applies_to_a_freshly_materialised_pin(tmp_path) -> Non
     pin = load_pin(REPO.pin)
     cache = tmp_path / "wheels"
     cache.mkdir()
-    cached = REAL_VENDOR / "cache" / "wheels" / pin.pinned.wheel
+    cached = REAL_CACHE / "wheels" / pin.pinned.wheel
     if cached.is_file():  # the same bytes PyPI serves; sha256 is re-checked either way
         shutil.copy(cached, cache)
     fresh = tmp_path / "fresh"
@@ -313,7 +313,7 @@ def refused(rel, tmp_path: Path) -> SeriesFailed:
         run_apply(rel, patches)
     assert "\n" not in str(failed.value) and not failed.value.proof
     assert not patches.exists()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     assert gitio.rev_parse(checkout.path, rel.pin.branch) is None  # no work branch moved
     assert gitio.local_changes(checkout.path) == []
     return failed.value

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from dynpatch.apply import tools
-from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.synthetic import REAL_CACHE
 
 
-def test_a_relative_vendor_gives_an_absolute_python(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hooks run in temporary folders: a relative --vendor must still find the env (and
+def test_a_relative_cache_gives_an_absolute_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hooks run in temporary folders: a relative cache folder must still find the env (and
     its python stays the venv's link, not the interpreter it points to)."""
-    absolute = tools.tools_python(REAL_VENDOR)
-    monkeypatch.chdir(REAL_VENDOR.parent)
-    relative = tools.tools_python(REAL_VENDOR.relative_to(REAL_VENDOR.parent))
+    absolute = tools.tools_python(REAL_CACHE)
+    monkeypatch.chdir(REAL_CACHE.parent)
+    relative = tools.tools_python(REAL_CACHE.relative_to(REAL_CACHE.parent))
     assert relative.is_absolute() and relative == absolute and relative.is_symlink()

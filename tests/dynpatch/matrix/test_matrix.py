@@ -223,7 +223,7 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
     # What PyPI's index lists: the pinned 9.9.9, an older 9.9.6, a dev build after 9.9.9
     # (its wheel is in the cache, as a download would put it) and a binary-only wheel.
     dev = "9.10.0.dev20260101"
-    name, digest = wheel(v.vendor / "cache" / "wheels", dev, APPLIES)
+    name, digest = wheel(v.ws.wheels, dev, APPLIES)
     listing = {
         v.pin.release("9.9.9").wheel: v.pin.release("9.9.9").sha256,
         "ai_dynamo-9.9.6-py3-none-any.whl": "00" * 32,
@@ -235,7 +235,7 @@ def test_all_adds_every_wheel_on_the_index_from_all_from_on(
     out = tmp_path / "out"
     assert matrix(v.ws, out, "--all", "--list-json") == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == ["9.9.7", "9.9.9", dev]
-    assert not (v.vendor / "cache" / "tofu").exists()  # listing trusts nothing yet
+    assert not v.ws.tofu.exists()  # listing trusts nothing yet
 
     assert matrix(v.ws, out, "--all", *SKIP_CHECKS) == 0
     rows = rows_of(out)

@@ -47,7 +47,7 @@ def objects(repo: Path) -> list[Path]:
 def test_the_series_is_made_and_proved_once_and_the_checkout_only_read(
     vendor: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkout = fetch(vendor.pin, version="9.9.8", vendor=vendor.vendor)
+    checkout = fetch(vendor.pin, vendor.ws, version="9.9.8")
     before = objects(checkout.path)
     codemods, ams = [], []
     real_series, real_am = apply.run_series, gitio.am

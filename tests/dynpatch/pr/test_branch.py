@@ -113,11 +113,10 @@ def test_series_that_does_not_apply_leaves_nothing(world: World, pr) -> None:
 
 @pytest.mark.integration
 def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
-    checkout = fetch(load_pin(REPO.pin), vendor=REPO.vendor)
+    checkout = fetch(load_pin(REPO.pin), REPO)
     clone = tmp_path / "dynamo"
     gitio.clone_at(checkout.path, checkout.base, clone)
     ws = Workspace(tmp_path)  # the pin and a snapshot of patches/ (others may regenerate it)
-    ws.pin.parent.mkdir()
     shutil.copy(REPO.pin, ws.pin)
     patches = shutil.copytree(REPO.patches, ws.patches)
     out = ws.out / "pr" / "PR_DESCRIPTION.md"

@@ -158,7 +158,7 @@ def test_a_branch_based_on_the_pypi_tree_is_never_pushed(
     synthetic_release, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> None:
     rel = synthetic_release()
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     rel.ws.patches.mkdir()
     (rel.ws.patches / "series").write_text("")
     monkeypatch.chdir(rel.ws.root)

@@ -37,7 +37,7 @@ def trees() -> Trees:
     for module in ("torch", "transformers", "dynamo"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"needs the replay environment ({module} is missing): run `nox -s verify`")
-    return prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
+    return prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from dynpatch.io import git as gitio
 from dynpatch.series import series_digest
 from dynpatch.test_upstream import tiers
 from tests.dynpatch.test_upstream.test_tiers import fake_site
-from tests.fixtures.synthetic import REAL_VENDOR, REPO
+from tests.fixtures.synthetic import REAL_CACHE, REPO
 from tests.fixtures.upstream_tree import FILES
 
 
@@ -43,14 +43,14 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     applied and exported; returns a function that runs `test-upstream` on it with extra
     arguments."""
     rel = synthetic_release(getattr(request, "param", FILES))
-    checkout = fetch(rel.pin, vendor=rel.vendor)
+    checkout = fetch(rel.pin, rel.ws)
     patches = rel.ws.patches
     apply_series(
         checkout,
         author=gitio.parse_identity("Test Author <test@example.invalid>"),
         date=rel.pin.date,
         branch=rel.pin.branch,
-        vendor=REAL_VENDOR,
+        cache=REAL_CACHE,
         patches_dir=patches,
     )
     monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
@@ -238,7 +238,7 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     from dynpatch.trees import prepare_trees
 
     added, changed = series_carried_tests(
-        prepare_trees(fetch(load_pin(REPO.pin), vendor=REPO.vendor), REPO.patches, REPO.trees)
+        prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
     )
     assert added == {
         (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),

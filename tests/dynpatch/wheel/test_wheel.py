@@ -90,9 +90,9 @@ def release(tmp_path: Path) -> Release:
 
 def make_release(tmp_path: Path, metadata: str = METADATA) -> Release:
     vendor = tmp_path / "vendor"
-    wheel = make_wheel(tmp_path, vendor / "cache" / "wheels", metadata)
+    wheel = make_wheel(tmp_path, tmp_path / ".cache" / "wheels", metadata)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
-    pin = write_pin(vendor / "dynamo.toml", "9.9.9", wheel.name, digest)
+    pin = write_pin(tmp_path / "dynamo.toml", "9.9.9", wheel.name, digest)
     changes = {HELPER: snippets.HELPER_PATCHED, NEW_TEST: "def test_new():\n    pass\n"}
     patches = make_series(tmp_path, changes)
     return Release(pin, vendor, patches, tmp_path / "dist", wheel)
@@ -172,4 +172,4 @@ def test_bad_input_is_one_line_and_dist_untouched(
         release.run()
     assert "\n" not in str(exc.value)
     assert (release.dist.read_text() if release.dist.exists() else None) == before
-    assert not [p for p in (release.vendor / "scratch").glob(".wheel-*") if p.is_dir()]
+    assert not [p for p in Workspace(release.vendor.parent).scratch.glob(".wheel-*") if p.is_dir()]

@@ -14,7 +14,7 @@ from dynpatch.apply.tools import tools_python
 from dynpatch.errors import ToolkitError
 from dynpatch.io.git import CommitInfo, Identity
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import REAL_VENDOR
+from tests.fixtures.synthetic import REAL_CACHE
 
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
 HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
@@ -23,7 +23,7 @@ JANE = Identity("Jane Doe", "jane@example.invalid")
 
 @pytest.fixture(scope="module")
 def python() -> Path:
-    return tools_python(REAL_VENDOR)
+    return tools_python(REAL_CACHE)
 
 
 def test_clean_files_pass_every_hook_at_its_pin(python: Path) -> None:
