@@ -484,14 +484,13 @@ def test_a_plain_file_at_the_checkout_path(world: World) -> None:
 # --- 8. patches/ is replaced whole ------------------------------------------------------
 
 
-@pytest.mark.parametrize("step", ["patches.staged", "swap.exchanged"])
-def test_killed_while_replacing_patches_leaves_old_or_new_whole(applied: World, step: str) -> None:
+def test_killed_while_replacing_patches_leaves_old_or_new_whole(applied: World) -> None:
     good = _tree_bytes(applied.patches)
     (applied.patches / "NOTES.md").write_text("mine\n")  # not part of the series: kept
     series = applied.patches / "series"
     series.write_text(series.read_text() + "\n")
     stale = _tree_bytes(applied.patches)
-    proc = applied.run("apply", fault=step)
+    proc = applied.run("apply", fault="patches.staged")
     assert proc.returncode == -signal.SIGKILL
     now = _tree_bytes(applied.patches)
     assert now == stale or now == {**(good or {}), "NOTES.md": b"mine\n"}
@@ -501,14 +500,14 @@ def test_killed_while_replacing_patches_leaves_old_or_new_whole(applied: World, 
 
 
 def test_the_two_rename_swap_is_recovered_after_a_kill(applied: World) -> None:
-    """Where no atomic exchange exists, a kill between the renames leaves the old folder
-    aside; the next run puts it back before doing anything else."""
+    """A kill between the renames leaves the old folder aside; the next run puts it back
+    before doing anything else."""
     good = _tree_bytes(applied.patches)
     (applied.patches / "series").write_text("stale\n")
-    proc = applied.run("apply", fault="swap.aside", DYNPATCH_NO_EXCHANGE="1")
+    proc = applied.run("apply", fault="swap.aside")
     assert proc.returncode == -signal.SIGKILL
     assert not applied.patches.exists() and list(applied.tmp.glob(".patches.previous-*"))
-    ok(applied.run("apply", DYNPATCH_NO_EXCHANGE="1"))
+    ok(applied.run("apply"))
     assert _tree_bytes(applied.patches) == good
     assert not list(applied.tmp.glob(".patches.*"))
 
