@@ -1,7 +1,5 @@
-"""Writing all-or-nothing, and locking what two runs could share: a file by one rename, a
-folder built beside its place and swapped in (:func:`staged_dir`), a file and a folder
-together (:func:`together`). Scratch folders hold an owner lock while their run lives, so
-the next run removes or undoes only what a dead one left."""
+"""Writing files and folders all-or-nothing, and locks; scratch folders hold an owner lock
+while their run lives, so the next run removes or undoes only what a dead one left."""
 
 from __future__ import annotations
 
@@ -69,10 +67,9 @@ def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
     runs' folders of the same prefix are removed first."""
     sweep(parent, f"{prefix}*")
     try:
-        parent.mkdir(parents=True, exist_ok=True)
         while True:
-            # The owner lock is taken before the folder exists, so no sweep sees this run's
-            # folder unowned; a name whose lock a sweep holds at that instant is passed over.
+            # The owner lock (filelock makes `parent`) is taken before the folder exists, so no
+            # sweep sees this folder unowned; a name a sweep holds at that instant is passed over.
             path = parent / f"{prefix}{secrets.token_hex(6)}"
             owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
             try:
@@ -152,11 +149,8 @@ def recover(final: Path) -> None:
     for aside in sorted(final.parent.glob(f".{final.name}{_PREVIOUS}*")):
         if final.exists() or final.is_symlink():
             _discard(aside, warn=False)
-            continue
-        try:
-            os.replace(aside, final)
-        except OSError as exc:
-            raise os_error(exc, f"cannot restore {final} from {aside}") from None
+        else:
+            os.replace(aside, final)  # an OSError names the path: one line from the CLI
 
 
 @contextmanager

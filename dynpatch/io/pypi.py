@@ -20,23 +20,22 @@ from dynpatch.io import faults, files, proc
 _WHEEL_ONLY = ("--no-deps", "--only-binary=:all:")
 
 
-def _pip(verb: str, *args: str, failed: str, timeout: float, python: Path | None = None) -> None:
-    """``python -m pip verb args...``; a failure is one line: ``failed: <pip's reason>``."""
+def _pip(verb: str, *args: str, shown: str, timeout: float, python: Path | None = None) -> None:
+    """``python -m pip verb args``; a failure is one line: ``pip verb shown failed: why``."""
     quiet = ("--disable-pip-version-check", "--quiet")
     cmd = [str(python or sys.executable), "-m", "pip", verb, *quiet, *args]
-    result = proc.run(cmd, doing=f"pip {verb}", timeout=timeout)
-    if result.returncode != 0:
-        raise ToolkitError(proc.redact(f"{failed}: {result.last_line()}"))
+    proc.check(cmd, doing=f"pip {verb} {shown}", timeout=timeout)
 
 
-def _download(dest: Path, *spec: str, want: str, failed: str, timeout: float) -> Path:
+def _download(dest: Path, *spec: str, want: str, timeout: float) -> Path:
     """The one wheel named ``want`` (a glob) that ``pip download spec`` puts in ``dest``."""
-    _pip("download", *_WHEEL_ONLY, "-d", str(dest), *spec, failed=failed, timeout=timeout)
+    shown = " ".join(spec)
+    _pip("download", *_WHEEL_ONLY, "-d", str(dest), *spec, shown=shown, timeout=timeout)
     faults.checkpoint("download.partial")
     got = sorted(dest.glob(want))
     if len(got) != 1:
         names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
-        raise ToolkitError(f"pip download {' '.join(spec)} gave {names}, not one {want}")
+        raise ToolkitError(f"pip download {shown} gave {names}, not one {want}")
     return got[0]
 
 
@@ -49,9 +48,7 @@ def download_wheel(
     if cached.is_file():
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
-        wanted = f"{package}=={version}"
-        failed = f"pip could not download {wanted}"
-        got = _download(tmp, wanted, want=wheel, failed=failed, timeout=timeout)
+        got = _download(tmp, f"{package}=={version}", want=wheel, timeout=timeout)
         try:
             os.replace(got, cached)
         except OSError as exc:
@@ -60,14 +57,11 @@ def download_wheel(
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     try:
         with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         raise files.os_error(exc, f"cannot read {path}") from None
-    return digest.hexdigest()
 
 
 def lay_out_wheel(
@@ -99,21 +93,19 @@ def lay_out_wheel(
 def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
     """The newest wheel of ``package``, pre-releases included; versions without a wheel
     (dynamo's dev sdists are stubs) are skipped by ``--only-binary``."""
-    failed = f"cannot find the newest {package} on PyPI"
-    return _download(dest, "--pre", package, want="*.whl", failed=failed, timeout=timeout)
+    return _download(dest, "--pre", package, want="*.whl", timeout=timeout)
 
 
 def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
-    args = ("install", *_WHEEL_ONLY, "--target", str(target), requirement)
-    _pip(*args, failed=f"pip could not install {requirement}", timeout=timeout)
+    args = ("--target", str(target), requirement)
+    _pip("install", *_WHEEL_ONLY, *args, shown=requirement, timeout=timeout)
 
 
 def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
     """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
-    failed = f"pip could not install {', '.join(wanted)}"
-    _pip("install", *wanted, failed=failed, timeout=timeout, python=python)
+    _pip("install", *wanted, shown=" ".join(wanted), timeout=timeout, python=python)
 
 
 def list_wheels(package: str, timeout: float = 60) -> dict[str, str]:

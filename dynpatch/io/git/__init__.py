@@ -1,7 +1,5 @@
-"""Every git call of the toolkit: :mod:`~.run` (how git is run), :mod:`~.values` (values
-from the user), :mod:`~.repo` (repositories, commits, refs, export), :mod:`~.history` (what
-the PR step reads and rewrites). Callers use ``from dynpatch.io import git``.
-"""
+"""Every git call of the toolkit; callers use ``from dynpatch.io import git``. By topic:
+:mod:`~.run`, :mod:`~.values` (user values), :mod:`~.repo`, :mod:`~.history` (the PR's)."""
 
 # ruff: noqa: F401 (the names below are the package's API)
 from dynpatch.io.git.history import (

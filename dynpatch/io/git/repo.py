@@ -24,7 +24,8 @@ def init_repo_with_commit(
     """``git init`` ``work_dir``, commit everything in it, tag it; return the commit id."""
     git_cmd(work_dir, "init", "-q")
     git_cmd(work_dir, "add", "-A")
-    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, date=date)
+    dated = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, env=dated)
     git_cmd(work_dir, "tag", tag)
     return rev_parse(work_dir, "HEAD") or ""
 

@@ -58,7 +58,6 @@ def git_cmd(
     repo_dir: Path,
     *args: str,
     author: Identity | None = None,
-    date: str | None = None,
     timeout: float | None = None,
     extra_config: Iterable[str] = (),
     env: Mapping[str, str] = {},
@@ -71,7 +70,6 @@ def git_cmd(
     if author is not None:
         for role in ("AUTHOR", "COMMITTER"):
             full |= {f"GIT_{role}_NAME": author.name, f"GIT_{role}_EMAIL": author.email}
-            full |= {f"GIT_{role}_DATE": date} if date is not None else {}
     config = [arg for item in extra_config for arg in ("-c", item)]
     doing = f"git {args[0]}"
     result = proc.run(
