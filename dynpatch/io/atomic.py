@@ -1,10 +1,5 @@
-"""Replacing one file all-or-nothing, with the standard library only.
-
-The replay children run inside dynamo's environment, where the toolkit's own
-dependencies are not installed, and they write their result file through this module;
-the toolkit writes through :func:`dynpatch.io.files.write_atomic`, which calls it and
-turns an ``OSError`` into one error line.
-"""
+"""Replacing one file all-or-nothing, with the standard library only (the replay children
+write through it inside dynamo's environment, without the toolkit's dependencies)."""
 
 from __future__ import annotations
 
@@ -14,12 +9,8 @@ from pathlib import Path
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` via a temporary file beside it and one rename.
-
-    The file is never seen half-written, and no temporary file is left behind. Missing
-    parent folders are created; an existing file keeps its mode, a new one gets 0644.
-    Raises ``OSError`` when the file cannot be written.
-    """
+    """Replace ``path`` with ``data`` by a temporary file beside it and one rename; never
+    half-written, no temporary left. A new file gets 0644, an old one keeps its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:

@@ -1,6 +1,5 @@
-"""Every program the toolkit starts goes through here: bounded in time, no terminal input,
-its own process group (a timeout ends the program and everything it started), and a
-failure to start or finish as one line with no credential in it.
+"""Every program the toolkit starts: bounded in time, no terminal input, its own process
+group (a timeout ends all it started), and a failure as one line with no credential in it.
 """
 
 from __future__ import annotations
@@ -12,10 +11,11 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from dynpatch.errors import ToolkitError
 
+Cmd = Sequence[str | os.PathLike[str]]
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@")
 
 
@@ -36,23 +36,26 @@ class ProcResult:
         return reason(self.stderr) or f"exit status {self.returncode}"
 
 
-def reason(stderr: str | bytes | None) -> str:
-    """The line of a program's stderr that says what went wrong: the first ``fatal:`` or
-    ``error:`` line (without the prefix, as git writes them), else the last line that is
-    not a hint; empty when there is none."""
-    if isinstance(stderr, bytes):
-        stderr = stderr.decode(errors="replace")
-    lines = [ln.strip() for ln in (stderr or "").splitlines()]
+def reason(stderr: str) -> str:
+    """The first ``fatal:``/``error:`` line of ``stderr`` (prefix dropped, as git writes
+    them), else its last line that is not a hint; empty when there is none."""
+    lines = [ln.strip() for ln in stderr.splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-    for ln in lines:
-        for prefix in ("fatal:", "error:"):
-            if ln.startswith(prefix):
-                return ln.removeprefix(prefix).strip()
-    return lines[-1] if lines else ""
+    fatal = [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return fatal[0] if fatal else lines[-1] if lines else ""
+
+
+def _start(cmd: Cmd, doing: str, **kw: Any) -> subprocess.Popen[str]:
+    argv = [os.fspath(c) for c in cmd]
+    try:
+        return subprocess.Popen(argv, text=True, start_new_session=True, **kw)
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise ToolkitError(redact(f"cannot run {doing} ({argv[0]}): {why}")) from None
 
 
 def run(
-    cmd: Sequence[str | os.PathLike[str]],
+    cmd: Cmd,
     *,
     doing: str,
     timeout: float | None,
@@ -63,31 +66,18 @@ def run(
     merge_stderr: bool = False,
     allow_timeout: bool = False,
 ) -> ProcResult:
-    """Run ``cmd`` to the end; its status and output (text).
-
-    ``doing`` names the work for the error line. Output is captured unless ``stdout`` is
-    a file. A program that cannot be started raises; one that runs past ``timeout`` is
-    killed with its process group and raises, unless ``allow_timeout``, which returns
-    what it printed with ``timed_out`` set.
-    """
-    argv = [os.fspath(c) for c in cmd]
-    out = subprocess.PIPE if stdout is None else stdout
-    err = subprocess.STDOUT if merge_stderr else subprocess.PIPE
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            text=True,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise ToolkitError(
-            redact(f"cannot run {doing} ({argv[0]}): {exc.strerror or exc}")
-        ) from None
+    """Run ``cmd`` (``doing`` names it in errors) to the end; output captured unless
+    ``stdout`` is a file. Past ``timeout`` its group is killed and it raises, unless
+    ``allow_timeout``: then it returns what it printed, ``timed_out`` set."""
+    proc = _start(
+        cmd,
+        doing,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE if stdout is None else stdout,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+    )
     try:
         got_out, got_err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -103,39 +93,17 @@ def run(
     return ProcResult(proc.returncode, got_out or "", got_err or "")
 
 
-def check(
-    cmd: Sequence[str | os.PathLike[str]], *, doing: str, timeout: float | None, **kw: object
-) -> ProcResult:
+def check(cmd: Cmd, *, doing: str, timeout: float | None, **kw: Any) -> ProcResult:
     """:func:`run`, and a non-zero status raises one line: ``doing`` failed, and why."""
-    result = run(cmd, doing=doing, timeout=timeout, **kw)  # type: ignore[arg-type]
+    result = run(cmd, doing=doing, timeout=timeout, **kw)
     if result.returncode != 0:
         raise ToolkitError(redact(f"{doing} failed: {result.last_line()}"))
     return result
 
 
-def spawn(
-    cmd: Sequence[str | os.PathLike[str]],
-    *,
-    doing: str,
-    cwd: Path | str | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: IO[str] | int | None = None,
-) -> subprocess.Popen[str]:
-    """A long-lived worker talking over pipes (stdin/stdout, text); the caller ends it with
-    :func:`stop`."""
-    try:
-        return subprocess.Popen(
-            [os.fspath(c) for c in cmd],
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise ToolkitError(redact(f"cannot start {doing}: {exc.strerror or exc}")) from None
+def spawn(cmd: Cmd, *, doing: str, **kw: Any) -> subprocess.Popen[str]:
+    """A long-lived worker on text pipes (stdin, stdout); :func:`stop` ends it."""
+    return _start(cmd, doing, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kw)
 
 
 def stop(proc: subprocess.Popen[str], goodbye: str | None = None, timeout: float = 30) -> None:

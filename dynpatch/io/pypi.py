@@ -1,7 +1,5 @@
-"""PyPI: the index's list of a package's wheels, wheels downloaded into the cache whole
-(sha256 checked by the caller), laid out as files, and pip installs into other
-environments. Every pip call goes through :mod:`dynpatch.io.proc`.
-"""
+"""PyPI: the index's list of a package's wheels, wheels downloaded whole into the cache and
+laid out as files, and pip installs, every pip call through :mod:`dynpatch.io.proc`."""
 
 from __future__ import annotations
 
@@ -19,38 +17,38 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files, proc
 
-_PIP = ("--disable-pip-version-check", "--quiet")
 _WHEEL_ONLY = ("--no-deps", "--only-binary=:all:")
 
 
-def _pip(*args: str, failed: str, timeout: float, python: str | Path = sys.executable) -> None:
-    """``python -m pip args...``; a timeout or failure is one line: ``failed: <pip's last
-    line>``."""
-    cmd = [str(python), "-m", "pip", *args[:1], *_PIP, *args[1:]]
-    result = proc.run(cmd, doing=f"pip {args[0]}", timeout=timeout)
-    if result.returncode != 0:
-        raise ToolkitError(proc.redact(f"{failed}: {result.last_line()}"))
+def _pip(verb: str, *args: str, shown: str, timeout: float, python: Path | None = None) -> None:
+    """``python -m pip verb args``; a failure is one line: ``pip verb shown failed: why``."""
+    quiet = ("--disable-pip-version-check", "--quiet")
+    cmd = [str(python or sys.executable), "-m", "pip", verb, *quiet, *args]
+    proc.check(cmd, doing=f"pip {verb} {shown}", timeout=timeout)
+
+
+def _download(dest: Path, *spec: str, want: str, timeout: float) -> Path:
+    """The one wheel named ``want`` (a glob) that ``pip download spec`` puts in ``dest``."""
+    shown = " ".join(spec)
+    _pip("download", *_WHEEL_ONLY, "-d", str(dest), *spec, shown=shown, timeout=timeout)
+    faults.checkpoint("download.partial")
+    got = sorted(dest.glob(want))
+    if len(got) != 1:
+        names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
+        raise ToolkitError(f"pip download {shown} gave {names}, not one {want}")
+    return got[0]
 
 
 def download_wheel(
     package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
 ) -> Path:
-    """The wheel file ``wheel`` of ``package==version``, from ``cache_dir`` or PyPI.
-
-    Downloaded into an owned scratch folder and renamed into the cache only when whole;
-    scratch folders of dead runs are removed first.
-    """
+    """The wheel file ``wheel`` of ``package==version`` from ``cache_dir``, else downloaded
+    into a scratch folder and renamed into the cache only when whole (sha256: the caller's)."""
     cached = cache_dir / wheel
     if cached.is_file():
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
-        wanted, failed = f"{package}=={version}", f"pip could not download {package}=={version}"
-        _pip("download", *_WHEEL_ONLY, "-d", str(tmp), wanted, failed=failed, timeout=timeout)
-        faults.checkpoint("download.partial")
-        got = tmp / wheel
-        if not got.is_file():
-            names = ", ".join(p.name for p in tmp.iterdir()) or "nothing"
-            raise ToolkitError(f"pip download gave {names}, not the pinned {wheel}")
+        got = _download(tmp, f"{package}=={version}", want=wheel, timeout=timeout)
         try:
             os.replace(got, cached)
         except OSError as exc:
@@ -59,14 +57,11 @@ def download_wheel(
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     try:
         with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+            return hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         raise files.os_error(exc, f"cannot read {path}") from None
-    return digest.hexdigest()
 
 
 def lay_out_wheel(
@@ -86,8 +81,7 @@ def lay_out_wheel(
                 target = dest / (repo_prefix + name[len(wheel_prefix) :])
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(zf.read(info))
-                executable = (info.external_attr >> 16) & 0o111
-                target.chmod(0o755 if executable else 0o644)
+                target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
                 count += 1
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise ToolkitError(
@@ -97,64 +91,40 @@ def lay_out_wheel(
 
 
 def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
-    """The newest wheel of ``package`` on the index, pre-releases and dev builds included.
-
-    ``--only-binary`` makes pip skip versions that have no wheel (dynamo's dev sdists are
-    stubs that point at another index), so this is the newest *usable* build.
-    """
-    dest.mkdir(parents=True, exist_ok=True)
-    failed = f"cannot find the newest {package} on PyPI"
-    _pip(
-        "download", *_WHEEL_ONLY, "-d", str(dest), "--pre", package, failed=failed, timeout=timeout
-    )
-    wheels = sorted(dest.glob("*.whl"))
-    if len(wheels) != 1:
-        names = ", ".join(p.name for p in dest.iterdir()) or "nothing"
-        raise ToolkitError(f"pip download --pre {package} gave {names}, not one wheel")
-    return wheels[0]
+    """The newest wheel of ``package``, pre-releases included; versions without a wheel
+    (dynamo's dev sdists are stubs) are skipped by ``--only-binary``."""
+    return _download(dest, "--pre", package, want="*.whl", timeout=timeout)
 
 
 def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
-    failed = f"pip could not install {requirement}"
-    args = ("install", *_WHEEL_ONLY, "--target", str(target), requirement)
-    _pip(*args, failed=failed, timeout=timeout)
+    args = ("--target", str(target), requirement)
+    _pip("install", *_WHEEL_ONLY, *args, shown=requirement, timeout=timeout)
 
 
 def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
     """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
-    failed = f"pip could not install {', '.join(wanted)}"
-    _pip("install", *wanted, failed=failed, timeout=timeout, python=python)
-
-
-# --- the index's listing (matrix --all) ------------------------------------------------
-# One request to the index's JSON simple API (PEP 691): ``$PIP_INDEX_URL`` when set, else
-# PyPI. pip's own listing (``pip index versions``) cannot tell a version that has a wheel
-# from one whose only file is a source archive (dynamo's dev sdists are stubs that point
-# at another index), and the matrix needs the wheels. Nothing is downloaded here: the
-# checkouts fetch each wheel through :func:`download_wheel` and hold it to the sha256
-# listed (or pinned).
-
-SIMPLE_INDEX = "https://pypi.org/simple/"
-_SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+    _pip("install", *wanted, shown=" ".join(wanted), timeout=timeout, python=python)
 
 
 def list_wheels(package: str, timeout: float = 60) -> dict[str, str]:
-    """Every wheel of ``package`` the index lists and has not yanked: file name -> sha256
-    (lower case). Any fault is one :class:`ToolkitError` line, without URL user-info."""
-    index = os.environ.get("PIP_INDEX_URL") or SIMPLE_INDEX
-    url = f"{index.rstrip('/')}/{package}/"
+    """Every wheel of ``package`` the index (``$PIP_INDEX_URL``, else PyPI) lists and has not
+    yanked: file name -> sha256. Any fault is one line, without URL user-info."""
+    # The JSON simple API (PEP 691): `pip index versions` cannot tell a version with a
+    # wheel from one whose only file is a source archive.
+    index = os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple/"
     failed = proc.redact(f"cannot list the files of {package} on {index}")
-    request = urllib.request.Request(url, headers={"Accept": _SIMPLE_JSON})
+    url = f"{index.rstrip('/')}/{package}/"
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             data = json.load(response)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise ToolkitError(f"{failed}: the answer is not the index's JSON listing") from None
     except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise ToolkitError(proc.redact(f"{failed}: {reason}")) from None
+        why = getattr(exc, "reason", None) or exc
+        raise ToolkitError(proc.redact(f"{failed}: {why}")) from None
     try:
         return {
             f["filename"]: str(f["hashes"]["sha256"]).lower()

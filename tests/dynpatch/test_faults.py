@@ -317,8 +317,7 @@ def _no_wheel(world: World) -> dict[str, str]:
     [
         ("apply.objects", lambda w: {}, ".cache/scratch/apply-*"),
         ("patches.staged", lambda w: {}, ".patches.*"),
-        ("swap.exchanged", lambda w: {}, ".patches.*"),
-        ("swap.aside", lambda w: {"DYNPATCH_NO_EXCHANGE": "1"}, ".patches.previous-*"),
+        ("swap.aside", lambda w: {}, ".patches.previous-*"),
         ("fetch.staged", _no_checkout, "vendor/.pypi-9.9.9.staging-*"),
         ("download.partial", _no_wheel, ".cache/wheels/.download-*"),
     ],

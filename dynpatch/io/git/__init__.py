@@ -1,11 +1,7 @@
-"""Every git call of the toolkit, by topic: :mod:`~.run` (the one way git is run, by the
-CLI or GitPython), :mod:`~.values` (identities, URLs and refs from the user), :mod:`~.repo`
-(repositories, commits, refs, export and the ``git am`` proof), :mod:`~.history` (what the
-PR step reads and rewrites, signing, remotes).
+"""Every git call of the toolkit; callers use ``from dynpatch.io import git``. By topic:
+:mod:`~.run`, :mod:`~.values` (user values), :mod:`~.repo`, :mod:`~.history` (the PR's)."""
 
-The names below are the package's API; callers use ``from dynpatch.io import git``.
-"""
-
+# ruff: noqa: F401 (the names below are the package's API)
 from dynpatch.io.git.history import (
     CommitInfo,
     Signing,
@@ -58,53 +54,3 @@ from dynpatch.io.git.values import (
     parse_identity,
 )
 from dynpatch.io.proc import redact
-
-__all__ = [
-    "UPSTREAM_IDENTITY",
-    "CommitInfo",
-    "Identity",
-    "Signing",
-    "add_trailer",
-    "am",
-    "amend_head",
-    "apply_to_folder",
-    "changed_paths",
-    "check_ref",
-    "check_remote",
-    "check_url",
-    "clone_at",
-    "commit_id",
-    "commit_message",
-    "commit_objects",
-    "commits_between",
-    "config_get",
-    "config_set",
-    "delete_ref",
-    "fetch_ref",
-    "fetch_url",
-    "format_patch",
-    "git_cmd",
-    "git_reason",
-    "init_repo_with_commit",
-    "is_ancestor",
-    "is_git_repo",
-    "local_changes",
-    "parse_identity",
-    "paths_in_patch",
-    "push_branch",
-    "range_diff",
-    "redact",
-    "ref_exists",
-    "remote_branch_tip",
-    "remote_url",
-    "rev_parse",
-    "reverse_applies",
-    "ssh_public_key",
-    "tags_and_date",
-    "tree_of",
-    "update_ref",
-    "update_refs",
-    "valid_branch_name",
-    "verify_commit",
-    "worktrees_on",
-]

@@ -1,6 +1,5 @@
-"""Repositories and commits: materialising, fetching, reading (GitPython), the series commit
-built from a tree (GitPython), ref transactions, export with ``format-patch`` and the
-``git am`` proof (the CLI)."""
+"""Repositories and commits: reading them and building the series commit (GitPython);
+materialising, fetching, refs, ``format-patch``, ``am`` and ``apply`` (the CLI)."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from git.index.typ import BaseIndexEntry, IndexEntry
 from gitdb.base import IStream
 
 from dynpatch.errors import ToolkitError
-from dynpatch.io.git.run import git_cmd, opened
+from dynpatch.io.git.run import git_cmd, objects_env, opened
 from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
 
 
@@ -25,15 +24,15 @@ def init_repo_with_commit(
     """``git init`` ``work_dir``, commit everything in it, tag it; return the commit id."""
     git_cmd(work_dir, "init", "-q")
     git_cmd(work_dir, "add", "-A")
-    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, date=date)
+    dated = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    git_cmd(work_dir, "commit", "-q", "--no-verify", "-m", message, author=author, env=dated)
     git_cmd(work_dir, "tag", tag)
     return rev_parse(work_dir, "HEAD") or ""
 
 
 def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, message: str) -> str:
-    """The id git gives a commit of ``tree`` with these parents, identity (author and
-    committer), ISO 8601 ``date`` and ``message`` (as ``git commit -m`` stores it),
-    computed without writing anything."""
+    """The id git gives a commit of ``tree`` with these parents, author and committer, ISO
+    8601 ``date`` and ``message`` (as ``git commit -m`` stores it), writing nothing."""
     when = datetime.fromisoformat(date)
     offset = when.utcoffset() or timedelta(0)
     minutes = int(offset.total_seconds()) // 60
@@ -46,13 +45,8 @@ def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, me
 
 
 def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
-    """A new repository ``dest`` holding ``url``'s ``ref`` (tag, branch or commit), checked
-    out detached; return the commit id.
-
-    The URL is checked (never an option, never a remote helper) and is not stored in the
-    repository's config, so no credential in it is written to disk. An unreachable remote
-    fails within ``timeout`` seconds with one line.
-    """
+    """A new repository ``dest`` with ``url``'s ``ref`` checked out detached; its commit id.
+    The URL is checked first and never stored (no credential on disk)."""
     check_url(url)
     check_ref(ref)
     dest.mkdir(parents=True, exist_ok=True)
@@ -68,8 +62,7 @@ def fetch_url(url: str, ref: str, dest: Path, timeout: float) -> str:
 
 
 def rev_parse(repo_dir: Path, rev: str) -> str | None:
-    """The commit ``rev`` names (GitPython reads it: ``rev`` never reaches a command
-    line), or None when there is none."""
+    """The commit ``rev`` names, or None (read in Python: ``rev`` is never an argument)."""
     try:
         with opened(repo_dir) as repo:
             return repo.commit(rev).hexsha
@@ -88,7 +81,6 @@ def commit_message(repo_dir: Path, rev: str) -> str:
 
 
 def local_changes(repo_dir: Path) -> list[str]:
-    """``git status --porcelain`` lines (untracked files included)."""
     out = git_cmd(repo_dir, "status", "--porcelain", "--untracked-files=normal")
     return [ln for ln in out.splitlines() if ln.strip()]
 
@@ -103,14 +95,12 @@ def is_git_repo(path: Path) -> bool:
     return top is not None and Path(top).resolve() == path.resolve()
 
 
-# GitPython's config reader sees only the config files; git's own `config --get` also
-# applies includes, `GIT_CONFIG_GLOBAL` and the like, as every other git command would.
+# The CLI, not GitPython's reader: git resolves includes and `GIT_CONFIG_GLOBAL` too.
 def config_set(repo_dir: Path, key: str, value: str) -> None:
     git_cmd(repo_dir, "config", "--local", key, value)
 
 
 def config_get(repo_dir: Path, key: str) -> str | None:
-    """``git config --get key`` as git resolves it (repository, global, system)."""
     try:
         value = git_cmd(repo_dir, "config", "--get", key).strip()
     except ToolkitError:  # exit 1: not set
@@ -127,14 +117,9 @@ def commit_objects(
     date: str,
     objects: Path | None = None,
 ) -> str:
-    """The commit of ``base`` with ``files_`` (repo path -> text) written over it and a
-    DCO sign-off by ``author``; return its id.
-
-    Only objects are written (into ``objects`` when given, an object folder that borrows
-    the repository's own as alternates): the index is built in memory, and no ref, HEAD,
-    index file or work tree changes, so a failure or a kill here leaves the repository as
-    it was.
-    """
+    """The id of a commit of ``base`` with ``files_`` (path -> text) over it, signed off by
+    ``author``. Only objects are written (into ``objects`` if given): no ref, index or work
+    tree changes, so a kill here leaves the repository as it was."""
     with opened(repo_dir, objects) as repo:
         parent = repo.commit(base)
         index = gitpython.IndexFile.new(repo, parent.tree)
@@ -154,8 +139,8 @@ def commit_objects(
 def update_refs(
     repo_dir: Path, updates: Sequence[tuple[str, str, str | None]], reason: str
 ) -> None:
-    """Move every ``(ref, new, old)`` in one transaction: all or none. ``old`` is what the
-    ref must still be (None: it must not exist yet)."""
+    """Move every ``(ref, new, old)``, all or none; ``old`` is what the ref must still be
+    (None: it must not exist yet)."""
     zero = "0" * 40
     lines = ["start"]
     lines += [f"update {ref} {new} {old or zero}" for ref, new, old in updates]
@@ -169,8 +154,7 @@ def ref_exists(repo_dir: Path, ref: str) -> bool:
 
 
 def update_ref(repo_dir: Path, ref: str, new: str, old: str | None, reason: str) -> None:
-    """Point ``ref`` at ``new`` only if it still is ``old`` (None: must not exist yet)."""
-    git_cmd(repo_dir, "update-ref", "-m", reason, ref, new, old or "0" * len(new))
+    update_refs(repo_dir, [(ref, new, old)], reason)
 
 
 def delete_ref(repo_dir: Path, ref: str) -> None:
@@ -178,7 +162,6 @@ def delete_ref(repo_dir: Path, ref: str) -> None:
 
 
 def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
-    """Work trees of ``repo_dir`` that have ``branch`` checked out."""
     out = git_cmd(repo_dir, "worktree", "list", "--porcelain")
     found, current = [], None
     for line in out.splitlines():
@@ -190,7 +173,7 @@ def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
 
 
 def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
-    """True when ``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
+    """``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
     try:
         git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
     except ToolkitError:
@@ -199,8 +182,8 @@ def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
 
 
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
-    """Copy ``src_ref`` of a local ``source_repo`` (with its history) into ``repo_dir`` as
-    ``dst_ref``. Only objects and that one ref change: no work tree, index or HEAD."""
+    """Copy ``src_ref`` of a local ``source_repo`` into ``repo_dir`` as ``dst_ref`` (objects
+    and that ref only)."""
     args = ("fetch", "-q", "--no-tags", "--no-write-fetch-head", "--end-of-options")
     git_cmd(repo_dir, *args, str(source_repo), f"+{src_ref}:{dst_ref}")
 
@@ -209,11 +192,8 @@ def format_patch(
     repo_dir: Path, base: str, head: str, out_dir: Path, objects: Path | None = None
 ) -> list[Path]:
     """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
-    env = {}
-    if objects is not None:
-        with opened(repo_dir) as repo:
-            real = str(Path(repo.common_dir, "objects").resolve())
-        env = {"GIT_OBJECT_DIRECTORY": str(objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": real}
+    with opened(repo_dir) as repo:
+        env = objects_env(repo, objects) if objects is not None else {}
     options = ("--full-index", "--no-signature", "--no-renames", f"--base={base}")
     out = git_cmd(
         repo_dir, "format-patch", *options, "-o", str(out_dir), f"{base}..{head}", env=env
@@ -228,7 +208,7 @@ def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
 
 
 def am(repo_dir: Path, patches: Iterable[Path]) -> None:
-    """``git am`` the patches (strict: no three-way fallback)."""
+    """``git am`` the patches, strictly (no three-way fallback); aborted on failure."""
     committer = parse_identity(UPSTREAM_IDENTITY)  # of the applied commits
     try:
         git_cmd(repo_dir, "am", "-q", *map(str, patches), author=committer)
@@ -238,16 +218,15 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
 
 
 def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
-    """Check the patches reverse cleanly on ``repo_dir``'s work tree (last first)."""
+    """Check the patches reverse cleanly on the work tree (last first)."""
     for patch in reversed(list(patches)):
         git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
 
 
 def paths_in_patch(patch: Path) -> list[str]:
     """The paths ``patch`` touches, as ``git apply --numstat`` reads them."""
-    out = git_cmd(
-        patch.parent, "apply", "--numstat", "-z", "-p1", str(patch), env=_plain_files(patch.parent)
-    )
+    args = ("apply", "--numstat", "-z", "-p1", str(patch))
+    out = git_cmd(patch.parent, *args, env=_plain_files(patch.parent))
     return [rec.split("\t", 2)[2] for rec in out.split("\0") if rec.count("\t") >= 2]
 
 

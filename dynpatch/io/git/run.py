@@ -1,7 +1,5 @@
-"""Running git: every git process, the CLI's and GitPython's, gets the settings that would
-otherwise make output depend on the caller's configuration (hooks, signing, diff prefixes,
-fsmonitor, ext:: URLs), never asks a terminal for credentials, and fails as one line with
-git's own reason."""
+"""Running git, by the CLI or GitPython: every git process gets the settings below, never
+asks a terminal for credentials, and fails as one line with git's own reason."""
 
 from __future__ import annotations
 
@@ -41,9 +39,8 @@ _GIT_CONFIG = (
 
 
 def git_env() -> dict[str, str]:
-    """The variables every git process gets on top of the environment: the settings above
-    as git's ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n`` (command-line scope, above every
-    config file), no outer ``git -c`` (it would override them), no terminal prompt."""
+    """The settings above as ``GIT_CONFIG_COUNT``/``KEY_n``/``VALUE_n`` (above every config
+    file), no outer ``git -c`` (it would override them), and no terminal prompt."""
     env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
     env |= {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": str(len(_GIT_CONFIG))}
     for n, (key, value) in enumerate(_GIT_CONFIG):
@@ -51,27 +48,28 @@ def git_env() -> dict[str, str]:
     return env
 
 
+def objects_env(repo: gitpython.Repo, objects: Path) -> dict[str, str]:
+    """Git's variables that put new objects in ``objects``, borrowing ``repo``'s own."""
+    real = str(Path(repo.common_dir, "objects").resolve())
+    return {"GIT_OBJECT_DIRECTORY": str(objects), "GIT_ALTERNATE_OBJECT_DIRECTORIES": real}
+
+
 def git_cmd(
     repo_dir: Path,
     *args: str,
     author: Identity | None = None,
-    date: str | None = None,
     timeout: float | None = None,
     extra_config: Iterable[str] = (),
     env: Mapping[str, str] = {},
     stdin: str | None = None,
     failed: str | None = None,
 ) -> str:
-    """Run ``git args...`` in ``repo_dir`` with the pinned settings; return stdout.
-
-    A failure is one line: ``failed`` (default: which git command, where) and git's own
-    reason (its ``fatal:``/``error:`` line), user-info of URLs removed.
-    """
+    """``git args...`` in ``repo_dir`` with the settings; its stdout. A failure is one line:
+    ``failed`` (default: which git command, where) and git's reason, URL user-info removed."""
     full = {**os.environ, **git_env(), **env}
     if author is not None:
         for role in ("AUTHOR", "COMMITTER"):
             full |= {f"GIT_{role}_NAME": author.name, f"GIT_{role}_EMAIL": author.email}
-            full |= {f"GIT_{role}_DATE": date} if date is not None else {}
     config = [arg for item in extra_config for arg in ("-c", item)]
     doing = f"git {args[0]}"
     result = proc.run(
@@ -80,34 +78,26 @@ def git_cmd(
         timeout=timeout,
         cwd=repo_dir,
         env=full,
-        stdin=stdin if stdin is not None else "",
+        stdin=stdin or "",
         allow_timeout=True,
     )
     if result.returncode != 0 or result.timed_out:
-        reason = git_reason(result.stderr) or f"exit status {result.returncode}"
-        reason = f"did not finish in {timeout:.0f} s" if result.timed_out else reason
-        raise ToolkitError(redact(f"{failed or f'{doing} failed in {repo_dir}'}: {reason}"))
+        why = f"did not finish in {timeout:.0f} s" if result.timed_out else result.last_line()
+        raise ToolkitError(redact(f"{failed or f'{doing} failed in {repo_dir}'}: {why}"))
     return result.stdout
 
 
 @contextmanager
 def opened(repo_dir: Path, objects: Path | None = None) -> Iterator[gitpython.Repo]:
-    """``repo_dir`` (the top of a work tree) as a GitPython ``Repo`` whose git processes
-    get :func:`git_env`; closed (its ``cat-file`` workers ended) when the block ends.
-
-    With ``objects``, new objects go into that folder, which borrows the repository's own
-    as alternates. GitPython's errors become one line.
-    """
+    """``repo_dir`` (the top of a work tree) as a GitPython ``Repo`` whose git processes get
+    :func:`git_env` (new objects into ``objects`` if given); its errors as one line."""
     try:
         repo = gitpython.Repo(repo_dir)
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
         raise ToolkitError(f"{repo_dir} is not a git repository") from None
     repo.git.update_environment(**git_env())
     if objects is not None:
-        real = str(Path(repo.common_dir, "objects").resolve())
-        repo.git.update_environment(
-            GIT_OBJECT_DIRECTORY=str(objects), GIT_ALTERNATE_OBJECT_DIRECTORIES=real
-        )
+        repo.git.update_environment(**objects_env(repo, objects))
         repo.odb = gitpython.GitCmdObjectDB(str(objects), repo.git)
     try:
         yield repo
@@ -115,8 +105,8 @@ def opened(repo_dir: Path, objects: Path | None = None) -> Iterator[gitpython.Re
         raise ToolkitError(f"cannot run git in {repo_dir}: git is not installed") from None
     except gitpython.GitCommandError as exc:
         stderr = str(exc.stderr).strip().removeprefix("stderr: '").removesuffix("'")
-        reason = git_reason(stderr) or f"exit status {exc.status}"
-        raise ToolkitError(redact(f"git {exc.command[1]} failed in {repo_dir}: {reason}")) from None
+        why = git_reason(stderr) or f"exit status {exc.status}"
+        raise ToolkitError(redact(f"git {exc.command[1]} failed in {repo_dir}: {why}")) from None
     except (BadName, BadObject, ValueError) as exc:
         raise ToolkitError(f"cannot read {repo_dir} with git: {exc}") from None
     finally:

@@ -23,15 +23,10 @@ def _armed_repo(tmp: Path) -> tuple[Path, Path]:
         (hooks / name).write_text(f"#!/bin/sh\necho {name} >> {ran}\n")
         (hooks / name).chmod(0o755)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    for key, value in [
-        ("core.hooksPath", str(hooks)),
-        ("core.fsmonitor", str(hooks / "fsmonitor")),
-        ("protocol.ext.allow", "always"),
-        ("user.name", "T"),
-        ("user.email", "t@example.invalid"),
-        ("commit.gpgsign", "false"),
-    ]:
-        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[core]\n\thooksPath = {hooks}\n\tfsmonitor = {hooks}/fsmonitor\n")
+        config.write('[protocol "ext"]\n\tallow = always\n[commit]\n\tgpgsign = false\n')
+        config.write("[user]\n\tname = T\n\temail = t@example.invalid\n")
     (repo / "f").write_text("f\n")
     subprocess.run(["git", "add", "f"], cwd=repo, check=True)
     ran.unlink(missing_ok=True)  # what `git add` ran
