@@ -30,7 +30,6 @@ from dynpatch.evidence import StageResult
 from dynpatch.io import git as gitio
 from dynpatch.matrix import join as matrix_join
 from dynpatch.matrix import stages as matrix_stages
-from dynpatch.pr import identity
 from dynpatch.workspace import Workspace
 
 Run = Callable[[argparse.Namespace], int]
@@ -178,25 +177,19 @@ def _add_bench(sub: Sub) -> None:
 
 
 def _add_pr(sub: Sub) -> None:
-    help_ = "the PR branch (git am of patches/, DCO, optional signing) and its description; pushes only with --push"
-    p = _verb(sub, "pr", help_, pr_command.run, {"timeout": 120.0, "force": False})
+    help_ = "the PR branch (git am of patches/, signed off by you) and its description"
+    p = _verb(sub, "pr", help_, pr_command.run, {"force": False})
     add = p.add_argument
     add(
         "--branch",
         help=f"branch name (default: ${pr_command.BRANCH_ENV}, else {pr_command.DEFAULT_BRANCH})",
     )
-    who = f"who authors and signs off the commits (default: ${identity.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)"
+    who = f"who authors and signs off the commits (default: ${pr_command.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, then git config user.name/email)"
     add("--identity", metavar="'NAME <EMAIL>'", help=who)
     placeholder = "accept an identity on a reserved domain (.example, .invalid, .test): a dry run"
     _flag(add, "--allow-placeholder-identity", placeholder, dest="allow_placeholder")
-    _flag(add, "--sign", "sign the commits with git (GPG or SSH) and verify them")
-    add("--signing-key", help="user.signingkey for --sign (default: git config)")
-    fmt = "gpg.format for --sign (default: git config, else from the key)"
-    add("--signing-format", choices=identity.FORMATS, help=fmt)
     replace = "replace an existing branch whose commits differ (range-diff shown)"
     _flag(add, "--force", replace, dest="replace")
-    push = "push the branch to REMOTE (your fork: remote name or URL); default: push nothing"
-    add("--push", metavar="REMOTE", help=push)
     out = "description file (default: out/pr/PR_DESCRIPTION.md; VALIDATION.md beside it)"
     add("--out", type=Path, help=out)
 

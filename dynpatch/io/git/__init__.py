@@ -1,26 +1,19 @@
 """Every git call of the toolkit, by topic: :mod:`~.run` (the one way git is run, by the
 CLI or GitPython), :mod:`~.values` (identities, URLs and refs from the user), :mod:`~.repo`
 (repositories, commits, refs, export and the ``git am`` proof), :mod:`~.history` (what the
-PR step reads and rewrites, signing, remotes).
+PR step reads and rewrites).
 
 The names below are the package's API; callers use ``from dynpatch.io import git``.
 """
 
 from dynpatch.io.git.history import (
     CommitInfo,
-    Signing,
     add_trailer,
     amend_head,
     changed_paths,
     commits_between,
-    push_branch,
     range_diff,
-    remote_branch_tip,
-    remote_url,
-    ssh_public_key,
     tags_and_date,
-    valid_branch_name,
-    verify_commit,
 )
 from dynpatch.io.git.repo import (
     am,
@@ -53,7 +46,6 @@ from dynpatch.io.git.values import (
     UPSTREAM_IDENTITY,
     Identity,
     check_ref,
-    check_remote,
     check_url,
     parse_identity,
 )
@@ -63,14 +55,12 @@ __all__ = [
     "UPSTREAM_IDENTITY",
     "CommitInfo",
     "Identity",
-    "Signing",
     "add_trailer",
     "am",
     "amend_head",
     "apply_to_folder",
     "changed_paths",
     "check_ref",
-    "check_remote",
     "check_url",
     "clone_at",
     "commit_id",
@@ -91,20 +81,14 @@ __all__ = [
     "local_changes",
     "parse_identity",
     "paths_in_patch",
-    "push_branch",
     "range_diff",
     "redact",
     "ref_exists",
-    "remote_branch_tip",
-    "remote_url",
     "rev_parse",
     "reverse_applies",
-    "ssh_public_key",
     "tags_and_date",
     "tree_of",
     "update_ref",
     "update_refs",
-    "valid_branch_name",
-    "verify_commit",
     "worktrees_on",
 ]
