@@ -44,12 +44,12 @@ def ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]
 
 def test_the_gpu_tier_needs_an_interpreter_to_install_into(tmp_path: Path) -> None:
     with pytest.raises(ToolkitError, match="needs --install-into PYTHON"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=None, tier="gpu")
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, None, "gpu", tmp_path)
 
 
 def test_the_gpu_tier_refuses_an_interpreter_without_tensorrt_llm(tmp_path: Path, ran) -> None:
     with pytest.raises(ToolkitError, match="cannot run: tensorrt_llm is not importable"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=Path(sys.executable), tier="gpu")
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, Path(sys.executable), "gpu", tmp_path)
     assert ran == []  # nothing installed into it
 
 
@@ -59,7 +59,7 @@ def test_the_gpu_tier_installs_into_the_container_python_and_runs_both(
     gpu_site = fake_site(tmp_path / "gpu-site", "1.1.0")
     monkeypatch.setenv("PYTHONPATH", str(gpu_site))
     python = Path(sys.executable)
-    summaries = prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python, tier="gpu")
+    summaries = prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, python, "gpu", tmp_path)
     assert ran == [
         ("install", f"{python} --no-deps {WHEEL}"),
         ("dynamo/common/backend/tests/test_logprobs.py", "pre_merge and gpu_0"),
@@ -72,8 +72,10 @@ def test_the_cpu_tier_runs_the_logprob_tests_and_refuses_a_stock_ai_dynamo(
     tmp_path: Path, ran, monkeypatch
 ) -> None:
     python = Path(sys.executable)
-    assert prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python) == ["1 passed"]
+    assert prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, python, "cpu", tmp_path) == [
+        "1 passed"
+    ]
     assert ran[1:] == [("dynamo/common/backend/tests/test_logprobs.py", "pre_merge and gpu_0")]
     monkeypatch.setattr(prove, "installed_helper", lambda python: (tmp_path, tmp_path, "1.6.1"))
     with pytest.raises(ToolkitError, match=r"installed ai-dynamo is 1\.6\.1, not the patched"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python)
+        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, python, "cpu", tmp_path)
