@@ -102,7 +102,7 @@ def _run(
         "your fork and open the PR yourself (docs/pr.md says how)"
     )
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
-        shown.say("  first rerun on a dynamo clone: --source git, or --source path --path DIR")
+        shown.say("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
     for line in validation.warnings(found):
         print(f"warning: {line}", file=sys.stderr)
     return shown
