@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.apply.precommit.dco import SIGNED_OFF_BY, sign_offs
+from dynpatch.apply.precommit import dco
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
@@ -159,17 +159,11 @@ def _same(a: Identity, b: Identity) -> bool:
 
 
 def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[str]:
-    """dynamo's commit-msg hook plus a sign-off matching the author, and none left by
-    ``replaced`` (the series identity, which the person's sign-off replaces)."""
+    """dynamo's DCO rule (a sign-off by the author), and no sign-off left by ``replaced``
+    (the series identity, which the person's replaces)."""
     where = f"commit {commit.sha[:12]} ({commit.subject[:60]})"
-    signers = sign_offs(commit.message)
-    problems = []
-    if not signers:
-        problems.append(f"{where} has no line matching {SIGNED_OFF_BY.pattern}")
-    elif not any(_same(s, commit.author) for s in signers):
-        shown = ", ".join(map(str, signers))
-        problems.append(f"{where}: no Signed-off-by matches its author {commit.author} ({shown})")
-    if replaced is not None and any(_same(s, replaced) for s in signers):
+    problems = [f"{where}: {f.message}" for f in dco.check(commit, where)]
+    if replaced is not None and any(_same(s, replaced) for s in dco.sign_offs(commit.message)):
         problems.append(f"{where} still carries the series identity's sign-off ({replaced})")
     return problems
 
@@ -177,7 +171,7 @@ def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[s
 def drop_sign_off(message: str, signer: Identity) -> str:
     """``message`` without the ``Signed-off-by`` lines of ``signer`` (other lines kept)."""
     lines = message.splitlines()
-    kept = [ln for ln in lines if not any(_same(s, signer) for s in sign_offs(ln))]
+    kept = [ln for ln in lines if not any(_same(s, signer) for s in dco.sign_offs(ln))]
     return "\n".join(kept).rstrip() + "\n"
 
 

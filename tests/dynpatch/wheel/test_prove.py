@@ -42,12 +42,9 @@ def ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]
     return calls
 
 
-def test_the_gpu_tier_needs_an_interpreter_to_install_into(tmp_path: Path) -> None:
+def test_the_gpu_tier_needs_an_interpreter_with_tensorrt_llm(tmp_path: Path, ran) -> None:
     with pytest.raises(ToolkitError, match="needs --install-into PYTHON"):
         prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, None, "gpu", tmp_path)
-
-
-def test_the_gpu_tier_refuses_an_interpreter_without_tensorrt_llm(tmp_path: Path, ran) -> None:
     with pytest.raises(ToolkitError, match="cannot run: tensorrt_llm is not importable"):
         prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, Path(sys.executable), "gpu", tmp_path)
     assert ran == []  # nothing installed into it
