@@ -105,16 +105,8 @@ def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
 
 
 def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr) -> None:
-    world.save(
-        "test-upstream",
-        tiers_run=["cpu"],
-        tiers={
-            "cpu": {
-                "mutation": "new regression tests: 14 fail on baseline, 14 pass on patched (of 14)",
-                "regressions": [],
-            }
-        },
-    )
+    mutation = "new regression tests: 14 fail on baseline, 14 pass on patched (of 14)"
+    world.save("test-upstream", tiers={"cpu": {"mutation": mutation, "regressions": []}})
     alternative = {"line": "alternative (informative; ...): 0 divergences from the baseline"}
     world.save(
         "verify", budget=200, alternative=alternative, scenarios=[{"divergence": None}] * 232
@@ -148,8 +140,7 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     assert "on Some CPU x2" in text and "16384   41.07   1.74  23.6x\n```" in text
     assert "PYTHONPATH" not in text and "python3 per_chunk_cost.py [PATH/TO/logprobs.py]" in text
 
-
-def test_the_script_s_output_is_shown_only_for_the_script_as_it_is(world: World, pr) -> None:
+    # the script's output is shown only for the script as it is
     world.save("bench", **COUNTED, rerun={**RERUN, "sha256": "0" * 64})
     assert pr()[0] == 0
     text = world.out.read_text()

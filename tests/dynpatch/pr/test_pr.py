@@ -44,8 +44,8 @@ def test_bad_input_is_refused_before_anything_is_written_or_run(
         (JANE, ["--branch=--receive-pack=touch pwned"], ["is not a valid git"]),
         (JANE, ["--branch", "-x"], ["--branch"]),  # argparse's own refusal, also one line
     ):
-        one_error(refused(world, pr, *args, identity=identity), *needles)
-    nothing_written(world)
+        one_error(refused(pr, *args, identity=identity), *needles)
+        nothing_written(world)
     assert not list(world.tmp.rglob("pwned")) and not Path("pwned").exists()
 
 
@@ -75,9 +75,9 @@ def test_a_run_killed_after_placing_the_branch_is_finished_by_a_rerun(
 
 def test_an_identity_on_a_reserved_domain_is_refused_unless_allowed(world: World, pr) -> None:
     for email in ("jane@example.invalid", "jane@dynpatch.example", "ci@build.TEST"):
-        err = refused(world, pr, identity=f"Jane Doe <{email}>", placeholder=False)
+        err = refused(pr, identity=f"Jane Doe <{email}>", placeholder=False)
         one_error(err, "is on the reserved domain", "--allow-placeholder-identity")
-    nothing_written(world)
+        nothing_written(world)
 
 
 def test_identity_from_environment_then_git_config(
