@@ -118,8 +118,8 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def pr(session: nox.Session) -> None:
-    """The PR branch (git am of patches/, re-signed off by you, `-- --sign` to sign) and
-    out/pr/PR_DESCRIPTION.md. Pushes nothing unless `-- --push REMOTE`; never opens the PR."""
+    """The PR branch (git am of patches/, re-signed off by you) and out/pr/PR_DESCRIPTION.md;
+    you push the branch and open the PR (docs/pr.md)."""
     _toolkit(session)
     session.run("python", "-m", "dynpatch", "pr", *session.posargs)
 

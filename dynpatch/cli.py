@@ -22,7 +22,6 @@ from dynpatch.errors import ToolkitError
 from dynpatch.io import git as gitio
 from dynpatch.matrix import join as matrix_join
 from dynpatch.matrix import stages as matrix_stages
-from dynpatch.pr import identity
 from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
@@ -104,14 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add = verb("pr", "the PR branch and its description", pr_command.run, force=False)
     add("--branch", help=f"default: ${pr_command.BRANCH_ENV}, {pr_command.DEFAULT_BRANCH}")
-    who = f"default: ${identity.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, git config"
+    who = f"default: ${pr_command.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, git config"
     add("--identity", metavar="'NAME <EMAIL>'", help=who)
     add("--allow-placeholder-identity", **FLAG, dest="allow_placeholder", help="a dry run")
-    add("--sign", **FLAG, help="sign the commits with git and verify them")
-    add("--signing-key", help="default: git config user.signingkey")
-    add("--signing-format", choices=identity.FORMATS, help="default: git config gpg.format")
     add("--force", **FLAG, dest="replace", help="replace a branch whose commits differ")
-    add("--push", metavar="REMOTE", help="push the branch to your fork (default: nothing)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")
 
     add = verb("matrix", "the series on several releases", matrix_command.run, checkout=False)

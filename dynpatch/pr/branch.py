@@ -1,9 +1,8 @@
 """The PR branch: ``git am`` of ``patches/series`` onto the pinned base in a throwaway
 clone, each commit re-authored and signed off by the person (the series identity's
-sign-off dropped, optionally signed by git), checked against dynamo's rules (DCO, a
-Conventional Commit title) and compared with an existing branch of that name. Only
-:func:`place` writes to the checkout, and only refs and objects: never its work tree,
-index or HEAD.
+sign-off dropped), checked against dynamo's rules (DCO, a Conventional Commit title) and
+compared with an existing branch of that name. Only :func:`place` writes to the checkout,
+and only a ref and objects: never its work tree, index or HEAD.
 """
 
 from __future__ import annotations
@@ -13,32 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.apply.precommit.dco import SIGNED_OFF_BY, sign_offs
+from dynpatch.apply.precommit import dco
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
-from dynpatch.io.git import CommitInfo, Identity, Signing
-from dynpatch.pr import identity
+from dynpatch.io.git import CommitInfo, Identity
 
-# One ref per branch tip this tool placed: the commits it may later replace on a remote.
-MADE = "refs/dynpatch/made"
-# In the scratch clone only: the checkout's existing branch, to compare the new one with.
-_EXISTING = "refs/dynpatch/existing"
+# A ref for a moment: in the scratch clone, the checkout's branch to compare with; in the
+# checkout, the new commits on their way to the branch.
+_PASSING = "refs/dynpatch/pr"
 # dynamo's PR-title check: a Conventional Commit of one of these types.
-TITLE_TYPES = [
-    "feat",
-    "fix",
-    "docs",
-    "test",
-    "ci",
-    "refactor",
-    "perf",
-    "chore",
-    "build",
-    "style",
-    "revert",
-]
-TITLE = re.compile(rf"^(?:{'|'.join(TITLE_TYPES)})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
+TITLE_TYPES = "feat|fix|docs|test|ci|refactor|perf|chore|build|style|revert"
+TITLE = re.compile(rf"^(?:{TITLE_TYPES})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
 
 
 @dataclass(frozen=True)
@@ -49,7 +34,6 @@ class BranchPlan:
     old: str | None  # the checkout's branch tip now (None: no branch); == tip: unchanged
     state: str  # created | unchanged ... | replaced ...
     commits: list[CommitInfo]
-    signatures: list[str]  # git's verification line per commit; empty when unsigned
 
 
 def check_checkout(checkout: Checkout, branch: str) -> None:
@@ -62,8 +46,7 @@ def check_checkout(checkout: Checkout, branch: str) -> None:
             f"{checkout.path} has local changes ({shown}); commit or stash them first "
             "(nothing was written)"
         )
-    if not gitio.valid_branch_name(checkout.path, branch):
-        raise ToolkitError(f"{branch!r} is not a valid branch name")
+    gitio.check_ref(branch, "--branch")
     if busy := gitio.worktrees_on(checkout.path, branch):
         raise ToolkitError(
             f"{branch} is checked out in {busy[0]}: check out the base there "
@@ -77,15 +60,12 @@ def make(
     patches: Sequence[Path],
     signer: Identity,
     series_identity: Identity,
-    signing: Signing | None,
     force: bool,
     scratch: Path,
 ) -> BranchPlan:
     """Build and check the commits in a new clone ``scratch``, and compare them with the
     checkout's branch ``name`` there (differs: range-diff shown, ``force`` needed); the
     checkout is only read."""
-    if signing is not None:
-        signing = identity.with_allowed_signers(signing, signer, checkout.path, scratch.parent)
     gitio.clone_at(checkout.path, checkout.base, scratch)
     for patch in patches:
         try:
@@ -96,25 +76,20 @@ def make(
             ) from None
         message = drop_sign_off(gitio.commit_message(scratch, "HEAD"), series_identity)
         message = gitio.add_trailer(message, f"Signed-off-by: {signer}")
-        gitio.amend_head(scratch, message, signer, signing)
+        gitio.amend_head(scratch, message, signer)
     commits = gitio.commits_between(scratch, checkout.base, "HEAD")
     problems = check(commits, series_identity)
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ToolkitError(f"{problems[0]}{more}")
-    if signing is not None:
-        for c in commits:
-            gitio.verify_commit(scratch, c.sha, signing)
     old = None
     if gitio.rev_parse(checkout.path, f"refs/heads/{name}") is not None:
         # Its commits copied into the scratch clone: comparing there writes nothing.
-        gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}", _EXISTING)
-        old = gitio.rev_parse(scratch, _EXISTING)
+        gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}", _PASSING)
+        old = gitio.rev_parse(scratch, _PASSING)
     tip, state = _decide(scratch, checkout.base, name, commits[-1].sha, old, force)
     # What the branch will hold (the earlier, identical commits when unchanged).
-    commits = gitio.commits_between(scratch, checkout.base, tip)
-    signatures = [gitio.verify_commit(scratch, c.sha, signing) for c in commits] if signing else []
-    return BranchPlan(tip, old, state, commits, signatures)
+    return BranchPlan(tip, old, state, gitio.commits_between(scratch, checkout.base, tip))
 
 
 def _decide(
@@ -130,7 +105,7 @@ def _decide(
         before = gitio.commits_between(repo, base, old)
         differences = _differences(before, gitio.commits_between(repo, base, new))
         if not differences:
-            return old, "unchanged (same trees, messages, authors and signing)"
+            return old, "unchanged (same trees, messages and authors)"
         print(f"git range-diff {base[:12]} {old[:12]} {new[:12]}:")
         print(gitio.range_diff(repo, base, old, new).rstrip())
     what = "; ".join(differences)
@@ -147,19 +122,10 @@ def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> l
         return [f"{len(before)} commits before, {len(after)} now"]
     found = []
     for i, (a, b) in enumerate(zip(before, after, strict=True), start=1):
-        signed = "signed -> unsigned" if a.signed else "unsigned -> signed"
-        what = [
-            label
-            for label, differs in (
-                ("content", a.tree != b.tree),
-                ("message", a.message != b.message),
-                (f"author {a.author} -> {b.author}", a.author != b.author),
-                (f"signature {signed}", a.signed != b.signed),
-            )
-            if differs
-        ]
-        if what:
-            found.append(f"commit {i}: {', '.join(what)}")
+        what = [("content", a.tree != b.tree), ("message", a.message != b.message)]
+        what.append((f"author {a.author} -> {b.author}", a.author != b.author))
+        if shown := [label for label, differs in what if differs]:
+            found.append(f"commit {i}: {', '.join(shown)}")
     return found
 
 
@@ -184,7 +150,7 @@ def title_problem(title: str) -> str | None:
         return None
     return (
         f"title {title!r} is not a Conventional Commit: expected 'type(scope): summary' "
-        f"with type one of {', '.join(TITLE_TYPES)}"
+        f"with type one of {TITLE_TYPES.replace('|', ', ')}"
     )
 
 
@@ -193,17 +159,11 @@ def _same(a: Identity, b: Identity) -> bool:
 
 
 def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[str]:
-    """dynamo's commit-msg hook plus a sign-off matching the author, and none left by
-    ``replaced`` (the series identity, which the person's sign-off replaces)."""
+    """dynamo's DCO rule (a sign-off by the author), and no sign-off left by ``replaced``
+    (the series identity, which the person's replaces)."""
     where = f"commit {commit.sha[:12]} ({commit.subject[:60]})"
-    signers = sign_offs(commit.message)
-    problems = []
-    if not signers:
-        problems.append(f"{where} has no line matching {SIGNED_OFF_BY.pattern}")
-    elif not any(_same(s, commit.author) for s in signers):
-        shown = ", ".join(map(str, signers))
-        problems.append(f"{where}: no Signed-off-by matches its author {commit.author} ({shown})")
-    if replaced is not None and any(_same(s, replaced) for s in signers):
+    problems = [f"{where}: {f.message}" for f in dco.check(commit, where)]
+    if replaced is not None and any(_same(s, replaced) for s in dco.sign_offs(commit.message)):
         problems.append(f"{where} still carries the series identity's sign-off ({replaced})")
     return problems
 
@@ -211,44 +171,16 @@ def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[s
 def drop_sign_off(message: str, signer: Identity) -> str:
     """``message`` without the ``Signed-off-by`` lines of ``signer`` (other lines kept)."""
     lines = message.splitlines()
-    kept = [ln for ln in lines if not any(_same(s, signer) for s in sign_offs(ln))]
+    kept = [ln for ln in lines if not any(_same(s, signer) for s in dco.sign_offs(ln))]
     return "\n".join(kept).rstrip() + "\n"
 
 
-# --- the only writes to the checkout
-
-
-@dataclass(frozen=True)
-class Placed:
-    branch: str
-    old: str | None  # the branch tip before (None: there was no branch)
-    new: str
-    made: str | None  # the ``MADE`` ref it created (None: that ref was there already)
-
-
-def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> Placed:
-    """Copy the commits of ``scratch`` (whose HEAD is ``new``) into ``repo``, record ``new``
-    under ``MADE``, and point ``branch`` at it only if it is still at ``old`` (None:
-    absent). A failure leaves the refs as they were."""
-    made = f"{MADE}/{new}"
-    created = None if gitio.ref_exists(repo, made) else made
-    gitio.fetch_ref(repo, scratch, "HEAD", made)
+def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> None:
+    """Copy the commits of ``scratch`` (whose HEAD is ``new``) into ``repo`` and point
+    ``branch`` at ``new`` only if it is still at ``old`` (None: absent)."""
+    gitio.fetch_ref(repo, scratch, "HEAD", _PASSING)
     try:
         reason = f"dynpatch pr: {'replace' if old else 'create'} {branch}"
         gitio.update_ref(repo, f"refs/heads/{branch}", new, old, reason)
-    except BaseException:
-        if created:
-            gitio.delete_ref(repo, created)
-        raise
-    return Placed(branch, old, new, created)
-
-
-def undo(repo: Path, placed: Placed) -> None:
-    ref = f"refs/heads/{placed.branch}"
-    if placed.old is None:
-        gitio.delete_ref(repo, ref)
-    else:
-        reason = f"dynpatch pr: put {placed.branch} back (the push failed)"
-        gitio.update_ref(repo, ref, placed.old, placed.new, reason)
-    if placed.made:
-        gitio.delete_ref(repo, placed.made)
+    finally:
+        gitio.delete_ref(repo, _PASSING)

@@ -1,8 +1,5 @@
-"""The PR description in dynamo's template (Overview, Details, Where should the reviewer
-start?, Related Issues, Public API): only what a dynamo reviewer can check, every figure
-from a record saved for this base and series (a stage without one: not run); and
-VALIDATION.md beside it, the full record.
-"""
+"""The PR description in dynamo's template, every figure from a record saved for this base
+and series (a stage without one: not run), and VALIDATION.md beside it, the full record."""
 
 from __future__ import annotations
 
@@ -55,8 +52,7 @@ DETAILS = (
     "`None` position, a missing selected token). With the delta the helper returns what "
     f"slicing returned on every path (`{HELPER_TEST}` in `{HELPER_TESTS}`), and interleaved "
     f"choices stream aligned logprobs (`{HANDLER_TEST}` in `{HANDLER_TESTS}`). The toolkit's "
-    "replay also compared the emitted chunk streams exactly (its figure is in the toolkit's "
-    "block below)."
+    "replay also compared the emitted chunk streams exactly (its figure is below)."
 )
 PUBLIC_API = (
     "No public API change: `extract_from_completion_output` is not in any `__all__`, and "
@@ -89,10 +85,11 @@ class Facts:
 
 
 def render(f: Facts) -> str:
+    headline, rest = _figures(f)
     sections = [
         f"## Overview:\n\n{OVERVIEW}",
-        f"## Details:\n\n{DETAILS}\n- Made on {f.base}.\n\n{_alternative(f.evidence)}\n\n"
-        f"{_rerun(f.evidence)}\n\n{_figures(f)}",
+        f"## Details:\n\n{DETAILS}\n- Made on {f.base}.\n{headline}\n{_alternative(f.evidence)}"
+        f"\n\n{_rerun(f.evidence)}\n\n{rest}",
         f"## Where should the reviewer start?\n\n{_reviewer_start(f.changed)}",
         f"## Related Issues\n\n{_related(f.evidence)}",
         f"## Public API\n\n{PUBLIC_API}",
@@ -133,20 +130,12 @@ def base_name(checkout: Checkout) -> str:
 def checks(base: str, digest: str, patches: int, plan: BranchPlan, branch: str) -> list[str]:
     """This run's own checks (all passed to get here), as Markdown lines for VALIDATION.md."""
     signer, title = plan.commits[0].author, plan.commits[0].subject
-    lines = [
-        f"`git am` of `patches/series` ({count(patches, 'patch')}, sha256 `{digest[:12]}`) "
-        f"onto {base}: applies; {count(len(plan.commits), 'commit')} on `{branch}`.",
+    return [
+        f"`git am` of `patches/series` ({patches} patch(es), sha256 `{digest[:12]}`) onto "
+        f"{base}: applies; {len(plan.commits)} commit(s) on `{branch}`.",
         f"DCO: every commit has a `Signed-off-by` matching its author ({signer}): pass.",
         f"Title `{title}` is a Conventional Commit: pass.",
     ]
-    pairs = zip(plan.commits, plan.signatures, strict=False)
-    lines += [f"`git verify-commit {c.sha[:12]}`: {s}" for c, s in pairs]
-    return lines if plan.signatures else [*lines, "Signatures: the commits are not signed."]
-
-
-def count(n: int, noun: str) -> str:
-    plural = "es" if noun.endswith("h") else "s"
-    return f"{n} {noun}{'' if n == 1 else plural}"
 
 
 def _reviewer_start(changed: Sequence[str]) -> str:
@@ -236,7 +225,7 @@ def _rerun(found: Sequence[StageEvidence]) -> str:
         shown = (
             f"Its output as the toolkit ran it on this branch's tree, {counted['at']}, on "
             f"{saved.get('cpu')} (timings move with the machine's load; the instruction "
-            f"counts below do not):\n\n```text\n{str(saved.get('output')).rstrip()}\n```"
+            f"counts above do not):\n\n```text\n{str(saved.get('output')).rstrip()}\n```"
         )
     return (
         "<details><summary>Rerun it: the helper's cost per chunk with and without "
@@ -249,8 +238,9 @@ def _rerun(found: Sequence[StageEvidence]) -> str:
     )
 
 
-def _figures(f: Facts) -> str:
-    """The toolkit's headline figures, and the commands a reviewer runs."""
+def _figures(f: Facts) -> tuple[str, str]:
+    """The toolkit's headline figures as Markdown bullets; the rest of what it checked and
+    the commands a reviewer runs, in a ``<details>``."""
     found = f.evidence
     counted, verify = _saved(found, "bench"), _saved(found, "verify")
     tests, hooks = _saved(found, "test-upstream"), _saved(found, "pre-commit")
@@ -290,9 +280,10 @@ def _figures(f: Facts) -> str:
         f"`nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:{f.release}` "
         f'`pytest -m "pre_merge and trtllm and gpu_1" {HANDLER_TESTS}`'
     )
-    return (
-        "<details><summary>What the toolkit measured on this base and series (headline; "
-        "the full record is in VALIDATION.md)</summary>\n\n"
-        + "".join(f"- {line}\n" for line in lines)
+    head = 2 + len(ran)  # instructions, the replay, the tiers that ran
+    return "".join(f"- {line}\n" for line in lines[:head]), (
+        "<details><summary>What else the toolkit checked on this base and series, and what a "
+        "reviewer runs (the full record is in VALIDATION.md)</summary>\n\n"
+        + "".join(f"- {line}\n" for line in lines[head:])
         + "\n</details>"
     )

@@ -1,8 +1,5 @@
 """What the saved records (:mod:`dynpatch.evidence`) say about *this* series on *this*
-base: current, stale (another series), not run for this base, invalid or missing. A push
-needs current, passing test-upstream and verify records made with their sessions'
-defaults; bench only warns; a missing pre-commit record is only "not run".
-"""
+base: current, stale (another series), not run for this base, invalid or missing."""
 
 from __future__ import annotations
 
@@ -15,11 +12,7 @@ from typing import Any
 from dynpatch import console, evidence, series
 from dynpatch.apply.precommit import record
 from dynpatch.errors import ToolkitError
-from dynpatch.test_upstream import tiers
-from dynpatch.verify import DEFAULT_BUDGET
 
-REQUIRED_TO_PUSH = ("test-upstream", "verify")
-DEFAULT_TIERS = (tiers.CPU.name, tiers.STANDIN.name)  # what test-upstream runs on a CPU
 # The session that makes a stage's record, where it is not named after the stage.
 _SESSION = {record.STAGE: record.COMMAND}
 _KEYS = ("stage", "base", "series_sha256", "command", "verdict", "summary_md")
@@ -37,7 +30,6 @@ class State(enum.StrEnum):
 class StageEvidence:
     stage: str
     state: State
-    path: Path
     record: Mapping[str, Any] | None = None
     reason: str = ""
 
@@ -45,10 +37,6 @@ class StageEvidence:
     def verdict(self) -> str | None:
         """What a current record says: pass or fail; None for any other record."""
         return str(self.record["verdict"]) if self.state is State.CURRENT and self.record else None
-
-    @property
-    def rerun(self) -> str:
-        return _SESSION.get(self.stage, f"nox -s {self.stage}")
 
     def status(self) -> str:
         """One line for the console."""
@@ -65,23 +53,22 @@ def gather(patches_dir: Path, base: str, evidence_dir: Path) -> tuple[StageEvide
 
 
 def _classify(stage: str, evidence_dir: Path, base: str, digest: str) -> StageEvidence:
-    path = evidence_dir / f"{stage}.json"
-    shown = console.rel(path)
+    shown = console.rel(evidence_dir / f"{stage}.json")
     try:
         saved = evidence.load(stage, evidence_dir)
     except ToolkitError as exc:
-        return StageEvidence(stage, State.INVALID, path, None, str(exc))
+        return StageEvidence(stage, State.INVALID, None, str(exc))
     if saved is None:
-        return StageEvidence(stage, State.MISSING, path, None, f"no {shown}")
+        return StageEvidence(stage, State.MISSING, None, f"no {shown}")
     if problem := _record_problem(saved, stage):
-        return StageEvidence(stage, State.INVALID, path, None, f"{shown} {problem}")
+        return StageEvidence(stage, State.INVALID, None, f"{shown} {problem}")
     if saved["series_sha256"] != digest:
         why = f"{shown} is of series {saved['series_sha256'][:12]}, not this series ({digest[:12]})"
-        return StageEvidence(stage, State.STALE, path, saved, why)
+        return StageEvidence(stage, State.STALE, saved, why)
     if saved["base"] != base:
         why = f"{shown} was made on {saved['base'][:12]}, not on {base[:12]}"
-        return StageEvidence(stage, State.OTHER_BASE, path, saved, why)
-    return StageEvidence(stage, State.CURRENT, path, saved)
+        return StageEvidence(stage, State.OTHER_BASE, saved, why)
+    return StageEvidence(stage, State.CURRENT, saved)
 
 
 def _record_problem(saved: Mapping[str, Any], stage: str) -> str | None:
@@ -95,32 +82,6 @@ def _record_problem(saved: Mapping[str, Any], stage: str) -> str | None:
     return None
 
 
-def push_blockers(found: Sequence[StageEvidence]) -> list[str]:
-    """Why the saved results do not allow a push (empty: they do)."""
-    problems = []
-    for e in found:
-        if e.stage not in REQUIRED_TO_PUSH:
-            continue
-        if e.state is not State.CURRENT:
-            problems.append(f"{e.stage} is {e.state} ({e.reason}): run `{e.rerun}` first")
-        elif e.verdict != "pass":
-            problems.append(f"{e.stage} failed for this series (see {console.rel(e.path)})")
-        elif short := _short_of_defaults(e):
-            problems.append(f"{e.stage} {short}: run `{e.rerun}` first")
-    return problems
-
-
-def _short_of_defaults(e: StageEvidence) -> str | None:
-    """How a passing record falls short of what its session runs by default (None: not)."""
-    details = (e.record or {}).get("details") or {}
-    if e.stage == "verify" and not details.get("budget", 0) >= DEFAULT_BUDGET:
-        return f"ran {details.get('budget', 0)} property streams, not the default {DEFAULT_BUDGET}"
-    ran = details.get("tiers_run") or []
-    if e.stage == "test-upstream" and not set(DEFAULT_TIERS) <= set(ran):
-        return f"ran the tiers {', '.join(ran) or 'none'}, not {' and '.join(DEFAULT_TIERS)}"
-    return None
-
-
 def warnings(found: Sequence[StageEvidence]) -> list[str]:
     """One line per stage whose result will not appear as a pass in the description."""
     lines = []
@@ -128,7 +89,7 @@ def warnings(found: Sequence[StageEvidence]) -> list[str]:
         if e.stage == record.STAGE and e.state is State.MISSING:
             continue  # said in the description; apply refuses a failing series anyway
         if e.state is not State.CURRENT:
-            lines.append(f"{e.status()}: run `{e.rerun}`")
+            lines.append(f"{e.status()}: run `{_SESSION.get(e.stage, f'nox -s {e.stage}')}`")
         elif e.verdict == "fail":
             lines.append(f"{e.stage}: the saved result for this series is a FAIL")
     return lines

@@ -1,9 +1,6 @@
-"""Proofs of the built wheel as installed. :func:`run_proof`: installed ``--no-deps`` into
-a fresh venv with the pinned ``ai-dynamo-runtime`` and what dynamo's CPU-tier tests import,
-or into ``--install-into PYTHON`` (the TRT-LLM container's), then dynamo's tests run from
-site-packages, never a source tree; the ``gpu`` tier adds dynamo's trtllm tests, only where
-NVIDIA's tensorrt_llm and a CUDA device are. :func:`replay_installed`: the named scenarios
-through the installed stock and patched wheels, whose chunk streams must be identical.
+"""The built wheel as installed. :func:`run_proof` runs dynamo's own tests from
+site-packages, never a source tree; :func:`replay_installed` replays the named scenarios
+through the installed stock and patched wheels.
 """
 
 from __future__ import annotations
@@ -59,15 +56,12 @@ def installed_helper(python: Path) -> tuple[Path, Path, str]:
     return Path(purelib), Path(module), version
 
 
-def run_tests(
-    python: Path, purelib: Path, work: Path, test: str, marker: str, junit: Path | None
-) -> str:
-    """dynamo's tests at ``test`` (under site-packages) selected by ``marker``; the pytest
-    summary line (raises unless they pass). JUnit XML to ``junit`` if given."""
-    ini = work / "pytest.ini"
-    files.write_atomic(ini, INI)
-    cmd = runner.pytest_command(python, [purelib / test], ini, work)
-    cmd += ["-q", "-m", marker, *([f"--junitxml={junit}"] if junit else [])]
+def run_tests(python: Path, purelib: Path, work: Path, test: str, marker: str, junit: Path) -> str:
+    """dynamo's tests at ``test`` (under site-packages) selected by ``marker``, JUnit XML to
+    ``junit``; the pytest summary line (raises unless they pass)."""
+    files.write_atomic(work / "pytest.ini", INI)
+    cmd = runner.pytest_command(python, [purelib / test], work / "pytest.ini", work)
+    cmd += ["-q", "-m", marker, f"--junitxml={junit}"]
     doing = "pytest of the installed wheel"
     result = proc.run(cmd, doing=doing, timeout=900, cwd=work, env=_env(), merge_stderr=True)
     lines = [ln.strip() for ln in result.stdout.splitlines() if _SUMMARY.match(ln.strip())]
@@ -78,64 +72,46 @@ def run_tests(
 
 
 def run_proof(
-    the_pin: Pin,
-    wheel: Path,
-    cache: Path,
-    into: Path | None = None,
-    tier: str = "cpu",
-    reports: Path | None = None,
+    pin: Pin, wheel: Path, scratch_root: Path, into: Path | None, tier: str, reports: Path
 ) -> list[str]:
-    """Install ``wheel`` (a fresh venv, or ``into``) and run the ``tier``'s tests from
-    site-packages, JUnit XML into ``reports``; print what was seen. The pytest summary
-    line of each test run."""
-    if tier not in TIERS:
-        raise ToolkitError(f"unknown tier {tier!r} for the wheel's proof (cpu or gpu)")
+    """Install ``wheel`` ``--no-deps`` (into a fresh venv with the pinned
+    ai-dynamo-runtime, or into the interpreter ``into``) and run the ``tier``'s tests from
+    site-packages, JUnit XML into ``reports``; the pytest summary line of each. The gpu
+    tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device."""
     if tier == "gpu":
         if into is None:
             raise ToolkitError(
                 "the gpu tier of the wheel's proof needs --install-into PYTHON: an "
                 "interpreter with NVIDIA's tensorrt_llm (a fresh venv has none)"
             )
-        if why := tiers.gpu_problem(interpreter.probe(str(into)), the_pin.pinned.version):
+        if why := tiers.gpu_problem(interpreter.probe(str(into)), pin.pinned.version):
             raise ToolkitError(f"the gpu tier of the wheel's proof cannot run: {why}")
-    if reports:
-        reports.mkdir(parents=True, exist_ok=True)
-    with files.owned_dir(cache / "scratch", ".wheel-proof-") as scratch:
+    reports.mkdir(parents=True, exist_ok=True)
+    with files.owned_dir(scratch_root, ".wheel-proof-") as scratch:
+        python = into or scratch / "venv" / "bin" / "python"
         if into is None:
-            say(
-                f"proof: fresh venv, ai-dynamo-runtime=={the_pin.pinned.version}, "
-                f"pip install --no-deps {wheel.name}"
-            )
-            venv = scratch / "venv"
-            cmd = [sys.executable, "-m", "venv", str(venv)]
+            runtime = f"ai-dynamo-runtime=={pin.pinned.version}"
+            say(f"proof: fresh venv, {runtime}, pip install --no-deps {wheel.name}")
+            cmd = [sys.executable, "-m", "venv", str(scratch / "venv")]
             proc.check(cmd, doing="python -m venv", timeout=300, env=_env())
-            python = venv / "bin" / "python"
-            runtime = f"ai-dynamo-runtime=={the_pin.pinned.version}"
             pypi.pip_install_into(python, [runtime, *REQUIREMENTS])
-            pypi.pip_install_into(python, ["--no-deps", str(wheel)])
         else:
             say(f"proof: pip install --no-deps {wheel.name} into {into}")
-            pypi.pip_install_into(into, ["--no-deps", str(wheel)])
-            python = into
+        pypi.pip_install_into(python, ["--no-deps", str(wheel)])
         purelib, module, version = installed_helper(python)
         if "+dynpatch." not in version:
             raise ToolkitError(f"the installed ai-dynamo is {version}, not the patched wheel")
-        if not module.is_relative_to(purelib):
+        if not module.is_relative_to(purelib) or "new_token_ids" not in module.read_text():
             raise ToolkitError(
-                f"dynamo.common.backend.logprobs comes from {module}, "
-                f"not the venv's site-packages {purelib}"
+                f"dynamo.common.backend.logprobs comes from {module}: not the patched wheel "
+                f"in site-packages {purelib}"
             )
-        if "new_token_ids" not in module.read_text():
-            raise ToolkitError(f"the installed {module} lacks new_token_ids: not the patch")
-        say(
-            f"proof: dynamo.common.backend.logprobs.__file__ = {module} "
-            "(in site-packages; has new_token_ids)"
-        )
+        shown = f"{module} (in site-packages; has new_token_ids)"
+        say(f"proof: dynamo.common.backend.logprobs.__file__ = {shown}")
         summaries = []
         for i, (test, marker) in enumerate(TIERS[tier]):
-            work = scratch / f"work-{i}"
-            work.mkdir()
-            junit = reports / f"junit-{Path(test).stem}.xml" if reports else None
+            (work := scratch / f"work-{i}").mkdir()
+            junit = reports / f"junit-{Path(test).stem}.xml"
             summaries.append(run_tests(python, purelib, work, test, marker, junit))
             say(f"proof: {test} (-m '{marker}') from site-packages: {summaries[-1]}")
     return summaries
@@ -163,17 +139,13 @@ def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str
     replay_runner.check_trees(results["baseline"], results["patched"])
     expectations = {s.name: s.expect for s in scenarios.named(names)}
     outcomes = verify.compare(results["baseline"], results["patched"], expectations)
-    bad = [o for o in outcomes if not o.ok]
     where = results["patched"].get("modules", {}).get("dynamo.common.backend.logprobs", "?")
     say(f"replay: logprobs from the installed patched wheel: {where}")
-    if bad:
-        raise ToolkitError(
-            f"the installed wheels diverge: {bad[0].name}: "
-            f"{bad[0].divergence or '; '.join(bad[0].unmet)}"
-        )
+    if bad := [o for o in outcomes if not o.ok]:
+        why = bad[0].divergence or "; ".join(bad[0].unmet)
+        raise ToolkitError(f"the installed wheels diverge: {bad[0].name}: {why}")
     if len(outcomes) != len(names):
         raise ToolkitError(f"the installed wheels diverge: {len(outcomes)} of {len(names)} ran")
     say(
-        f"replay: {len(names)} named scenarios through the installed stock and patched "
-        "wheels: 0 divergences"
+        f"replay: {len(names)} named scenarios through the installed stock and patched wheels: 0 divergences"
     )

@@ -4,19 +4,12 @@
 # ruff: noqa: F401 (the names below are the package's API)
 from dynpatch.io.git.history import (
     CommitInfo,
-    Signing,
     add_trailer,
     amend_head,
     changed_paths,
     commits_between,
-    push_branch,
     range_diff,
-    remote_branch_tip,
-    remote_url,
-    ssh_public_key,
     tags_and_date,
-    valid_branch_name,
-    verify_commit,
 )
 from dynpatch.io.git.repo import (
     am,
@@ -49,7 +42,6 @@ from dynpatch.io.git.values import (
     UPSTREAM_IDENTITY,
     Identity,
     check_ref,
-    check_remote,
     check_url,
     parse_identity,
 )

@@ -1,7 +1,5 @@
 """History as the PR step reads and writes it: commits between two points, trailers,
-re-authoring, signing and its verification, range-diffs, a base's tags and date; and the
-one place the toolkit reads from or writes to another machine's repository (always with
-the user's explicit ``--push``)."""
+re-authoring, range-diffs, a base's tags and date."""
 
 from __future__ import annotations
 
@@ -9,32 +7,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.errors import ToolkitError
-from dynpatch.io import proc
-from dynpatch.io.git.repo import rev_parse
 from dynpatch.io.git.run import git_cmd, opened
-from dynpatch.io.git.values import Identity, check_remote
+from dynpatch.io.git.values import Identity
 
-# Settings that would otherwise let the caller's configuration change what the PR step
-# reads or sends: signature output mixed into logs, colour, tags or signed pushes.
-_PR_READ_CONFIG = ("log.showSignature=false", "color.ui=false")
-
-
-@dataclass(frozen=True)
-class Signing:
-    """How commits are signed: git's own ``gpg.format`` and ``user.signingkey``."""
-
-    format: str  # openpgp | ssh | x509
-    key: str | None  # None: git's default key for the format (openpgp: committer email)
-    allowed_signers: Path | None = None  # ssh only: what ``verify-commit`` trusts
-
-    def config(self) -> tuple[str, ...]:
-        items = [f"gpg.format={self.format}"]
-        if self.key:
-            items.append(f"user.signingkey={self.key}")
-        if self.allowed_signers is not None:
-            items.append(f"gpg.ssh.allowedSignersFile={self.allowed_signers}")
-        return tuple(items)
+_NO_SIGNATURES = ("log.showSignature=false",)  # a caller's setting would mix them in
 
 
 @dataclass(frozen=True)
@@ -51,39 +27,18 @@ class CommitInfo:
         return self.message.split("\n", 1)[0]
 
 
-def valid_branch_name(repo_dir: Path, name: str) -> bool:
-    if not name or name.startswith("-") or any(ord(c) <= 32 for c in name):
-        return False
-    try:
-        git_cmd(repo_dir, "check-ref-format", "--branch", name)
-    except ToolkitError:
-        return False
-    return True
-
-
 def add_trailer(message: str, trailer: str) -> str:
-    """``message`` with ``trailer`` added at the end by ``git interpret-trailers``.
-
-    An identical trailer already present is not added twice.
-    """
+    """``message`` with ``trailer`` added at the end (unless already there) by ``git
+    interpret-trailers``."""
     options = ("--where=end", "--if-exists=addIfDifferent", "--if-missing=add")
     outside = Path(tempfile.gettempdir())  # no repository's trailer.* settings apply
     return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)
 
 
-def amend_head(
-    repo_dir: Path, message: str, author: Identity, signing: Signing | None = None
-) -> str:
-    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``.
-
-    With ``signing`` the commit is signed by git itself (``-S``); without, explicitly not.
-    Returns the new commit id.
-    """
+def amend_head(repo_dir: Path, message: str, author: Identity) -> None:
+    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``."""
     options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
-    sign = ("-S" if signing else "--no-gpg-sign",)
-    config = signing.config() if signing else ()
-    git_cmd(repo_dir, "commit", *options, *sign, author=author, extra_config=config, stdin=message)
-    return rev_parse(repo_dir, "HEAD") or ""
+    git_cmd(repo_dir, "commit", *options, author=author, stdin=message)
 
 
 def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
@@ -103,44 +58,10 @@ def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
         ]
 
 
-def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
-    """``git verify-commit`` (raises when the signature is bad or missing); then git's
-    own account of it from ``git log --show-signature``, one line."""
-    config = (*signing.config(), *_PR_READ_CONFIG)
-    git_cmd(repo_dir, "verify-commit", sha, extra_config=config)
-    status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
-    shown = git_cmd(
-        repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
-    )
-    lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
-    good = [ln for ln in lines if ln.startswith("Good ")]
-    return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
-
-
-def ssh_public_key(key: str) -> str:
-    """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
-    if key.startswith("key::"):
-        return key.removeprefix("key::").strip()
-    if key.startswith(("ssh-", "ecdsa-", "sk-")):
-        return key.strip()
-    path = Path(key).expanduser()
-    pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
-    if pub.is_file():
-        return pub.read_text().strip()
-    if not path.is_file():
-        raise ToolkitError(f"SSH signing key {key} not found")
-    result = proc.run(
-        ["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen", timeout=30
-    )
-    if result.returncode != 0:
-        raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
-    return result.stdout.strip()
-
-
 def range_diff(repo_dir: Path, *ranges: str) -> str:
     """``git range-diff``: ``base old new`` (two series on one base), or ``old_range
     new_range`` (series on two bases)."""
-    return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_PR_READ_CONFIG)
+    return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_NO_SIGNATURES)
 
 
 def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
@@ -154,46 +75,3 @@ def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
     out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
     return [ln for ln in out.splitlines() if ln]
-
-
-# --- remotes ----------------------------------------------------------------------------
-
-_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
-
-
-def remote_url(repo_dir: Path, remote: str) -> str:
-    """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
-    check_remote(remote)
-    try:
-        return git_cmd(repo_dir, "remote", "get-url", "--", remote).strip()
-    except ToolkitError:
-        return remote
-
-
-def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
-    """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
-    ref = f"refs/heads/{branch}"
-    check_remote(remote)
-    args = ("ls-remote", "--heads", "--end-of-options", remote, ref)
-    out = git_cmd(repo_dir, *args, timeout=timeout, failed=f"cannot read remote {remote}")
-    for line in out.splitlines():
-        sha, _, name = line.partition("\t")
-        if name == ref:
-            return sha
-    return None
-
-
-def push_branch(
-    repo_dir: Path, remote: str, branch: str, expect: str | None, timeout: float
-) -> None:
-    """Push local ``branch`` to ``remote`` only while the remote branch is at ``expect``.
-
-    ``expect`` None means the remote branch must not exist. The lease makes the push
-    fail, rather than overwrite, if the remote moved since it was inspected.
-    """
-    ref = f"refs/heads/{branch}"
-    check_remote(remote)
-    lease = f"--force-with-lease={ref}:{expect or ''}"
-    args = ("push", "-q", "--no-verify", lease, "--end-of-options", remote, f"{ref}:{ref}")
-    failed = f"push of {branch} to {remote} failed"
-    git_cmd(repo_dir, *args, timeout=timeout, extra_config=_PUSH_CONFIG, failed=failed)

@@ -65,21 +65,12 @@ def check_ref(ref: str, what: str = "--ref") -> str:
     """A tag, branch or commit id that is a valid git ref name and not an option."""
     if _HEX.match(ref):
         return ref
-    bad = not ref or ref.startswith("-") or any(ord(c) <= 32 for c in ref)
-    if not bad:
-        checked = proc.run(
-            ["git", "check-ref-format", "--allow-onelevel", f"refs/dynpatch-check/{ref}"],
-            doing="git check-ref-format",
-            timeout=30,
-        )
-        bad = checked.returncode != 0
-    if bad:
+    cmd = ["git", "check-ref-format", "--allow-onelevel", f"refs/dynpatch-check/{ref}"]
+    if (
+        not ref
+        or ref.startswith("-")
+        or any(ord(c) <= 32 for c in ref)
+        or proc.run(cmd, doing="git check-ref-format", timeout=30).returncode != 0
+    ):
         raise ToolkitError(f"{what} {ref!r} is not a valid git tag, branch or commit id")
     return ref
-
-
-def check_remote(remote: str, what: str = "--push") -> str:
-    """A configured remote's name, or a URL or path (see :func:`check_url`)."""
-    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", remote):
-        return remote
-    return check_url(remote, what)

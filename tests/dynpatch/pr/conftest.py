@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from dynpatch.cli import main
-from tests.fixtures.pr import JANE, World, make_world, pr_argv
+from tests.fixtures.pr import JANE, World, make_world
 
-# Identity and signing from outside the test would change what the commits hold.
+# An identity from outside the test would change what the commits hold.
 _OUTSIDE = "GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL"
 _OUTSIDE += " GIT_AUTHOR_DATE GIT_COMMITTER_DATE GIT_DIR GIT_WORK_TREE DYNPATCH_PR_IDENTITY"
-_OUTSIDE += " DYNPATCH_SIGNING_KEY DYNPATCH_PR_BRANCH"
+_OUTSIDE += " DYNPATCH_PR_BRANCH"
 
 
 def _isolate(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty global git config and no identity or signing variables from outside."""
+    """An empty global git config and no identity variables from outside."""
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
@@ -52,14 +52,18 @@ def world(tmp_path: Path, world_template: Path) -> World:
 @pytest.fixture
 def pr(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """Run ``python -m dynpatch pr`` in-process in ``world``'s root: (exit status, stdout,
-    stderr)."""
+    stderr). The test identities are on reserved domains: allowed unless ``placeholder``
+    is False."""
     monkeypatch.chdir(world.tmp)
 
     def run(
         *extra: str, identity: str | None = JANE, placeholder: bool = True
     ) -> tuple[int, str, str]:
+        argv = ["pr", "--source", "path", "--path", str(world.repo)]
+        argv += ["--identity", identity] if identity else []
+        argv += ["--allow-placeholder-identity"] if placeholder else []
         try:
-            status = main(pr_argv(world, *extra, identity=identity, placeholder=placeholder))
+            status = main([*argv, *extra])
         except SystemExit as exc:  # argparse refusing the arguments, as the process would
             status = int(exc.code or 0)
         captured = capsys.readouterr()

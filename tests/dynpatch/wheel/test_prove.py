@@ -15,6 +15,11 @@ from tests.dynpatch.test_upstream.test_tiers import fake_site
 from tests.fixtures.synthetic import REPO
 
 WHEEL = Path("ai_dynamo-1.6.1+dynpatch.abc-py3-none-any.whl")
+PYTHON = Path(sys.executable)
+
+
+def proof(tmp: Path, into: Path | None, tier: str) -> list[str]:
+    return prove.run_proof(load_pin(REPO.pin), WHEEL, tmp, into, tier, tmp)
 
 
 @pytest.fixture
@@ -42,14 +47,11 @@ def ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]
     return calls
 
 
-def test_the_gpu_tier_needs_an_interpreter_to_install_into(tmp_path: Path) -> None:
+def test_the_gpu_tier_needs_an_interpreter_with_tensorrt_llm(tmp_path: Path, ran) -> None:
     with pytest.raises(ToolkitError, match="needs --install-into PYTHON"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=None, tier="gpu")
-
-
-def test_the_gpu_tier_refuses_an_interpreter_without_tensorrt_llm(tmp_path: Path, ran) -> None:
+        proof(tmp_path, None, "gpu")
     with pytest.raises(ToolkitError, match="cannot run: tensorrt_llm is not importable"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=Path(sys.executable), tier="gpu")
+        proof(tmp_path, PYTHON, "gpu")
     assert ran == []  # nothing installed into it
 
 
@@ -58,22 +60,19 @@ def test_the_gpu_tier_installs_into_the_container_python_and_runs_both(
 ) -> None:
     gpu_site = fake_site(tmp_path / "gpu-site", "1.1.0")
     monkeypatch.setenv("PYTHONPATH", str(gpu_site))
-    python = Path(sys.executable)
-    summaries = prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python, tier="gpu")
+    assert proof(tmp_path, PYTHON, "gpu") == ["1 passed", "1 passed"]
     assert ran == [
-        ("install", f"{python} --no-deps {WHEEL}"),
+        ("install", f"{PYTHON} --no-deps {WHEEL}"),
         ("dynamo/common/backend/tests/test_logprobs.py", "pre_merge and gpu_0"),
         ("dynamo/trtllm/tests", "pre_merge and trtllm and (gpu_0 or gpu_1)"),
     ]
-    assert summaries == ["1 passed", "1 passed"]
 
 
 def test_the_cpu_tier_runs_the_logprob_tests_and_refuses_a_stock_ai_dynamo(
     tmp_path: Path, ran, monkeypatch
 ) -> None:
-    python = Path(sys.executable)
-    assert prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python) == ["1 passed"]
+    assert proof(tmp_path, PYTHON, "cpu") == ["1 passed"]
     assert ran[1:] == [("dynamo/common/backend/tests/test_logprobs.py", "pre_merge and gpu_0")]
     monkeypatch.setattr(prove, "installed_helper", lambda python: (tmp_path, tmp_path, "1.6.1"))
     with pytest.raises(ToolkitError, match=r"installed ai-dynamo is 1\.6\.1, not the patched"):
-        prove.run_proof(load_pin(REPO.pin), WHEEL, tmp_path, into=python)
+        proof(tmp_path, PYTHON, "cpu")
