@@ -28,7 +28,6 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import StageResult
 from dynpatch.io import git as gitio
-from dynpatch.matrix import join as matrix_join
 from dynpatch.matrix import stages as matrix_stages
 from dynpatch.pr import identity
 from dynpatch.workspace import Workspace
@@ -206,8 +205,6 @@ def _add_matrix(sub: Sub) -> None:
     p = _verb(sub, "matrix", help_, matrix_command.run)
     add, m = p.add_argument, matrix_command
     add("--versions", help="comma-separated releases (default: the pin's [matrix])")
-    every = "every release the pin lists, and every wheel on PyPI from the pin's [matrix] all_from on (dev builds included)"
-    _flag(add, "--all", every)
     newest = "add the newest release or dev wheel on PyPI (default: the pin's [matrix] newest)"
     _toggle(add, "--newest", None, newest)
     budget = f"quick verify: hypothesis streams per release (default {m.QUICK_BUDGET})"
@@ -216,23 +213,10 @@ def _add_matrix(sub: Sub) -> None:
     add("--seed", type=int, default=m.DEFAULT_SEED, help=seed)
     jobs = "releases whose tests and replay run at once (default: cores, max 2)"
     add("--jobs", type=int, default=m.default_jobs(), help=jobs)
-    add(
-        "--fetch-jobs", type=int, default=3, help="releases fetched and patched at once (default 3)"
-    )
     skip = "do not run this check (shown as skipped, never as passed)"
     add("--skip", action="append", choices=matrix_stages.STAGES, default=[], help=skip)
     _flag(add, "--fresh", "ignore cached test and verify results")
     add("--out", type=Path, help="folder for matrix.md, matrix.json (default: out/matrix)")
-    listing = "print the releases it would check as a JSON array (last line); run nothing"
-    _flag(add, "--list-json", listing)
-
-
-def _add_matrix_join(sub: Sub) -> None:
-    help_ = "join one-release matrix runs (DIR/*/matrix.json) into one matrix"
-    p = _verb(sub, "matrix-join", help_, matrix_join.run)
-    p.add_argument("dir", type=Path, help="folder holding DIR/<version>/matrix.json")
-    out = "folder for the joined matrix.md, matrix.json (default: DIR)"
-    p.add_argument("--out", type=Path, help=out)
 
 
 def _add_bump(sub: Sub) -> None:
@@ -281,7 +265,6 @@ VERBS = (
     _add_bench,
     _add_pr,
     _add_matrix,
-    _add_matrix_join,
     _add_bump,
     _add_wheel,
 )
