@@ -9,10 +9,8 @@ import contextlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from rich.console import Console
 
 from dynpatch import cli
 from dynpatch.apply import export as apply
@@ -20,8 +18,7 @@ from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
 from dynpatch.matrix import release, releases
-from dynpatch.matrix.stages import ERROR, FAIL, NOT_RUN, PASS, Check
-from dynpatch.pin import load_pin
+from dynpatch.matrix.stages import FAIL, NOT_RUN, PASS
 from dynpatch.series import series_digest
 from dynpatch.workspace import Workspace
 from tests.fixtures.releases import (
@@ -88,62 +85,60 @@ def test_every_kind_of_release_gets_a_row_with_its_reasons(
     stale = out / "releases" / "9.9.6" / "patches"
     stale.mkdir(parents=True)
     (stale / "series").write_text("0001-old.patch\n")  # an older run's series
+    checkout = fetch(world.pin, vendor=world.ws.vendor)
+
+    def objects() -> list[Path]:
+        return sorted((checkout.path / ".git" / "objects").rglob("*"))
+
+    before = objects(), gitio.rev_parse(checkout.path, world.pin.branch)
+    codemods, ams = [], []
+    real_series, real_am = apply.run_series, gitio.am
+    monkeypatch.setattr(apply, "run_series", lambda *a: codemods.append(1) or real_series(*a))
+    monkeypatch.setattr(gitio, "am", lambda *a: ams.append(a[0]) or real_am(*a))
     versions = "9.9.6,9.9.7,9.9.8,9.9.9,10.0.0,10.0.1"
     assert matrix(world.ws, out, "--versions", versions, "--newest", *SKIP_CHECKS) == 1
     printed = capsys.readouterr().out
     rows = rows_of(out)
     assert list(rows) == [*versions.split(","), DEV]
+    # each series made once; git am: the committed series on each release, and the proof
+    # of each export (9.9.8, 9.9.9)
+    assert (len(codemods), len(ams)) == (7, 7 + 2)
+    # the shared checkout is only read: no branch moved, no object, no file
+    assert (objects(), gitio.rev_parse(checkout.path, world.pin.branch)) == before
+    assert gitio.local_changes(checkout.path) == []
 
-    drifted = rows["9.9.6"]
-    assert drifted["series"] == "drifted"
+    # the messages' texts are the codemods' and the judge's (their own tests pin them)
+    drifted, na, old_shape, pinned = (rows[v] for v in ("9.9.6", "9.9.7", "9.9.8", "9.9.9"))
     assert [o["status"] for o in drifted["outcomes"]][:3] == ["applied", "drifted", "applied"]
-    assert drifted["problems"] == [
-        "components/src/dynamo/trtllm/request_handlers/handler_base.py: "
-        "HandlerBase._extract_logprobs: expected a method (output, num_output_tokens_so_far) "
-        "whose body is `return <module>.extract_from_completion_output(output, "
-        "num_output_tokens_so_far, ...)`; found parameters (output, cursor)"
-    ]
-    # nothing exported for a drifted release: never a partial series
+    assert drifted["problems"][0].endswith("found parameters (output, cursor)")
+    # nothing exported for a drifted release: never a partial series, nor an older one
     assert drifted["own_am"]["status"] == drifted["verify"]["status"] == "not run"
     assert not stale.exists()
-
-    na = rows["9.9.7"]
-    assert na["series"] == "not-applicable"
     assert {o["status"] for o in na["outcomes"]} == {"not-applicable"}
-    assert "no shared logprob helper module (releases <= 1.2.1)" in na["series_detail"]
     assert na["test_upstream"]["status"] == na["verify"]["status"] == "n/a"
-
-    old_shape = rows["9.9.8"]
     assert old_shape["series"] == "applied" and old_shape["own_am"]["status"] == "pass"
     # the committed series (made on 9.9.9) does not apply as-is where the context differs
-    assert old_shape["committed_am"]["status"] == "fail"
     assert (
         "patch failed: components/src/dynamo/common/backend/logprobs.py:"
         in (old_shape["committed_am"]["detail"])
     )
-    pinned = rows["9.9.9"]
     assert pinned["pinned"] and pinned["committed_am"]["status"] == "pass"
-    assert pinned["series_sha256"] == series_digest(world.patches)  # regenerated == committed
+    assert pinned["series_sha256"] == series_digest(world.ws.patches)  # regenerated == committed
     # skipped checks are shown as skipped, never as passed
     assert pinned["test_upstream"]["status"] == pinned["verify"]["status"] == "skipped"
 
     fixed, looks, merged = rows["10.0.0"], rows["10.0.1"], rows[DEV]
     assert fixed["series"] == "fixed-upstream" and fixed["problems"] == []
-    assert fixed["series_detail"] == (
-        "extract_from_completion_output takes `delta_ids`; HandlerBase._generate_locally_impl "
-        "passes `delta_ids=output.token_ids[tokens_so_far:]` to self._extract_logprobs, which "
-        "forwards it; run: 345 chunks of 11 streams read no token id outside their delta and "
+    assert fixed["series_detail"].endswith(
         "equal those without `delta_ids` (of which 0 read the history)"
     )
     assert [o["status"] for o in fixed["outcomes"]] == ["fixed-upstream"] * 3 + APPLIED[3:]
     assert fixed["own_am"]["status"] == fixed["test_upstream"]["status"] == "n/a"
     assert not (out / "releases" / "10.0.0" / "patches").exists()
     # the same kind of candidate, but the run sees each chunk read its history
-    assert looks["series"] == "drifted"
-    assert looks["problems"][0].endswith(
-        "passes `delta=chunk` to extract_from_completion_output: with `delta` given, chunk 1 "
-        "of stream 1-choice-one-token-top1 read 1 token id(s) outside its delta, of a history "
-        "of 1 (281 chunks did, 6041 token ids in all)"
+    assert (
+        looks["series"] == "drifted"
+        and "read 1 token id(s) outside its delta" in looks["problems"][0]
     )
     assert merged["series"] == "already-applied" and merged["newest"]
     assert merged["trust"] == releases.TOFU and "trusted on first use" in merged["note"]
@@ -155,6 +150,8 @@ def test_every_kind_of_release_gets_a_row_with_its_reasons(
     assert "| 10.0.0 | fixed upstream | fixed upstream | fixed upstream | n/a | n/a | n/a |" in md
     assert f"| {DEV} (newest, TOFU sha256) | already |" in md
     assert "- 9.9.6: DRIFTED: components/src/dynamo/trtllm/request_handlers/handler_base.py" in md
+    assert "- 9.9.7: not applicable: " in md
+    assert "- 9.9.8: committed series does not apply as-is: 0001-" in md
     assert "- 10.0.0: fixed upstream: extract_from_completion_output takes `delta_ids`" in md
     assert "- 10.0.1: DRIFTED: upstream's own fix? extract_from_completion_output takes" in md
     assert f"- {DEV}: already applied: the series is merged upstream" in md
@@ -176,7 +173,7 @@ def test_the_checks_run_per_release_and_are_cached(
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.5")))
     # the newest on PyPI is the pinned 9.9.5: its row is marked, not doubled
     newest_on_pypi(
-        monkeypatch, world.vendor / "cache" / "wheels" / "ai_dynamo-9.9.5-py3-none-any.whl"
+        monkeypatch, world.ws.vendor / "cache" / "wheels" / "ai_dynamo-9.9.5-py3-none-any.whl"
     )
     out = tmp_path / "out"
     args = ("--versions", "9.9.5", "--skip", "verify")
@@ -211,33 +208,6 @@ def prepare(v: Vendor, out: Path, version: str) -> release.Row:
     return release.prepare(candidate, ctx, lambda text: None)[0]
 
 
-def objects(repo: Path) -> list[Path]:
-    return sorted(p for p in (repo / ".git" / "objects").rglob("*") if p.is_file())
-
-
-def test_the_series_is_made_and_proved_once_and_the_checkout_only_read(
-    world: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    checkout = fetch(world.pin, version="9.9.8", vendor=world.vendor)
-    before = objects(checkout.path)
-    codemods, ams = [], []
-    real_series, real_am = apply.run_series, gitio.am
-    monkeypatch.setattr(apply, "run_series", lambda *a: codemods.append(1) or real_series(*a))
-    monkeypatch.setattr(gitio, "am", lambda *a: ams.append(a[0]) or real_am(*a))
-
-    row = prepare(world, tmp_path / "out", "9.9.8")
-    assert len(codemods) == 1
-    assert len(ams) == 2  # the export's proof and the committed series' check, once each
-    assert row.series == "applied" and row.own_am.status == PASS
-    assert row.own_am.detail == "applies and reverses"
-    assert [o["status"] for o in row.outcomes] == APPLIED
-    assert row.series_sha256 == series_digest(tmp_path / "out" / "releases" / "9.9.8" / "patches")
-    # no work branch, no object, no file: concurrent releases may share the checkout
-    assert gitio.rev_parse(checkout.path, world.pin.branch) is None
-    assert objects(checkout.path) == before
-    assert gitio.local_changes(checkout.path) == []
-
-
 def test_an_export_failing_git_am_or_upstreams_checks_is_a_row(
     world: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -256,24 +226,6 @@ def test_an_export_failing_git_am_or_upstreams_checks_is_a_row(
     assert row.series == "error" and "flake8 (upstream settings)" in row.series_detail
     assert [o["status"] for o in row.outcomes] == APPLIED  # outcomes kept
     assert row.own_am.status == NOT_RUN and not row.ok
-
-
-def test_an_error_of_a_check_fails_the_row_and_is_not_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ctx = release.Context(
-        pin=load_pin(REPO.pin), ws=Workspace(tmp_path), out=tmp_path / "out", budget=0, seed=0
-    )
-    seen = {"test-upstream": Check(PASS, "ok"), "verify": Check(ERROR, "refused to run: ...")}
-    monkeypatch.setattr(release, "run_check", lambda stage, job, screen: (seen[stage], None))
-    row = release.Row(
-        version="1.3.1", sha256="ab", trust="pinned", series="applied", own_am=Check(PASS)
-    )
-    checkout: Any = object()
-    release.check(row, ctx, checkout, tmp_path / "python", Console(quiet=True))
-    assert row.verify == Check(ERROR, "refused to run: ...") and not row.ok
-    cached = (ctx.folder("1.3.1") / "checks.json").read_text()
-    assert '"test-upstream"' in cached and '"verify"' not in cached
 
 
 def test_bad_inputs_are_one_line(world: Vendor, tmp_path: Path, capsys) -> None:
