@@ -134,7 +134,7 @@ def matrix(session: nox.Session) -> None:
     """The series against the pin's [matrix] releases and the newest build on PyPI: per
     target outcome, `git am` of the release's own series and of patches/, CPU
     test-upstream and quick verify; out/matrix/matrix.{md,json}. `-- --versions 1.5.1,1.6.1`,
-    `--all`, `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
+    `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
     _toolkit(session, "replay", "test", "matrix")
     session.run("python", "-m", "dynpatch", "matrix", *session.posargs)
 

@@ -1,23 +1,18 @@
-"""``python -m dynpatch bump VERSION``: move the pin to another release, safely.
+"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse.
 
-Everything is first built in a staging folder (``out/bump/``): the new pin text (the
-release's wheel sha256 and laid-out tree id), the series regenerated on the new base
-(made once, its ``git am`` proof included; the shared checkout is only read), then
-dynamo's CPU tests (test-upstream) and the replay (verify) on it, in-process, their
-children (pytest, the replay) with the new release's ai-dynamo-runtime. ``git range-diff`` shows how the series changed,
-old → new.
-Only when the series applies and every check passes are ``dynamo.toml`` and
-``patches/`` replaced, as one transaction: if that fails half-way, or the run is killed
-there, both are put back (at once, or by the next run that reads the pin). Any drift or
-failing check refuses the bump: the pin and patches/ stay as they were (exit 1). So does
-a release that already has the fix: merged (every target already applied), or under its
-own names (fixed upstream, judged by running its code:
-:mod:`dynpatch.upstream_fix`): the series is to be retired there.
+Everything is built in a staging folder (``out/bump/``) first: the new pin text, the series
+regenerated on the new base (its ``git am`` proof included), its ``git range-diff`` against
+the committed one, then CPU test-upstream and verify on it with the release's runtime.
+Only when all pass are ``dynamo.toml`` and ``patches/`` replaced, as one
+transaction (:func:`dynpatch.io.files.together`). Drift, a failing check, or a release that
+already has the fix (merged, or its own fix judged by :mod:`dynpatch.upstream_fix`) refuses:
+exit 1, both untouched.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 import tempfile
 import time
@@ -61,25 +56,18 @@ def run(args: BumpOptions, ws: Workspace) -> StageResult:
     # The pin and patches/ change together: no other run may read or write either meanwhile.
     with files.lock(series.lock(ws.locks, ws.patches), f"the series in {ws.patches}"):
         old_text = ws.pin.read_text()
-        snapshot = _snapshot(ws.patches)
         out = args.out or ws.out / "bump"
         out.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{new}-"))
         try:
-            return _bump(args, ws, pin, old_text, snapshot, stage, start)
+            return _bump(args, ws, pin, old_text, stage, start)
         except ToolkitError:  # bad input, unreachable source: leave no staging folder behind
             shutil.rmtree(stage, ignore_errors=True)
             raise
 
 
 def _bump(
-    args: BumpOptions,
-    ws: Workspace,
-    pin: Pin,
-    old_text: str,
-    snapshot: dict[str, bytes],
-    stage: Path,
-    start: float,
+    args: BumpOptions, ws: Workspace, pin: Pin, old_text: str, stage: Path, start: float
 ) -> StageResult:
     """Stage, regenerate, check; then install or refuse (see the module docstring)."""
     old, new = pin.version, args.version
@@ -108,18 +96,18 @@ def _bump(
     if report.result.fixed_upstream:
         result.say(f"fixed upstream: {report.result.upstream_fix}")
     if problems:
-        return _refuse(result, problems, ws, old, old_text, snapshot, stage)
+        return _refuse(result, problems, ws, old, stage)
 
     result.say(
         f"git range-diff (committed series on {old} → regenerated on {new}):",
-        _range_diff(pin, old, ws.patches, checkout, patches, ws),
+        _range_diff(pin, ws, checkout, patches),
     )
     records: list[Record] = []
     for name in stages.STAGES:
         if name in args.skip:
             result.say(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
             continue
-        python = envs.runtime_env(new, ws.runtimes).python
+        python = envs.release_python(new, ws.runtimes)
         job = stages.CheckJob(checkout, patches, stage, ws.trees, python, args.budget, args.seed)
         check, record = stages.run_check(name, job, err)
         records += [record] if record else []
@@ -127,7 +115,7 @@ def _bump(
         if check.status != stages.PASS:
             problems.append(f"{name} {check.status}: {check.detail}")
     if problems:
-        return _refuse(result, problems, ws, old, old_text, snapshot, stage)
+        return _refuse(result, problems, ws, old, stage)
 
     changed = _install_all(ws, new_text, patches)
     for record in records:  # the checks' records now describe the pinned series
@@ -161,7 +149,7 @@ def _regenerate(
     try:
         report = export_series(checkout, pin, ws.cache, patches)
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
-        python = lambda: envs.runtime_env(new, ws.runtimes).python  # noqa: E731 (built only if judged)
+        python = functools.partial(envs.release_python, new, ws.runtimes)  # built only if judged
         upstream_fix.settle(exc.report, checkout, python, ws.cache, patches.parent / "judge.log")
         if exc.report.result.fixed_upstream:
             return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
@@ -172,17 +160,10 @@ def _regenerate(
     return report, []
 
 
-def _range_diff(
-    pin: Pin,
-    old: str,
-    old_patches: Path,
-    new_checkout: Checkout,
-    new_patches: Path,
-    ws: Workspace,
-) -> str:
-    """``git range-diff`` of the committed series (on the old base) and the regenerated one
-    (on the new base), both applied with ``git am`` in one scratch repository."""
-    old_checkout = fetch(pin, ws, version=old)
+def _range_diff(pin: Pin, ws: Workspace, new_checkout: Checkout, new_patches: Path) -> str:
+    """``git range-diff`` of the committed series (on the pin's base) and the regenerated
+    one (on the new base), both applied with ``git am`` in one scratch repository."""
+    old_checkout, old_patches = fetch(pin, ws), ws.patches
     with tempfile.TemporaryDirectory(prefix="dynpatch-range-diff-") as tmp:
         repo = Path(tmp) / "repo"
         gitio.clone_at(new_checkout.path, new_checkout.base, repo)
@@ -195,12 +176,6 @@ def _range_diff(
         return gitio.range_diff(
             repo, f"{old_checkout.base}..{old_tip}", f"{new_checkout.base}..{new_tip}"
         ).rstrip("\n")
-
-
-def _snapshot(directory: Path) -> dict[str, bytes]:
-    if not directory.is_dir():
-        return {}
-    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
 
 
 def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
@@ -218,35 +193,9 @@ def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
     return changed
 
 
-def _restore(ws: Workspace, old_text: str, snapshot: dict[str, bytes]) -> bool:
-    """Put the pin and patches/ back to ``old_text`` and ``snapshot``; True if anything
-    had to be put back."""
-    touched = False
-    if ws.pin.read_text() != old_text:
-        files.write_atomic(ws.pin, old_text)
-        touched = True
-    if _snapshot(ws.patches) != snapshot:
-        folders = frozenset(p.name for p in ws.patches.iterdir() if p.is_dir())
-        with files.staged_dir(ws.patches, keep=folders) as tmp:
-            for name, data in snapshot.items():
-                (tmp / name).write_bytes(data)
-        touched = True
-    return touched
-
-
 def _refuse(
-    result: StageResult,
-    problems: list[str],
-    ws: Workspace,
-    old: str,
-    old_text: str,
-    snapshot: dict[str, bytes],
-    stage: Path,
-) -> int:
-    # Nothing outside the staging folder is written before the checks pass; this makes
-    # sure of it rather than assuming it.
-    if _restore(ws, old_text, snapshot):
-        result.say(f"{console.rel(ws.pin)} or {console.rel(ws.patches)}/ had changed: restored")
+    result: StageResult, problems: list[str], ws: Workspace, old: str, stage: Path
+) -> StageResult:
     result.say(
         f"REFUSED: {len(problems)} problem(s):",
         *(f"  {p}" for p in problems),

@@ -20,7 +20,6 @@ from dynpatch import wheel as wheel_command
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.io import git as gitio
-from dynpatch.matrix import join as matrix_join
 from dynpatch.matrix import stages as matrix_stages
 from dynpatch.workspace import Workspace
 
@@ -111,19 +110,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add = verb("matrix", "the series on several releases", matrix_command.run, checkout=False)
     add("--versions", help="comma-separated (default: the pin's [matrix])")
-    add("--all", **FLAG, help="every pinned release and every wheel on PyPI from all_from on")
     add("--newest", **TOGGLE, help="add the newest build on PyPI (default: the pin's)")
     add("--budget", type=int, help="quick verify: hypothesis streams per release")
     add("--seed", type=int, help="quick verify: hypothesis seed")
     add("--jobs", type=int, help="releases tested at once (default: cores, max 2)")
-    add("--fetch-jobs", type=int, help="releases fetched and patched at once (default 3)")
     add("--skip", action="append", choices=matrix_stages.STAGES, help="a check not to run")
     add("--fresh", **FLAG, help="ignore cached test and verify results")
     add("--out", type=Path, help="default: out/matrix")
-    add("--list-json", **FLAG, help="print the releases as a JSON array; run nothing")
-    add = verb("matrix-join", "join DIR/*/matrix.json", matrix_join.run, checkout=False)
-    add("dir", type=Path)
-    add("--out", type=Path, help="default: DIR")
     add = verb("bump", "move the pin to another release, or refuse", bump.run, checkout=False)
     add("version", help="the ai-dynamo release to pin")
     add("--budget", type=int, help="verify: hypothesis streams")

@@ -1,14 +1,12 @@
 """Is a release's own candidate fix the fix? Judged by running that release's code.
 
-A candidate (:func:`codemods.fixed_upstream.detect`) only says that the release's TRT-LLM
-loop hands its delta to some parameter of ``extract_from_completion_output``. The judgement
-replays streams through that release's real ``AggregatedHandler.generate`` in a child
-(:mod:`dynpatch.replay.reads`, on a fresh copy of the release's base) with single and
-multi-token deltas, empty deltas, interleaved choices and every bail-out (empty logprobs,
-flat floats, a ``None`` position, a missing selected token), the engine's cumulative
-``token_ids`` watching which positions are read. The release is fixed upstream only when
-no chunk read a token id outside its delta and every chunk equals the one the same release
-gives with that parameter withheld; anything else is drifted, and the verdict says why.
+A candidate (:func:`codemods.fixed_upstream.detect`) only says that the release's loop hands
+its delta to some parameter of the helper. The judgement replays streams (:data:`STREAMS`:
+deltas of every size, interleaved choices, every bail-out) through that release's real
+``AggregatedHandler.generate`` in a child (:mod:`dynpatch.replay.reads`), with cumulative
+``token_ids`` that record which positions are read. Fixed upstream only when no chunk reads
+a token id outside its delta and every chunk equals the one the release gives with that
+parameter withheld.
 """
 
 from __future__ import annotations

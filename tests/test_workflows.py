@@ -1,7 +1,7 @@
 """The toolkit's GitHub workflows, checked without GitHub (unreachable from here): actionlint
 on each (the same checker and settings as `nox -s lint`), that the checker can fail, and the
-structure the workflows promise: each ci.yml job runs its nox session, drift.yml's release
-matrix is the list job's output and its join runs whatever the rows did."""
+structure the workflows promise: each ci.yml job runs its nox session, drift.yml's one matrix
+job keeps its trust records and uploads the table whatever the rows did."""
 
 from __future__ import annotations
 
@@ -126,52 +126,23 @@ def step(job: dict, match: str) -> tuple[int, dict]:
     )
 
 
-def test_drift_runs_weekly_one_row_per_listed_release_then_joins_them() -> None:
+def test_drift_runs_weekly_one_matrix_keeping_the_trust_records() -> None:
     drift = load("drift.yml")
     assert set(drift[True]) == {"schedule", "workflow_dispatch"}
     _minute, _hour, day, month, weekday = drift[True]["schedule"][0]["cron"].split()
     assert (day, month) == ("*", "*") and weekday != "*"
-    listing, release, join = (drift["jobs"][name] for name in ("list", "release", "join"))
-    # The toolkit alone: the matrix session's extras would bring PyPI's (CUDA) torch.
-    assert "python3 -m pip install -e .\n" in steps_text(listing) + "\n"
-    assert "nox" not in steps_text(listing) and "PIP_EXTRA_INDEX_URL" not in listing.get("env", {})
-    listed = step(listing, "matrix --list-json")[1]
-    # one command: the listing refuses an empty or broken list itself (test_matrix.py)
-    assert listed["id"] == "list" and listed["shell"] == "bash"  # pipefail: a refusal fails
-    assert listed["run"] == (
-        "python -m dynpatch matrix --list-json | sed 's/^/versions=/' >> \"$GITHUB_OUTPUT\""
-    )
-    assert listing["outputs"]["versions"] == "${{ steps.list.outputs.versions }}"
-    assert release["needs"] == "list" and release["strategy"]["fail-fast"] is False
-    assert release["strategy"]["matrix"] == {
-        "version": "${{ fromJSON(needs.list.outputs.versions) }}"
-    }
-    assert release["env"]["VERSION"] == "${{ matrix.version }}"
-    matrix, _ = step(
-        release, 'nox -s matrix -- --versions "$VERSION" "$newest" --out "out/matrix/rows/$VERSION"'
-    )
-    _, upload = step(release, "upload-artifact")
-    assert (
-        upload["with"]["path"] == "out/matrix/rows/${{ matrix.version }}/"
-        and upload["if"] == "always()"
-    )
+    (job,) = drift["jobs"].values()
+    assert job["env"]["UV_TORCH_BACKEND"] == "cpu"  # torch from the CPU index, for the replay
+    matrix, run = step(job, "nox -s matrix")
+    assert run["shell"] == "bash" and 'exit "$status"' in run["run"]  # the matrix's verdict
     # The trust-on-first-use records are kept between runs (a drift is when they matter).
-    (restore, restored), (save, saved) = (
-        step(release, "cache/restore@"),
-        step(release, "cache/save@"),
-    )
-    assert restore < matrix < save and saved["if"].startswith("always()")
+    (restore, restored), (save, saved) = step(job, "cache/restore@"), step(job, "cache/save@")
+    assert restore < matrix < save and saved["if"] == "always()"
     assert restored["with"]["path"] == saved["with"]["path"] == ".cache/tofu"
     assert restored["with"]["restore-keys"] == "tofu-"
-    # The join runs after every row, and its exit status is the workflow's.
-    assert "release" in join["needs"] and join["if"] == "always()"
-    text = steps_text(join)
-    assert "python -m dynpatch matrix-join out/matrix/rows --out out/matrix" in text
-    assert 'exit "$status"' in text and 'cat out/matrix/matrix.md >> "$GITHUB_STEP_SUMMARY"' in text
-    assert not any(s.get("continue-on-error") for s in join["steps"])
-    assert step(join, "download-artifact")[1]["with"]["pattern"] == "matrix-row-*"
-    uploads = [s for s in join["steps"] if "upload-artifact" in str(s.get("uses"))]
-    assert "out/matrix/matrix.md" in uploads[-1]["with"]["path"]
+    _, upload = step(job, "upload-artifact")
+    assert upload["with"]["path"] == "out/matrix/" and upload["if"] == "always()"
+    assert not any(s.get("continue-on-error") for s in job["steps"])
 
 
 def test_gpu_workflow_steps_are_one_command_each_and_hold_no_logic() -> None:

@@ -1,18 +1,13 @@
 """``python -m dynpatch matrix``: the series against many dynamo releases, one row each.
 
-Releases run concurrently in two bounded pools: the light part (fetch, codemods,
-formatting, ``git am``; network and short processes) for up to ``--fetch-jobs`` releases at
-once, the heavy part (dynamo's tests and the replay, each a child process using a core) for
-up to ``--jobs``. The checks run in this process (:mod:`.stages`); each one's progress is
-its release's line on one board. Fetches, per-release runtimes and check results are
-cached: a warm rerun redoes the cheap parts and reuses test and verify verdicts whose
-inputs did not change.
+Each release runs on its own thread: fetch and series (at most three at once), then its
+checks in this process (:mod:`.stages`; at most ``--jobs`` at once, each a child process
+on a core). Fetches, runtimes and check results are cached.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import time
@@ -23,16 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from dynpatch import series
+from dynpatch import runtimes, series
 from dynpatch.apply import tools as formatting
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import StageResult
-from dynpatch.io import pypi
 from dynpatch.matrix import release, releases, report, stages
-from dynpatch.pin import Pin, load_pin
+from dynpatch.pin import Pin, load_pin, version_key
 from dynpatch.workspace import Workspace
 
 QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
@@ -48,56 +41,40 @@ def default_jobs() -> int:
 @dataclass(frozen=True, kw_only=True)
 class MatrixOptions:
     versions: str | None = None  # comma-separated (None: the pin's [matrix])
-    # every release the pin lists, and every wheel on PyPI from [matrix] all_from on
-    all: bool = False
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET
     seed: int = DEFAULT_SEED
     jobs: int = field(default_factory=lambda: default_jobs())
-    fetch_jobs: int = 3
     skip: list[str] = field(default_factory=list)
     fresh: bool = False  # ignore cached test and verify results
     out: Path | None = None  # None: out/matrix
-    list_json: bool = False  # print the versions it would check (JSON), run nothing
 
 
 def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     start = time.perf_counter()
-    for name in ("jobs", "fetch_jobs"):
-        if getattr(args, name) < 1:
-            raise ToolkitError(f"--{name.replace('_', '-')} must be 1 or more")
+    if args.jobs < 1:
+        raise ToolkitError("--jobs must be 1 or more")
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(ws.pin)
-    versions = _versions(args, pin)
-    listed = _on_index(pin) if args.all else {}
-    if listed:
-        versions = sorted({*versions, *listed}, key=releases.version_key)
-    # "newest" in --versions is the entry --list-json prints for the build found at run time.
-    asked = "newest" in [v.strip() for v in (args.versions or "").split(",")]
-    want_newest = asked or (pin.matrix_newest if args.newest is None else args.newest)
-    if args.list_json:  # for a CI fan-out: one job per entry ("newest": found at run time)
-        listing = [*versions, *(["newest"] if want_newest else [])]
-        if not listing:
-            raise ToolkitError("no releases to list: the pin's [matrix] names none")
-        return StageResult(shown=[json.dumps(listing)])
+    candidates = releases.pinned(pin, _versions(args, pin))
     series.names(ws.patches)  # the committed series must be there
-    tofu = ws.tofu
-    found = {c.release.version: c for c in releases.indexed(pin, listed, tofu)}
-    candidates = [found.get(v) or releases.pinned(pin, [v])[0] for v in versions]
-    if want_newest:
+    if pin.matrix_newest if args.newest is None else args.newest:
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
-                found = releases.newest(pin, ws.wheels, tofu)
+                found = releases.newest(pin, ws.wheels, ws.tofu)
             except ToolkitError as exc:
                 raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
-        candidates = _with_newest(candidates, found)
+        # The newest marks the row of its version if the matrix has it, else adds one.
+        same = [c.release.version == found.release.version for c in candidates]
+        candidates = [found if s else c for s, c in zip(same, candidates, strict=True)]
+        candidates += [] if any(same) else [found]
         err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
     out = args.out or ws.out / "matrix"
     out.mkdir(parents=True, exist_ok=True)
-    # Built once here: the pools would otherwise race to create the same formatter env.
+    # Built once here: the threads would otherwise race to create the same formatter env.
     formatting.tools_python(ws.cache)
     ctx = release.Context(
         pin=releases.with_candidates(pin, candidates),
@@ -109,10 +86,8 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         toolkit=release.toolkit_digest(),
         fresh=args.fresh,
     )
-    rows = _run_all(candidates, ctx, args, err)
+    rows = _run_all(candidates, ctx, args.jobs)
     total = time.perf_counter() - start
-
-    pinned_version = pin.version
     bad = [r.version for r in rows if not r.ok]
     summary = (
         f"{report.tally(rows)}; {report.verdict(rows, args.skip)}; "
@@ -120,31 +95,23 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     )
     meta = {
         "created": report.now(),
-        "pinned": pinned_version,
-        "toolkit": release.toolkit_digest(),
+        "pinned": pin.version,
+        "toolkit": ctx.toolkit,
         "committed_series_sha256": series.series_digest(ws.patches),
         "budget": args.budget,
         "seed": args.seed,
-        "jobs": args.jobs,
         "seconds": round(total, 1),
         "ok": not bad,
         "summary": summary,
     }
-    return StageResult(not bad, report.show(rows, meta, out, summary))
+    return StageResult(not bad, report.show(rows, meta, out))
 
 
 def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
-    if args.all and args.versions:
-        raise ToolkitError("--all and --versions exclude each other")
-    if args.all:
-        return sorted(pin.releases, key=releases.version_key)
-    if args.versions:
-        versions = [v.strip() for v in args.versions.split(",") if v.strip() not in ("", "newest")]
-    else:
-        versions = list(pin.matrix)
+    versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
     unknown = [v for v in versions if v not in pin.releases]
     if unknown:
-        known = ", ".join(sorted(pin.releases, key=releases.version_key))
+        known = ", ".join(sorted(pin.releases, key=version_key))
         raise ToolkitError(
             f'unknown version {unknown[0]}: {pin.path.name} has no [releases."{unknown[0]}"] '
             f"entry with its wheel sha256 (known: {known})"
@@ -152,30 +119,9 @@ def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
     return list(dict.fromkeys(versions))
 
 
-def _on_index(pin: Pin) -> dict[str, str]:
-    """``--all``: the wheels PyPI lists from the pin's ``[matrix] all_from`` on (none
-    asked for when the pin names no ``all_from``)."""
-    if not pin.matrix_all_from:
-        return {}
-    with err.status(f"asking PyPI for every {pin.package} wheel ..."):
-        listing = pypi.list_wheels(pin.package)
-    return releases.on_index(pin, listing, pin.matrix_all_from)
-
-
-def _with_newest(
-    candidates: list[releases.ReleaseCandidate], found: releases.ReleaseCandidate
-) -> list[releases.ReleaseCandidate]:
-    for i, c in enumerate(candidates):
-        if c.release.version == found.release.version:
-            candidates = list(candidates)
-            candidates[i] = found
-            return candidates
-    return [*candidates, found]
-
-
-class BoardLine(Console):
-    """A stage's screen in the matrix: what it shows becomes its release's board line
-    (one live display for the whole run; the stages' own would fight over the terminal)."""
+class StepScreen(Console):
+    """A stage's screen in the matrix: what it shows becomes a progress line of its release
+    (live displays of stages on many threads would fight over the terminal)."""
 
     def __init__(self, step: Callable[[str], None]):
         super().__init__(quiet=True)
@@ -193,61 +139,19 @@ class BoardLine(Console):
         self._step(" ".join(str(o) for o in objects))
 
 
-class Board:
-    """Progress, one line per release: a live display on a terminal, plain lines in logs."""
-
-    def __init__(self, screen: Console, versions: list[str]):
-        self.console = screen
-        self.live = screen.is_terminal
-        self.progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=screen,
-            disable=not self.live,
-        )
-        self.tasks: dict[str, TaskID] = {}
-        self.width = max(len(v) for v in versions)
-        self._lock = threading.Lock()
-        self._versions = versions
-
-    def __enter__(self) -> Board:
-        self.progress.__enter__()
-        for v in self._versions:
-            self.tasks[v] = self.progress.add_task(f"{v:<{self.width}}  waiting", total=None)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(None, None, None)
-
-    def step(self, version: str, text: str) -> None:
-        line = f"{version:<{self.width}}  {text}"
-        self.progress.update(self.tasks[version], description=line)
-        if not self.live:
-            with self._lock:
-                self.console.print(f"[{time.strftime('%H:%M:%S')}] {line}", markup=False)
-
-    def done(self, version: str, text: str) -> None:
-        self.step(version, text)
-        self.progress.update(self.tasks[version], total=1, completed=1)
-
-
 def _run_all(
-    candidates: list[releases.ReleaseCandidate],
-    ctx: release.Context,
-    args: MatrixOptions,
-    screen: Console,
+    candidates: list[releases.ReleaseCandidate], ctx: release.Context, jobs: int
 ) -> list[release.Row]:
-    versions = [c.release.version for c in candidates]
-    light = threading.BoundedSemaphore(args.fetch_jobs)
-    heavy = threading.BoundedSemaphore(args.jobs)
+    width = max(len(c.release.version) for c in candidates)
+    light, heavy = threading.BoundedSemaphore(3), threading.BoundedSemaphore(jobs)
 
     def one(candidate: releases.ReleaseCandidate) -> release.Row:
         version = candidate.release.version
         t0 = time.perf_counter()
 
         def step(text: str) -> None:
-            board.step(version, text)
+            line = f"[{time.strftime('%H:%M:%S')}] {version:<{width}}  {text}"
+            err.print(line, markup=False, highlight=False)
 
         with light:
             try:
@@ -255,39 +159,32 @@ def _run_all(
             except ToolkitError as exc:
                 row = release.new_row(candidate, ctx)
                 row.series, row.series_detail = "error", str(exc)
-                board.done(version, f"error: {exc}")
+                step(f"error: {exc}")
                 return row
             python = None
             if row.runnable and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
                 try:
-                    python = release.release_python(ctx, version)
+                    python = runtimes.release_python(version, ctx.ws.runtimes)
                 except ToolkitError as exc:
                     row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
         if row.runnable:
             step("waiting for a free core")
             with heavy:
-                release.check(row, ctx, checkout, python, BoardLine(step))
-        row.timings["total"] = time.perf_counter() - t0
-        board.done(version, _done_text(row))
+                release.check(row, ctx, checkout, python, StepScreen(step))
+        row.seconds = time.perf_counter() - t0
+        step(_done_text(row))
         return row
 
-    with Board(screen, versions) as board, ThreadPoolExecutor(len(candidates)) as pool:
+    with ThreadPoolExecutor(len(candidates)) as pool:
         return list(pool.map(one, candidates))
 
 
 def _done_text(row: release.Row) -> str:
-    checks = ", ".join(
+    checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
+    said = [
         f"{name} {c.status}" + (" (cached)" if c.cached else "")
-        for name, c in (
-            ("own am", row.own_am),
-            ("tests", row.test_upstream),
-            ("verify", row.verify),
-        )
+        for name, c in checks
         if c.status not in (stages.NA, stages.NOT_RUN)
-    )
-    return (
-        f"done: {row.series}"
-        + (f"; {checks}" if checks else "")
-        + (f" ({row.timings.get('total', 0):.0f} s)")
-    )
+    ]
+    return f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)"

@@ -1,12 +1,7 @@
-"""One release through the series: fetch, the series made once (codemods, format,
-export and its ``git am`` proof), the committed series' ``git am`` check, then the CPU
-test-upstream and quick verify stages, in-process (:mod:`.stages`).
-
-The light part (:func:`prepare`) writes only under the release's own folder in
-``out/matrix/``: the series is made with ``branch=None``, so the shared checkout is only
-read and no work branch moves. The heavy part (:func:`check`) runs the real stages on
-that release's checkout and series, with output and logs under the same folder; no
-evidence record is saved, so the pinned release's ``out/evidence/`` is never touched.
+"""One release through the series: fetch, the series made once (codemods, format, export
+and its ``git am`` proof), the committed series' ``git am`` check (:func:`prepare`, which
+only reads the shared checkout), then CPU test-upstream and quick verify in-process
+(:func:`check`; output under the release's folder, no evidence record saved).
 """
 
 from __future__ import annotations
@@ -22,14 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import libcst as cst
 from rich.console import Console
 
-from codemods import logprobs_helper, shape
 from codemods.series import SERIES
 from dynpatch import runtimes as envs
 from dynpatch import series, upstream_fix
-from dynpatch.apply.export import ApplyReport, SeriesFailed, am_problem, export_series, read_at
+from dynpatch.apply.export import ApplyReport, SeriesFailed, am_problem, export_series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import files
@@ -64,13 +57,12 @@ class Row:
     series: str = NOT_RUN
     series_detail: str = ""
     problems: list[str] = field(default_factory=list)  # why the series cannot be written
-    guard: str = ""  # the helper's first bail-out, as found in this release
     series_sha256: str = ""  # of this release's regenerated series
     own_am: Check = field(default_factory=lambda: Check(NOT_RUN))
     committed_am: Check = field(default_factory=lambda: Check(NOT_RUN))
     test_upstream: Check = field(default_factory=lambda: Check(NOT_RUN))
     verify: Check = field(default_factory=lambda: Check(NOT_RUN))
-    timings: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0  # the release's whole run
 
     @property
     def ok(self) -> bool:
@@ -88,22 +80,10 @@ class Row:
         """The release has its own exported series to check further."""
         return self.series == "applied" and self.own_am.status == PASS
 
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Row:
-        """The row ``to_json`` gave (a ``TypeError`` when it is not one)."""
-        checks = {f: Check(**data[f]) for f in CHECKS if isinstance(data.get(f), dict)}
-        return cls(**{**data, **checks})
-
-
-CHECKS = ("own_am", "committed_am", "test_upstream", "verify")
 # A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
 # failure; the series can be retired from there on.
 FIXED_UPSTREAM = "fixed-upstream"
-# A release that has this very series: every target already applied.
-MERGED = "the series is merged upstream: every target is already applied"
 
 
 @dataclass(frozen=True)
@@ -121,9 +101,6 @@ class Context:
         return self.out / "releases" / version
 
 
-Step = Callable[[str], None]  # progress: "what the release is doing now"
-
-
 def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
     release = candidate.release
     return Row(
@@ -136,18 +113,15 @@ def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
     )
 
 
-def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> tuple[Row, Checkout]:
+def prepare(
+    candidate: ReleaseCandidate, ctx: Context, step: Callable[[str], None]
+) -> tuple[Row, Checkout]:
     """Fetch, the release's own series (made and proved once) and the committed series'
     ``git am`` check, for one release."""
     release = candidate.release
     row = new_row(candidate, ctx)
-    clock = time.perf_counter()
     step("fetching")
     checkout = fetch(ctx.pin, ctx.ws, version=release.version)
-    row.timings["fetch"] = time.perf_counter() - clock
-
-    clock = time.perf_counter()
-    row.guard = helper_guard(read_at(checkout.path, checkout.base, logprobs_helper.TARGET.path))
     step("git am: the committed series")
     row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
     step("codemods + format + export + git am proof")
@@ -155,7 +129,6 @@ def prepare(candidate: ReleaseCandidate, ctx: Context, step: Step) -> tuple[Row,
     _series(checkout, ctx, patches, row)
     if not row.series_sha256:  # nothing exported this time: no older series may linger
         files.remove_tree(patches)
-    row.timings["series"] = time.perf_counter() - clock
     return row, checkout
 
 
@@ -166,7 +139,7 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
         report = export_series(checkout, ctx.pin, ctx.ws.cache, patches)
     except SeriesFailed as exc:
         # A candidate upstream fix is judged by a run (its interpreter is built only then).
-        python = functools.partial(release_python, ctx, row.version)
+        python = functools.partial(envs.release_python, row.version, ctx.ws.runtimes)
         upstream_fix.settle(
             exc.report, checkout, python, ctx.ws.cache, ctx.folder(row.version) / "judge.log"
         )
@@ -182,18 +155,14 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
         row.own_am = Check(NA, "nothing to export")
         row.test_upstream = row.verify = Check(NA, "the series does not apply here")
     elif not report.patches:
-        row.series, row.series_detail = "already-applied", MERGED
+        merged = "the series is merged upstream: every target is already applied"
+        row.series, row.series_detail = "already-applied", merged
         row.own_am = Check(NA, "every target already applied at the base: nothing to export")
         row.test_upstream = row.verify = Check(NA, "no change to check")
     else:
         row.series = "applied"
         row.series_sha256 = series.series_digest(patches)
         row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
-
-
-def release_python(ctx: Context, version: str) -> Path:
-    """The interpreter of ``version``'s checks: one with its runtime."""
-    return envs.runtime_env(version, ctx.ws.runtimes).python
 
 
 def _not_exported(row: Row, exc: SeriesFailed) -> None:
@@ -221,13 +190,10 @@ def _error(row: Row, why: str) -> None:
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
     """The report's outcomes as the row records them (one per series step)."""
+    steps = [f"{o.target.path}::{o.target.qualname}" for o in report.outcomes]
     return [
-        {
-            "target": f"{o.target.path}::{o.target.qualname}",
-            "status": str(o.status),
-            "detail": o.detail,
-        }
-        for o in report.outcomes
+        {"target": t, "status": str(o.status), "detail": o.detail}
+        for t, o in zip(steps, report.outcomes, strict=True)
     ]
 
 
@@ -242,23 +208,6 @@ def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
     if problem:
         return Check(FAIL, problem, seconds)
     return Check(PASS, "applies and reverses", seconds)
-
-
-def helper_guard(source: str | None) -> str:
-    """The helper's first bail-out condition (``is None`` on 1.3-1.4, ``not getattr`` from
-    1.5), shown so the table says which shape each release had."""
-    if source is None:
-        return "-"
-    try:
-        fn = shape.find_function(cst.parse_module(source), logprobs_helper.TARGET.qualname)
-    except cst.ParserSyntaxError:
-        return "does not parse"
-    if fn is None:
-        return "-"
-    for stmt in fn.body.body:
-        if isinstance(stmt, cst.If):
-            return shape.one_line(stmt.test, 60)
-    return "no if statement"
 
 
 # --- heavy part: the stages, in-process --------------------------------------------
@@ -320,11 +269,9 @@ def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
 
 
 def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    if not path.is_file():
-        return {}
     try:
         data = json.loads(path.read_text())
-    except json.JSONDecodeError:
+    except (OSError, json.JSONDecodeError):
         return {}
     return data.get("checks", {}) if data.get("key") == key else {}
 
@@ -332,18 +279,3 @@ def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
 def series_steps() -> list[str]:
     """``file::qualname`` of every step, in series order (the table's target columns)."""
     return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]
-
-
-__all__ = [
-    "FIXED_UPSTREAM",
-    "Context",
-    "Row",
-    "am_check",
-    "check",
-    "helper_guard",
-    "new_row",
-    "outcome_rows",
-    "prepare",
-    "series_steps",
-    "toolkit_digest",
-]

@@ -1,7 +1,6 @@
-"""A check's result, and the checking stages (test-upstream, verify) run in-process for
-one release: the CPU tier and the quick replay, with that release's interpreter for the
-children they start (pytest, the replay), output under the release's folder, and no
-evidence record saved (those describe ``patches/`` on the pinned release only).
+"""A check's result, and the checking stages (test-upstream's CPU tier, verify) run
+in-process on one release: its interpreter for their children, its folder for their
+output, no evidence record saved.
 """
 
 from __future__ import annotations
@@ -73,10 +72,8 @@ def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record
 
 def summary(stage: str, details: dict[str, Any]) -> str:
     """One line of a stage's ``details``, for the table's notes and bump's output."""
-    return (_test_summary if stage == "test-upstream" else _verify_summary)(details)
-
-
-def _test_summary(details: dict[str, Any]) -> str:
+    if stage == "verify":
+        return _verify_summary(details)
     cpu = details["tiers"]["cpu"]
     base, patched = cpu["baseline"]["counts"], cpu["patched"]["counts"]
     mutation = (cpu.get("mutation") or "no carried tests ran").split(" (of ")[0]

@@ -1,6 +1,6 @@
 """A release's check, in-process: the verdict is the stage's own result, the summary line
 comes from what it would save, and a stage that cannot run is an error with its reason.
-The stages are fakes here; test_matrix.py runs the real ones."""
+The stages are fakes here; test_matrix.py runs test-upstream for real (pass, its log)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dynpatch import test_upstream, verify
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record, StageResult
 from dynpatch.matrix import stages
-from dynpatch.matrix.stages import ERROR, FAIL, PASS, CheckJob
+from dynpatch.matrix.stages import ERROR, FAIL, CheckJob
 
 TEST_DETAILS = {
     "tiers": {
@@ -64,9 +64,6 @@ def test_the_stage_result_gives_the_verdict_and_the_summary(job, monkeypatch) ->
     assert (options.tier, options.python) == ("cpu", sys.executable)
     assert (checkout, patches, trees) == (job.checkout, job.patches, job.trees)
     assert out == job.folder / "test-upstream"
-    assert (job.folder / "test-upstream.log").read_text() == "what it printed\n"
-    fake(monkeypatch, test_upstream, True)
-    assert stages.run_check("test-upstream", job, Console(quiet=True))[0].status == PASS
 
 
 def test_verify_runs_with_the_budget_and_seed_and_a_fault_is_an_error(job, monkeypatch) -> None:
