@@ -169,8 +169,6 @@ def _add_verify(sub: Sub) -> None:
 def _add_bench(sub: Sub) -> None:
     help_ = "instruction counts of the handler, baseline vs patched (gated), and a timed A/B"
     p = _verb(sub, "bench", help_, bench.run, {})
-    p.add_argument("--python", default=sys.executable, help=REPLAY_PYTHON)
-    p.add_argument("--out", type=Path, help="output folder (default: out/bench)")
     mutant = "also count the patched tree with the history copy planted back; its gates must fail"
     _flag(p.add_argument, "--mutant", mutant)
     record = "write the reference docs/bench/instructions.json and .png (when the gates pass)"

@@ -1,18 +1,26 @@
-"""``bench`` from the command line: its refusals, each one line, the command a person
-reruns."""
+"""``bench``'s stage: its refusal without valgrind, the command a person reruns, how it
+says it counted, the reference it records, the reviewer's script it runs."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import platform
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from dynpatch import bench, evidence
-from dynpatch.bench import stage
+from dynpatch.bench import report, stage
 from dynpatch.cli import main
 from dynpatch.errors import ToolkitError
+from dynpatch.workspace import Workspace
+from tests.fixtures import bench as synthetic
+
+RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
 
 
 def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
@@ -27,10 +35,12 @@ def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 def test_missing_valgrind_is_one_line_saying_how_to_install_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "dynamo.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
-    got = one_error(capsys, ["bench", "--out", str(tmp_path / "o")])
-    assert got == "error: valgrind not found: apt-get install valgrind"
-    assert not (tmp_path / "o").exists()
+    assert one_error(capsys, ["bench"]) == "error: valgrind not found: apt-get install valgrind"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vendor"]  # nothing written
 
 
 def test_the_rerun_command_names_what_was_asked_for() -> None:
@@ -39,16 +49,45 @@ def test_the_rerun_command_names_what_was_asked_for() -> None:
     assert stage._command(both) == "nox -s bench -- --mutant --record"
 
 
-def test_the_how_line_says_what_was_counted_with_what() -> None:
-    how = stage._how(
-        "valgrind-3.19.0", {"environment": {"python": "3.11.7", "implementation": "CPython"}}
-    )
+def test_the_how_line_says_what_was_counted_with_what_on_which_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cpuinfo = SimpleNamespace(is_file=lambda: True, read_text=lambda: "model name\t: A CPU\n")
+    monkeypatch.setattr(stage, "Path", lambda _path: cpuinfo)
+    env = {"environment": {"python": "3.11.7", "implementation": "CPython"}}
+    how = stage.how("valgrind-3.19.0", env, ["setarch", "x86_64", "-R"])
     assert how["environment"] == {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
-    assert how["tool"] == "callgrind"
     assert stage.how_line(how).startswith(
-        "how: valgrind-3.19.0 callgrind (--instr-atstart=no --collect-atstart=no; counting "
-        "switched on around the replayed requests only), CPython 3.11.7 on "
+        "how: valgrind-3.19.0 --tool=callgrind --instr-atstart=no --collect-atstart=no "
+        "(counting switched on around the replayed requests only), CPython 3.11.7 on "
+        f"{platform.machine()} (A CPU x{os.cpu_count()}), PYTHONHASHSEED=0 DYN_LOG=error, "
+        "address-space randomisation off (setarch -R); 1 counted request per case after 1 warm-up"
     )
+    monkeypatch.setattr(stage, "Path", lambda _path: SimpleNamespace(is_file=lambda: False))
+    assert stage.cpu() == f"{platform.processor() or platform.machine()} x{os.cpu_count()}"
+
+
+def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(report, "plot_png", lambda trees: f"PNG {sorted(trees)}".encode())
+    ws = Workspace(tmp_path)
+    ws.bench_docs.mkdir(parents=True)
+    (ws.bench_docs / "per_chunk_cost.py").write_text("print('the reviewer script')\n")
+    (ws.bench_docs / "instructions.png").write_bytes(b"old")
+    trees = {**synthetic.counted_trees(), "mutant": synthetic.tree_counts("mutant", (1, 1))}
+    keys = ("code_sha256", "series_sha256", "base", "release")
+    data = {"trees": dict.fromkeys(keys, "x"), "what": "w", "how": {}, "agreement": {}, "gates": []}
+    stage._record(data, trees, ws)
+    assert sorted(p.name for p in ws.bench_docs.iterdir()) == [
+        "instructions.json",
+        "instructions.png",
+        "per_chunk_cost.py",
+    ]
+    assert (ws.bench_docs / "instructions.png").read_bytes() == b"PNG ['baseline', 'patched']"
+    ref = json.loads((ws.bench_docs / "instructions.json").read_text())
+    assert ref["code_sha256"] == "x" and ref["command"] == "nox -s bench -- --record"
+    assert set(ref["requests"]["256x4"]) == {"chunks", "baseline", "patched", *RATIOS}
 
 
 FAST_TIMEIT = (

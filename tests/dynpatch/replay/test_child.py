@@ -1,5 +1,5 @@
-"""The child's verify transport, in process on the fake replay: what a stream's records
-are, and how the result file is written."""
+"""The replay child, in process on the fake replay: what a stream's records are, and how
+the result file is written."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_main_writes_the_result_or_a_refusal_with_its_own_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert child.main([]) == 2 and child.main(["a", "b", "c"]) == 2
-    assert "usage: python -m dynpatch.replay.child" in capsys.readouterr().err
+    assert "usage: python -m dynpatch.replay.child JOB.json RESULT.json" in capsys.readouterr().err
     monkeypatch.setattr(child, "Replay", lambda standin: FakeReplay())
     monkeypatch.setattr(child, "hello", lambda replay, tree: {"ok": True, "tree": tree})
     spec, result = tmp_path / "job.json", tmp_path / "result.json"

@@ -1,5 +1,5 @@
-"""The parent side of both transports, with real children on a fake dynamo tree: the
-tree check, the child's setup report, refusals, and what comes back."""
+"""The parent side, with real children on a fake dynamo tree: the tree check, the child's
+setup report, refusals, crashes, and what comes back."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from dynpatch.replay.handler import TREE_MODULES, inside
 from dynpatch.replay.script import chunk_history
 from tests.fixtures.replay import fake_dynamo_tree
 
-CASE = {"tokens": 8, "choices": 2, "k": 1}
 ELSEWHERE = r"replay imported dynamo\.common\.backend\.logprobs from "
 
 
@@ -94,31 +93,10 @@ def test_a_verify_child_that_cannot_set_up_says_why(tmp_path: Path) -> None:
         runner.run_child(runner.Tree("baseline", src), {"scenarios": []}, tmp_path / "log")
 
 
-def test_a_worker_on_the_fake_tree_answers_time_and_alloc(tmp_path: Path) -> None:
-    tree = runner.Tree("baseline", fake_dynamo_tree(tmp_path))
-    with runner.Worker(tree, tmp_path / "w.log", python=sys.executable) as worker:
-        worker.ready()
-        assert worker.hello["tree"] == "baseline" and not worker.hello["has_new_token_ids"]
-        timed = worker.ask({"cmd": "time", "case": CASE, "ops": 2})
-        assert timed["chunks"] == 32 and len(timed["ops_ns"]) == 2
-        alloc = worker.ask({"cmd": "alloc", "case": CASE, "samples": 4})["alloc"]
-        assert alloc and all(len(s) == 2 for s in alloc)
-
-
-def test_a_worker_importing_from_elsewhere_is_refused_and_closed(tmp_path: Path) -> None:
-    tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, elsewhere=True))
-    worker = runner.Worker(tree, tmp_path / "w.log", python=sys.executable)
-    with pytest.raises(ToolkitError, match="patched " + ELSEWHERE):
-        worker.ready()
-    assert worker._proc.poll() is not None and not worker.hello
-
-
-def test_a_worker_that_cannot_set_up_or_dies_first_says_why(tmp_path: Path) -> None:
-    tree = runner.Tree("patched", fake_dynamo_tree(tmp_path, fatal="none"))
-    with pytest.raises(ToolkitError, match=r"patched replay refused to run: .*cannot observe"):
-        runner.Worker(tree, tmp_path / "w.log", python=sys.executable).ready()
+def test_a_child_that_dies_without_a_result_says_so_with_its_log_s_last_lines(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "bare" / "dynamo").mkdir(parents=True)
     bare = runner.Tree("baseline", tmp_path / "bare")
-    with pytest.raises(ToolkitError, match="exited with status 1 without an answer"):
-        runner.Worker(bare, tmp_path / "d.log", python=sys.executable).ready()
-    assert "ModuleNotFoundError" in (tmp_path / "d.log").read_text()
+    with pytest.raises(ToolkitError, match=r"exited with status 1 without a result .*NotFound"):
+        runner.run_child(bare, {"scenarios": []}, tmp_path / "d.log")
