@@ -63,8 +63,6 @@ def test_the_how_line_says_what_was_counted_with_what_on_which_cpu(
         f"{platform.machine()} (A CPU x{os.cpu_count()}), PYTHONHASHSEED=0 DYN_LOG=error, "
         "address-space randomisation off (setarch -R); 1 counted request per case after 1 warm-up"
     )
-    monkeypatch.setattr(stage, "Path", lambda _path: SimpleNamespace(is_file=lambda: False))
-    assert stage.cpu() == f"{platform.processor() or platform.machine()} x{os.cpu_count()}"
 
 
 def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_others(
@@ -99,14 +97,12 @@ FAST_TIMEIT = (
 def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """At the top of a tree, nothing on the path (it loads the helper by its path, not
-    through dynamo's package); on a tree whose helper has no new_token_ids, the "without"
-    column only."""
+    """At the top of a tree, nothing on the path (it loads the helper by its path); on a
+    tree whose helper has no new_token_ids, the "without" column only."""
     from tests.fixtures.snippets import HELPER, HELPER_PATCHED
 
     monkeypatch.delenv("PYTHONPATH", raising=False)
-    # An interpreter whose timeit takes 200 calls a sample: the script's timings are
-    # not what is checked here, and a real autorange takes seconds.
+    # timeit takes 200 calls a sample: the timings are not checked, and autorange is slow.
     python = tmp_path / "python"
     python.write_text(f"#!/bin/sh\nexec {sys.executable} -c '{FAST_TIMEIT}' \"$@\"\n")
     python.chmod(0o755)
@@ -121,10 +117,8 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     lines = saved["output"].splitlines()
     assert lines[1].split() == ["history", "without", "(us)", "with", "(us)", "ratio"]
     assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
-    assert all(ln.endswith("x") for ln in lines[2:])
     base = stage.rerun(str(python), tmp_path / "baseline")["output"].splitlines()
     assert "has no new_token_ids (the tree before this change): 'without' only" in base[1]
-    assert base[2].split() == ["history", "without", "(us)"]
-    assert [len(ln.split()) for ln in base[3:]] == [2, 2, 2]
+    assert [len(ln.split()) for ln in base[2:]] == [3, 2, 2, 2]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path)  # no helper there

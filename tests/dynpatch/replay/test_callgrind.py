@@ -21,10 +21,7 @@ LOOPS = """
 from dynpatch.replay import callgrind
 
 def loop(n):
-    total = 0
-    for i in range(n):
-        total += i * i
-    return total
+    return sum(i * i for i in range(n))
 
 print(callgrind.running_on_valgrind())
 loop(3000)  # warm

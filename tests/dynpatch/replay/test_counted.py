@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,9 @@ def test_off_valgrind_a_counted_child_refuses_with_a_result_that_says_so(tmp_pat
     job, result = tmp_path / "job.json", tmp_path / "result.json"
     job.write_text(json.dumps({"tree": "baseline", "standin": str(tmp_path), "counted": [[]]}))
     assert child.main([str(job), str(result)]) == EXIT_CODE_SETUP
-    assert json.loads(result.read_text()) == {
-        "ok": False,
-        "error": "not running under valgrind: the counts would all be missing",
-    }
+    refused = {"ok": False, "error": "not running under valgrind: the counts would all be missing"}
+    assert json.loads(result.read_text()) == refused
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json", "result.json"]
 
 
 def test_allocation_is_sampled_on_chunks_spread_over_the_stream_never_the_first() -> None:
@@ -88,6 +88,27 @@ def test_a_stream_that_is_not_the_expected_length_is_an_error(
         asyncio.run(counted._request(FakeReplay(), script, counted.stopwatch([])))
 
 
-def test_the_two_trees_alternate_which_goes_first_in_each_pair() -> None:
-    assert counted.turns(3, first=True) == [True, False, False, True, True, False]
-    assert counted.turns(3, first=False) == [False, True, True, False, False, True]
+def test_the_a_b_children_take_turns_through_their_fifos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ops: list[str] = []
+
+    async def request(replay: FakeReplay, script: object, around: object = None) -> None:
+        ops.append(threading.current_thread().name)
+
+    monkeypatch.setattr(counted, "_request", request)
+    fifos = [tmp_path / "a", tmp_path / "b"]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+
+    def child(i: int) -> None:
+        ab = {"case": {"tokens": 1, "choices": 1}, "warmup": 0, "pairs": 4}
+        ab |= {"first": i == 0, "baton": [str(fifos[i]), str(fifos[1 - i])]}
+        asyncio.run(counted.take_turns(FakeReplay(), ab))
+
+    threads = [threading.Thread(target=child, args=(i,), name="AB"[i]) for i in (1, 0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert "".join(ops) == "ABBAABBA"
