@@ -74,6 +74,7 @@ def count(
         tree,
         {"counted": runs},
         folder / "child.log",
+        timeout=3600,  # a hang guard: on a loaded machine a child gets a fraction of a core
         folder=folder,
         wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
         env=ENV,

@@ -23,15 +23,6 @@ from tests.fixtures import bench as synthetic
 RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
 
 
-def one_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
-    assert main(argv) == 2
-    captured = capsys.readouterr()
-    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-    assert captured.out == ""
-    return lines[0]
-
-
 def test_missing_valgrind_is_one_line_saying_how_to_install_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -39,7 +30,9 @@ def test_missing_valgrind_is_one_line_saying_how_to_install_it(
     (tmp_path / "vendor" / "dynamo.toml").write_text("")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert one_error(capsys, ["bench"]) == "error: valgrind not found: apt-get install valgrind"
+    assert main(["bench"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: valgrind not found: apt-get install valgrind\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["vendor"]  # nothing written
 
 
@@ -122,3 +115,18 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     assert [len(ln.split()) for ln in base[2:]] == [3, 2, 2, 2]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path)  # no helper there
+
+
+def test_a_mutant_that_meets_every_gate_fails_the_run() -> None:
+    trees = synthetic.counted_trees()
+    mutant = synthetic.tree_counts("mutant", (77_000_000, 140_000_000))  # as good as patched
+    alloc = {t: {"1": 0.0, "4": 0.0} for t in ("baseline", "patched", "alternative", "mutant")}
+    how = stage.how("valgrind-3.19.0", {}, [])
+    found = {"counts": {**trees, "alternative": trees["patched"], "mutant": mutant}, "how": how}
+    found |= {"again": trees, "alloc": {"slope_bytes_per_token": alloc}, "finished_after_s": {}}
+    found["ab"] = {"line": "A/B"}
+    data, lines, passed = stage._judge(found)
+    assert not passed and data["verdict"] == "fail" and all(g["met"] for g in data["gates"])
+    assert "mutant: the gates do NOT catch the planted copy" in lines
+    found["counts"]["mutant"] = trees["baseline"]
+    assert stage._judge(found)[2]  # a mutant no better than the baseline misses gates 1-3
