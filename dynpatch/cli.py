@@ -95,8 +95,6 @@ def build_parser() -> argparse.ArgumentParser:
     add("--python", help="the replay's interpreter (default: this one)")
     add("--out", type=Path, help="default: out/verify")
     add = verb("bench", "instruction counts, baseline vs patched, and a timed A/B", bench.run)
-    add("--python", help="the replay's interpreter (default: this one)")
-    add("--out", type=Path, help="default: out/bench")
     add("--mutant", **FLAG, help="also count the history copy planted back: gates must fail")
     add("--record", **FLAG, help="write the reference in docs/bench/ (when the gates pass)")
 

@@ -7,7 +7,7 @@ Run it in the bench session's environment (valgrind on PATH), from the repositor
 
 Each round clones the baseline and the patched tree afresh, at a path of its own length
 (so every round's child lays memory out differently), counts each tree twice exactly as
-``nox -s bench`` does (``plan.count`` with two runs, both forked from
+``nox -s bench`` does (``plan.count`` with two full runs, both forked from
 one child once it has imported everything), and prints how far apart the two runs are:
 the reference case (what the bench's agreement gate compares) and, for information, the
 worst of all counted parts. Exit status 1 when the reference case of any pair is more
@@ -25,16 +25,19 @@ import time
 from functools import partial
 from pathlib import Path
 
-from dynpatch.bench import plan, valgrind
+from dynpatch.bench import BenchOptions, plan, valgrind
 from dynpatch.bench.counts import TreeCounts
-from dynpatch.bench.gates import difference_pct
-from dynpatch.bench.options import BenchOptions
 from dynpatch.fetch import pinned
-from dynpatch.pin import ROOT
 from dynpatch.replay import runner
 from dynpatch.trees import prepare_trees
+from dynpatch.workspace import Workspace
 
 TREES = ("baseline", "patched")
+
+
+def difference_pct(first: float, second: float) -> float:
+    """How far apart two counts are, in percent of the first."""
+    return 100.0 * abs(second - first) / first
 
 
 def worst_part_pct(a: TreeCounts, b: TreeCounts) -> float:
@@ -48,31 +51,27 @@ def main() -> int:
     parser.add_argument("--trees", type=int, default=20, help="rounds of fresh trees (20)")
     parser.add_argument("--within", type=float, default=0.1, help="percent allowed (0.1)")
     args = parser.parse_args()
-    _pin, checkout = pinned(BenchOptions())
-    how = {
-        "valgrind_path": valgrind.find(),
-        "python": sys.executable,
-        "prefix": valgrind.fixed_layout(),
-    }
-    job = plan.main_job()
+    ws = Workspace.find(Path.cwd())
+    _pin, checkout = pinned(BenchOptions(), ws)
+    how = {"valgrind_path": valgrind.find(), "prefix": valgrind.fixed_layout()}
+    runs = [plan.measures(), plan.measures()]
     reference: dict[str, list[int]] = {t: [] for t in TREES}
     worst, worst_part = 0.0, 0.0
-    (ROOT / "out").mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="agreement-", dir=ROOT / "out") as tmp:
+    ws.out.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="agreement-", dir=ws.out) as tmp:
         print("round  tree      run 1 (256x4)  run 2 (256x4)  apart   worst part  seconds")
         for i in range(1, args.trees + 1):
             start = time.perf_counter()
             root = Path(tmp) / f"round-{i:02d}{'-' * i}"  # a path of another length
-            trees = prepare_trees(checkout, ROOT / "patches", root / "trees")
+            trees = prepare_trees(checkout, ws.patches, root / "trees")
             tasks = [
                 (
                     label,
                     partial(
                         plan.count,
                         runner.Tree(label, trees.src(getattr(trees, label))),
-                        job,
+                        runs,
                         root / label,
-                        runs=2,
                         **how,
                     ),
                 )

@@ -1,5 +1,4 @@
-"""What an instruction-count run measures, as typed records: the cases, the counted parts
-of one tree's child, and the derived figures (per request, per chunk, slopes)."""
+"""The counted parts of one tree's child, and the figures derived from them."""
 
 from __future__ import annotations
 
@@ -13,11 +12,10 @@ from dynpatch.errors import ToolkitError
 
 @dataclass(frozen=True)
 class Case:
-    """One benchmark stream: tokens x interleaved choices, top-k logprobs per token."""
+    """One benchmark stream: tokens x interleaved choices (top-1 logprobs per token)."""
 
     tokens: int
     choices: int
-    k: int = 1
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -25,54 +23,35 @@ class Case:
 
 @dataclass(frozen=True)
 class Part:
-    """One counted part: ``what`` (request, engine or windows) of one case, the requests
-    and chunks it covers, and the instructions callgrind counted for it."""
+    """One counted part: ``what`` (request, engine or windows) of one case, its chunks and
+    the instructions callgrind counted; a request part is one whole request."""
 
     label: str
     what: str
     case: Case
-    requests: int
     chunks: int
     instructions: int
     history: tuple[int, int] | None = None  # windows: the choice history [lo, hi)
 
     @property
-    def per_request(self) -> float:
-        return self.instructions / self.requests
-
-    @property
     def per_chunk(self) -> float:
         return self.instructions / self.chunks
 
-    @property
-    def mid(self) -> float:
-        """The middle of the window's history (a window's x in the slope)."""
-        assert self.history is not None
-        return (self.history[0] + self.history[1]) / 2
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+def choices(n: int) -> str:
+    return f"{n} choice{'s' * (n > 1)}"
 
 
 def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[Part]:
-    """The child's account of its parts joined with the dumps' counts (every part needs
-    exactly one dump, and every dump a part)."""
+    """The child's account of its parts joined with the dumps' counts; a ToolkitError
+    unless every part has its dump and every dump its part."""
     parts = []
     for p in result.get("parts", []):
         if p["label"] not in counts:
             raise ToolkitError(f"{tree}: callgrind wrote no dump for {p['label']!r}")
-        history = p.get("history")
-        parts.append(
-            Part(
-                label=p["label"],
-                what=p["what"],
-                case=Case(**p["case"]),
-                requests=int(p["requests"]),
-                chunks=int(p["chunks"]),
-                instructions=counts[p["label"]],
-                history=None if history is None else (int(history[0]), int(history[1])),
-            )
-        )
+        history = tuple(p["history"]) if "history" in p else None
+        case, count = Case(**p["case"]), counts[p["label"]]
+        parts.append(Part(p["label"], p["what"], case, int(p["chunks"]), count, history))
     extra = sorted(set(counts) - {p.label for p in parts})
     if extra:
         raise ToolkitError(f"{tree}: callgrind dumps for parts the child did not report: {extra}")
@@ -81,22 +60,17 @@ def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[
 
 @dataclass(frozen=True)
 class TreeCounts:
-    """Every part counted in one tree's child."""
+    """Every part counted in one run of one tree's child."""
 
     tree: str
     parts: list[Part]
 
-    def _one(self, what: str, case: Case) -> Part:
+    def request(self, case: Case, what: str = "request") -> Part:
+        """The part of one whole request (``engine``: the engine double's stream alone)."""
         for p in self.parts:
             if p.what == what and p.case == case:
                 return p
         raise ToolkitError(f"{self.tree}: no {what} count for {case.tokens}x{case.choices}")
-
-    def request(self, case: Case) -> Part:
-        return self._one("request", case)
-
-    def engine(self, case: Case) -> Part:
-        return self._one("engine", case)
 
     def windows(self, case: Case) -> list[Part]:
         """The stream's windows, by history."""
@@ -113,13 +87,10 @@ class TreeCounts:
         return 100.0 * (w[-1].per_chunk - w[0].per_chunk) / w[0].per_chunk
 
     def slope(self, case: Case) -> float:
-        """Least-squares slope of per-chunk instructions over the windows' history:
+        """Least-squares slope of per-chunk instructions over the windows' middle history:
         instructions per history token."""
         w = self.windows(case)
-        return slope([p.mid for p in w], [p.per_chunk for p in w])
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tree": self.tree, "parts": [p.to_json() for p in self.parts]}
+        return slope([sum(p.history or (0, 0)) / 2 for p in w], [p.per_chunk for p in w])
 
 
 def slope(xs: Sequence[float], ys: Sequence[float]) -> float:

@@ -1,14 +1,11 @@
-"""``bench``: count both trees' instructions, judge the gates, time the informative A/B,
-report, save.
+"""``bench``: count each tree's instructions under callgrind, judge the gates, time the
+informative A/B, save.
 
-Prepare the trees (the alternative and, with ``--mutant``, the patched tree with the
-history copy planted back), run the reviewer's script (``docs/bench/per_chunk_cost.py``)
-on the patched tree for the PR, then the counted children two at a time plus one native
-worker per tree for the allocation profile, then the time-based A/B
-(:mod:`~dynpatch.bench.ab`), then judge the gates and the two-run agreement. The run's
-folder (``out/bench/``: JSON, Markdown, PNG, its CSV, the children's logs and callgrind
-dumps) is replaced whole at the end. Exit status 0 when every gate is met (and, with
-``--mutant``, the mutant misses one), else 1; the A/B never changes it.
+The trees: baseline, patched, the alternative (the baseline with only its history copy
+dropped; informative) and, with ``--mutant``, the patched tree with the copy planted back,
+whose gates must miss. The reviewer's script (``docs/bench/per_chunk_cost.py``) runs on
+the patched tree for the PR. ``out/bench/`` (``bench.json``, the plot, the children's logs
+and dumps) is replaced whole at the end.
 """
 
 from __future__ import annotations
@@ -19,27 +16,49 @@ import json
 import os
 import platform
 import shlex
+import sys
 import time
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from dynpatch import console, evidence, series, variants
-from dynpatch.bench import ab, gates, host, plan, recorded, report, valgrind
-from dynpatch.bench.counts import TreeCounts
-from dynpatch.bench.options import BenchOptions
-from dynpatch.bench.plan import ALLOC_SAMPLES
-from dynpatch.bench.report import table
+from dynpatch.bench import ab, gates, plan, report, valgrind
+from dynpatch.bench.counts import TreeCounts, slope
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record, StageResult
-from dynpatch.fetch import pinned
+from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.io import files, proc
 from dynpatch.replay import callgrind, runner
+from dynpatch.replay.counted import WARMUP
 from dynpatch.trees import prepare_trees
 from dynpatch.workspace import Workspace
 
-WRITTEN = ("bench.json", "bench.md", "instructions.png")
+RECORD, PLOT = "instructions.json", "instructions.png"
+VARIANTS = {  # judged by the gates beside the patched tree
+    "alternative": f"the baseline with `{variants.ALTERNATIVE}`, no keyword (informative)",
+    "mutant": f"the patched tree with `{variants.COPY}` planted back (its gates must miss)",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchOptions(FetchOptions):
+    mutant: bool = False  # also count a mutant, whose gates must miss
+    record: bool = False  # write the reference docs/bench/ (when the gates pass)
+
+
+def cpu() -> str:
+    """The CPU's model name (from /proc/cpuinfo, else the platform) and how many."""
+    info = Path("/proc/cpuinfo")
+    names = (
+        [ln for ln in info.read_text().splitlines() if "model name" in ln] if info.is_file() else []
+    )
+    model = (
+        names[0].split(":", 1)[1].strip() if names else platform.processor() or platform.machine()
+    )
+    return f"{model} x{os.cpu_count()}"
 
 
 def rerun(python: str, tree: Path) -> dict[str, Any]:
@@ -53,43 +72,36 @@ def rerun(python: str, tree: Path) -> dict[str, Any]:
         "script": console.rel(script),
         "sha256": hashlib.sha256(script.read_bytes()).hexdigest(),
         "output": done.stdout,
-        "cpu": f"{host.cpu_model()} x{os.cpu_count()}",
+        "cpu": cpu(),
     }
 
 
-def _how(valgrind_version: str, hello: dict[str, Any]) -> dict[str, Any]:
+def how(version: str, hello: dict[str, Any], layout: list[str]) -> dict[str, Any]:
+    """How the counts were made: the tool and its options, the interpreter, the machine."""
     env = hello.get("environment") or {}
     return {
-        "valgrind": valgrind_version,
-        "tool": valgrind.TOOL,
+        "valgrind": version,
         "options": list(valgrind.OPTIONS),
-        "python": env.get("python"),
-        "implementation": env.get("implementation"),
-        "machine": platform.machine(),
-        "cpu": f"{host.cpu_model()} x{os.cpu_count()}",
+        "python": f"{env.get('implementation')} {env.get('python')}",
+        "machine": f"{platform.machine()} ({cpu()})",
         "environment": plan.ENV,
-        "counted": plan.COUNTED,
-        "warmup_requests": plan.WARMUP,
-        "counted_requests": plan.OPS,
-        "windows": [list(w) for w in plan.WINDOWS],
-        "allocation": f"tracemalloc peak of {ALLOC_SAMPLES} sampled chunks per stream, natively",
+        "address_randomisation": "off (setarch -R)" if layout else "on (setarch -R refused)",
+        "warmup_requests": WARMUP,
     }
 
 
 def how_line(how: dict[str, Any]) -> str:
     return (
-        f"how: {how['valgrind']} {how['tool']} ({' '.join(how['options'][1:])}; "
-        f"counting switched on around the replayed requests only), {how['implementation']} "
-        f"{how['python']} on {how['machine']} ({how['cpu']}), "
-        f"{' '.join(f'{k}={v}' for k, v in how['environment'].items())}, "
-        f"address-space randomisation {how.get('address_randomisation', 'on')}; "
-        f"{how['counted_requests']} counted request per case after {how['warmup_requests']} "
-        "warm-up"
+        f"how: {how['valgrind']} {' '.join(how['options'])} (counting switched on around "
+        f"the replayed requests only), {how['python']} on {how['machine']}, "
+        f"{' '.join(f'{k}={v}' for k, v in how['environment'].items())}, address-space "
+        f"randomisation {how['address_randomisation']}; 1 counted request per case after "
+        f"{how['warmup_requests']} warm-up"
     )
 
 
 def run(args: BenchOptions, ws: Workspace) -> StageResult:
-    """Count, judge, report; ok when the gates say what they must."""
+    """Count, judge, report; passed when every gate is met (and the mutant misses one)."""
     start = time.perf_counter()
     valgrind_path = valgrind.find()
     if not callgrind.supported():
@@ -98,86 +110,70 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
             f"not {platform.system()} {platform.machine()}"
         )
     version = valgrind.version(valgrind_path)
-    out_dir: Path = args.out or ws.out / "bench"
+    out_dir = ws.out / "bench"
     _pin, checkout = pinned(args, ws)
     with err.status("preparing the baseline and patched trees ..."):
         trees = prepare_trees(checkout, ws.patches, ws.trees)
-    tree_of = {
-        "baseline": runner.Tree("baseline", trees.src(trees.baseline)),
-        "patched": runner.Tree("patched", trees.src(trees.patched)),
-    }
+    srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
     with err.status(f"running {evidence.RERUN.name} on the patched tree ..."):
-        script = rerun(args.python, trees.patched)
+        script = rerun(sys.executable, trees.patched)
     with contextlib.ExitStack() as stack:
         stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
         scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
-        alternative = variants.build(
-            tree_of["baseline"].src, scratch / "alternative", variants.drop_copy
-        )
-        tree_of["alternative"] = runner.Tree("alternative", alternative)
+        build = variants.build
+        srcs["alternative"] = build(srcs["baseline"], scratch / "alternative", variants.drop_copy)
         if args.mutant:
-            mutant = variants.build(tree_of["patched"].src, scratch / "mutant", variants.plant)
-            tree_of["mutant"] = runner.Tree("mutant", mutant)
+            srcs["mutant"] = build(srcs["patched"], scratch / "mutant", variants.plant)
         with files.staged_dir(out_dir) as stage:
-            result = _measure(args, tree_of, stage, valgrind_path, version)
-            data, md, lines, passed = _judge(ws, result, trees, version, start)
-            data["trees"]["release"] = checkout.release.version  # what was measured
+            found = _measure({t: runner.Tree(t, s) for t, s in srcs.items()}, stage, valgrind_path)
+            found["how"] = how(version, found["hello"], found["layout"])
+            data, lines, passed = _judge(found)
+            data["trees"] = {
+                "base": trees.base,
+                "series_sha256": trees.series_sha256,
+                "code_sha256": series.code_digest(ws.patches),
+                "release": checkout.release.version,
+                "mutant": args.mutant,
+                "alternative": variants.ALTERNATIVE,
+            }
+            data["seconds"] = round(time.perf_counter() - start, 1)
             files.write_atomic(stage / "bench.json", json.dumps(data, indent=1) + "\n")
-            files.write_atomic(stage / "bench.md", md)
-            points = report.plot_points(result["counts"])
-            report.write_plot(points, stage / "instructions.png", stage / "per_chunk.csv")
+            files.write_atomic(stage / PLOT, report.plot_png(found["counts"]))
 
-    counts: dict[str, TreeCounts] = result["counts"]
+    counts: dict[str, TreeCounts] = found["counts"]
+    md = "\n".join([*report.table(counts), "", *(f"    {line}" for line in lines)]) + "\n"
     shown = StageResult(passed)
+    shown.say(*report.table(counts), *lines)
     shown.say(
-        table(f"counted: {report.REQUEST_TITLE}", *report.request_rows(counts)),
-        table(report.CHUNK_TITLE, *report.chunk_rows(counts)),
-        *lines,
-        f"{script['script']} on the patched tree (saved for the PR):",
-        script["output"].rstrip(),
+        f"{script['script']} on the patched tree (saved for the PR):", script["output"].rstrip()
     )
-    written = ", ".join(console.rel(out_dir / n) for n in WRITTEN)
+    written = f"{console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / PLOT)}"
     shown.say(f"wrote {written} in {time.perf_counter() - start:.0f} s")
+    details = {**{k: v for k, v in data.items() if k != "counts"}, "rerun": script}
+    verdict = "pass" if passed else "fail"
     shown.record = Record(
-        "bench",
-        base=trees.base,
-        series_sha256=trees.series_sha256,
-        command=_command(args),
-        verdict="pass" if passed else "fail",
-        summary_md=md,
-        details={**{k: v for k, v in data.items() if k != "counts"}, "rerun": script},
+        "bench", trees.base, trees.series_sha256, _command(args), verdict, md, details
     )
-    if args.record:
-        if not passed:
-            shown.say("not recorded in docs/bench/: the gates did not pass")
-        else:
-            path = _record(data, counts, ws)
-            shown.say(f"reference: {console.rel(path)} and its plot")
+    if args.record and not passed:
+        shown.say("not recorded in docs/bench/: the gates did not pass")
+    elif args.record:
+        _record(data, counts, ws)
+        shown.say(f"reference: {console.rel(ws.bench_docs / RECORD)} and its plot")
     return shown
 
 
-def _measure(
-    args: BenchOptions,
-    tree_of: dict[str, runner.Tree],
-    stage: Path,
-    valgrind_path: str,
-    version: str,
-) -> dict[str, Any]:
-    children = stage / "children"
+def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -> dict[str, Any]:
+    """Every tree counted (the baseline and patched twice), allocated and (the pair) timed."""
     layout = valgrind.fixed_layout()
-    randomised = "off (setarch -R)" if layout else "on (setarch -R not allowed here)"
-    how = {"valgrind_path": valgrind_path, "python": args.python, "prefix": layout}
-    # The baseline and the patched tree are counted twice, the variants once.
+    kw = {"valgrind_path": valgrind_path, "prefix": layout}
     tasks: list[tuple[str, Any]] = []
     for label, tree in tree_of.items():
-        runs = 2 if label in ("baseline", "patched") else 1
-        name = f"{label} counts" + (", twice" if runs == 2 else "")
-        count = partial(plan.count, tree, plan.main_job(), children / label, runs=runs, **how)
-        tasks.append((name, count))
-    tasks.append(("allocation", partial(plan.alloc_slopes, tree_of, stage / "logs", args.python)))
+        runs = [plan.measures(), *([plan.AGAIN] if label in plan.PAIR else [])]
+        name = f"{label} counts" + (", twice" if len(runs) == 2 else "")
+        tasks.append((name, partial(plan.count, tree, runs, stage / "children" / label, **kw)))
+    tasks.insert(1, ("allocation and A/B", partial(plan.native, tree_of, stage / "native")))
     err.print(
-        f"counting with {version} {valgrind.TOOL}: {len(tree_of)} trees, "
-        f"{plan.JOBS} children at a time (a few minutes)",
+        f"counting with {valgrind.TOOL}: {len(tree_of)} trees, {plan.JOBS} tasks at a time",
         markup=False,
     )
     finished: dict[str, float] = {}
@@ -187,109 +183,86 @@ def _measure(
         err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
 
     done = plan.run_all(tasks, step_done)
-    counted = {name.split()[0]: c for name, c in done.items() if name != "allocation"}
+    native, loadavg = done.pop("allocation and A/B")
+    counted = {name.split()[0]: c for name, c in done.items()}
     runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
-    with err.status(f"timing the A/B (informative): {ab.PAIRS} interleaved op pairs ..."):
-        timed = ab.measure(tree_of, stage / "logs", args.python)
+    samples = {t: native[t]["alloc"] for t in tree_of}
     return {
-        "ab": timed,
-        "counts": {label: c.counts for label, c in counted.items()},
-        "again": {label: counted[label].runs[1] for label in ("baseline", "patched")},
+        "counts": {label: c.runs[0] for label, c in counted.items()},
+        "again": {label: counted[label].runs[1] for label in plan.PAIR},
         "hello": counted["baseline"].hello,
-        "alloc": done["allocation"],
+        "alloc": {
+            "slope_bytes_per_token": {
+                t: {n: slope([h for h, _ in s], [p for _, p in s]) for n, s in by.items()}
+                for t, by in samples.items()
+            },
+            "samples": samples,
+        },
+        "ab": ab.summary({t: native[t]["ops_ns"] for t in plan.PAIR}, loadavg),
         "finished_after_s": finished,
-        "layout": {"address_randomisation": randomised},
+        "layout": layout,
     }
 
 
-def _judge(
-    ws: Workspace, result: dict[str, Any], trees: Any, version: str, start: float
-) -> tuple[dict[str, Any], str, list[str], bool]:
-    counts: dict[str, TreeCounts] = result["counts"]
-    alloc = result["alloc"]["slope_bytes_per_token"]
+def _judge(found: dict[str, Any]) -> tuple[dict[str, Any], list[str], bool]:
+    """The run's record (``bench.json``), its lines as printed, and whether it passed."""
+    counts: dict[str, TreeCounts] = found["counts"]
+    alloc = found["alloc"]["slope_bytes_per_token"]
     verdicts = gates.evaluate(counts["baseline"], counts["patched"], alloc)
-    agree = gates.agreement({t: counts[t] for t in ("baseline", "patched")}, result["again"])
-    verdicts.append(agree)
+    verdicts.append(gates.agreement({t: counts[t] for t in plan.PAIR}, found["again"]))
     met = sum(g.met for g in verdicts)
-    how = {**_how(version, result["hello"]), **result["layout"]}
-    lines = [
-        report.slope_line(counts),
-        *(g.line() for g in verdicts),
-        f"gates met: {met} of {len(verdicts)}",
-    ]
     passed = met == len(verdicts)
-    alternative = gates.evaluate(
-        counts["baseline"], counts["alternative"], alloc, name="alternative"
-    )
-    lines.append(
-        f"alternative (informative): the baseline with `{variants.ALTERNATIVE}`, no keyword"
-    )
-    lines += [
-        f"  {g.label}: {g.detail} -> {'met' if g.met else 'missed'} (not gated)"
-        for g in alternative
-    ]
-    mutant_gates: list[gates.Gate] = []
-    if "mutant" in counts:
-        mutant_gates = gates.evaluate(counts["baseline"], counts["mutant"], alloc, name="mutant")
-        missed = [g.label.split(":")[0] for g in mutant_gates if not g.met]
-        lines.append(f"mutant: the patched tree with `{variants.COPY}` planted back")
-        lines += [f"  {g.line()}" for g in mutant_gates]
-        if missed:
-            lines.append(
-                f"mutant: the gates catch the planted history copy ({', '.join(missed)} missed)"
-            )
-        else:
-            lines.append("mutant: every gate met: the gates do NOT catch the planted history copy")
-            passed = False
-    lines += [result["ab"].line(), how_line(how)]
+    lines = [report.slope_line(counts), *(g.line() for g in verdicts)]
+    lines.append(f"gates met: {met} of {len(verdicts)}")
+    judged: dict[str, list[gates.Gate]] = {}
+    for name, what in VARIANTS.items():
+        if name in counts:
+            judged[name] = gates.evaluate(counts["baseline"], counts[name], alloc, name=name)
+            lines += [f"{name}: {what}", *(f"  {g.line()}" for g in judged[name])]
+    if "mutant" in judged:
+        missed = [g.label.split(":")[0] for g in judged["mutant"] if not g.met]
+        caught = f"catch the planted history copy ({', '.join(missed)} missed)"
+        lines.append(f"mutant: the gates {caught if missed else 'do NOT catch the planted copy'}")
+        passed = passed and bool(missed)
+    lines += [found["ab"]["line"], how_line(found["how"])]
     data = {
         "what": plan.COUNTED,
-        "how": how,
-        "trees": {
-            "base": trees.base,
-            "series_sha256": trees.series_sha256,
-            "code_sha256": series.code_digest(ws.patches),
-            "mutant": "mutant" in counts,
-            "alternative": variants.ALTERNATIVE,
-        },
+        "how": found["how"],
         **report.figures(counts),
         "agreement": {
-            t: [
-                counts[t].request(plan.REFERENCE).per_request,
-                result["again"][t].request(plan.REFERENCE).per_request,
-            ]
-            for t in ("baseline", "patched")
+            t: [c.request(plan.REFERENCE).instructions for c in (counts[t], found["again"][t])]
+            for t in plan.PAIR
         },
-        "alloc": result["alloc"],
+        "alloc": found["alloc"],
         "gates": [g.__dict__ for g in verdicts],
-        "mutant_gates": [g.__dict__ for g in mutant_gates],
-        "alternative_gates": [g.__dict__ for g in alternative],
-        "ab": result["ab"].to_json(),
+        **{f"{n}_gates": [g.__dict__ for g in judged.get(n, [])] for n in VARIANTS},
+        "ab": found["ab"],
         "verdict": "pass" if passed else "fail",
-        "seconds": {"total": round(time.perf_counter() - start, 1)},
-        "finished_after_s": result["finished_after_s"],
-        "counts": {t: c.to_json() for t, c in counts.items()},
+        "finished_after_s": found["finished_after_s"],
+        "counts": {t: asdict(c) for t, c in counts.items()},
     }
-    return data, report.markdown(counts, lines), lines, passed
+    return data, lines, passed
 
 
-def _record(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Workspace) -> Path:
-    """The reference: baseline and patched only, named by the code they measured."""
-    pair = {t: counts[t] for t in ("baseline", "patched")}
+def _record(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Workspace) -> None:
+    """The reference in ``docs/bench/``, both files or neither (the folder's others stay):
+    baseline and patched only, named by the code they measured (its ``code_sha256``)."""
+    pair = {t: counts[t] for t in plan.PAIR}
     ref = {
-        "code_sha256": data["trees"]["code_sha256"],
-        "series_sha256": data["trees"]["series_sha256"],
-        "base": data["trees"]["base"],
-        "release": data["trees"]["release"],
+        **{k: data["trees"][k] for k in ("code_sha256", "series_sha256", "base", "release")},
         "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
-        "what": data["what"],
-        "how": data["how"],
+        **{k: data[k] for k in ("what", "how", "agreement", "gates")},
         **report.figures(pair),
-        "agreement": data["agreement"],
-        "gates": data["gates"],
         "command": "nox -s bench -- --record",
     }
-    return recorded.record(ref, report.plot_png(report.plot_points(pair)), ws.root)
+    folder = ws.bench_docs
+    others = {p.name for p in folder.iterdir()} - {RECORD, PLOT} if folder.is_dir() else set()
+    with (
+        files.lock(ws.out / ".docs-bench.lock", f"{folder}"),
+        files.staged_dir(folder, keep=frozenset(others)) as tmp,
+    ):
+        files.write_atomic(tmp / RECORD, json.dumps(ref, indent=1, sort_keys=True) + "\n")
+        files.write_atomic(tmp / PLOT, report.plot_png(pair))
 
 
 def _command(args: BenchOptions) -> str:

@@ -1,13 +1,7 @@
 """valgrind as the instruction counts use it: found (or refused in one line), its version,
-the command line of a counted child, and the counted parts read back from its dumps.
-
-The child runs under callgrind with instrumentation and collection off at start
-(``--instr-atstart=no --collect-atstart=no``); it switches both on around each measured
-part and dumps the part under a label (:mod:`dynpatch.replay.callgrind`). Each process
-(the child, and each run it forks) dumps into files ``callgrind.out.<pid>.<n>`` whose
-header names the process (``pid:``) and the label (``desc: Trigger: Client Request:
-<label>``) and whose ``totals:`` line is the part's instruction count (``Ir``).
-"""
+a counted child's command line, and the parts read back from the dumps that each process
+writes (``callgrind.out.<pid>.<n>``: its ``pid:``, its label in ``desc: Trigger: Client
+Request: <label>``, its instruction count in ``totals:``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Replay harness: dynamo's real TRT-LLM handler driven by an engine double, on CPU.
-
-The parent side (:mod:`~.runner`, the ``verify`` and ``bench`` stages) starts one child per
-tree (:mod:`~.child`, :mod:`~.serve`, :mod:`~.counted`). Every module a child imports is
-standard-library only: scripts (:mod:`~.script`, :mod:`~.streams`, :mod:`~.scenarios`),
-the engine double (:mod:`~.engine`), dynamo's handler (:mod:`~.handler`, :mod:`~.fatal`)
-and the wire format (:mod:`~.wire`). :data:`STANDIN_DIR` (a test double of
-``tensorrt_llm``) goes on the children's ``PYTHONPATH``.
+"""Replay harness: dynamo's real TRT-LLM handler driven by an engine double, on CPU, in one
+child process per tree (:mod:`~.runner` starts :mod:`~.child`). What a child imports is
+standard library only; :data:`STANDIN_DIR` (a ``tensorrt_llm`` test double) goes on its
+``PYTHONPATH``.
 """
 
 from __future__ import annotations

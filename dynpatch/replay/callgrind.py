@@ -1,21 +1,12 @@
 """Callgrind's client requests, issued from Python: count instructions of chosen code only.
 
-A counted child runs under ``valgrind --tool=callgrind --instr-atstart=no
---collect-atstart=no``: start-up and imports run uninstrumented (about ten times faster
-than instrumented), and nothing is counted until :func:`counting` switches the
-instrumentation and this thread's collection on around the measured code, then dumps
-that code's cost as one part of the profile, named by its label (``desc: Trigger: Client
-Request: <label>``), which the parent reads.
-
-A client request is the instruction sequence ``valgrind.h`` compiles in
-(``VALGRIND_DO_CLIENT_REQUEST`` on amd64): four ``rol`` of ``%rdi`` that add up to a
-full turn, then ``xchg %rbx,%rbx``, with ``%rax`` pointing at the request's six words
-and ``%rdx`` holding the default answer. On a real CPU it changes nothing and answers the
-default; valgrind recognises it. This module puts those bytes, wrapped as a C function
-``uint64 request(uint64 *args, uint64 default)``, on one executable page and calls it
-through ctypes, so no compiler is needed. x86-64 Linux only.
-
-Standard library only (this runs inside dynamo's environment).
+Under ``valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no`` nothing is
+counted until :func:`counting` switches instrumentation and collection on around the
+measured code, then dumps its cost under a label. A client request is the sequence
+``valgrind.h`` compiles in on amd64 (four ``rol`` of ``%rdi`` adding up to a full turn,
+then ``xchg %rbx,%rbx``; ``%rax`` points at the six words, ``%rdx`` holds the default
+answer): a no-op on a real CPU. Its bytes sit on one executable page, called through
+ctypes (no compiler). x86-64 Linux, standard library only.
 """
 
 from __future__ import annotations
@@ -70,10 +61,10 @@ def _function() -> _Request:
     return _request
 
 
-def request(code: int, arg1: int = 0, default: int = 0) -> int:
-    """Issue one client request; valgrind's answer, or ``default`` on a real CPU."""
+def request(code: int, arg1: int = 0) -> int:
+    """Issue one client request; valgrind's answer, or 0 on a real CPU."""
     words = (ctypes.c_uint64 * 6)(code, arg1, 0, 0, 0, 0)
-    return int(_function()(words, default))
+    return int(_function()(words, 0))
 
 
 def running_on_valgrind() -> int:
@@ -81,20 +72,12 @@ def running_on_valgrind() -> int:
     return request(RUNNING_ON_VALGRIND)
 
 
-def safe_label(label: str) -> bool:
-    """A dump label the parent can read back: letters, digits and ``-_.:x`` only."""
-    return bool(label) and all(c.isalnum() or c in "-_.:x" for c in label) and label.isascii()
-
-
 @contextmanager
 def counting(label: str) -> Iterator[None]:
-    """Count this thread's instructions inside the block as the profile part ``label``.
-
-    Instrumentation is on only for the block (the translation cache is flushed at each
-    switch, which costs time, not counted instructions); the count is dumped when the
-    block ends, also when it raises.
-    """
-    if not safe_label(label):
+    """Count this thread's instructions inside the block as the profile part ``label``,
+    dumped when the block ends (also when it raises). The label must read back unchanged
+    from the dump: ASCII letters, digits and ``-_.:`` only."""
+    if not (label.isascii() and label and all(c.isalnum() or c in "-_.:" for c in label)):
         raise ValueError(f"unusable dump label {label!r}")
     name = ctypes.create_string_buffer(label.encode())
     request(START_INSTRUMENTATION)

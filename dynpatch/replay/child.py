@@ -1,19 +1,11 @@
-"""Child process of the replay, one per tree; runs in the replay environment.
+"""The replay child, one per tree: ``python -m dynpatch.replay.child JOB.json RESULT.json``.
 
-* ``python -m dynpatch.replay.child JOB.json RESULT.json``: verify; every script of the
-  job replayed once, each record serialised canonically as it is observed, the result
-  written atomically (none at all when the child dies first, which the parent reports).
-* the same with ``withhold`` in the job: a release's own fix judged by the history each
-  chunk reads (:mod:`~dynpatch.replay.reads`).
-* ``python -m dynpatch.replay.child JOB.json --serve``: the bench worker
-  (:mod:`~dynpatch.replay.serve`).
-
-The instruction counts have their own entry, run under callgrind
-(:mod:`~dynpatch.replay.counted`). ``PYTHONPATH`` holds one tree's ``components/src`` and
-the ``tensorrt_llm`` stand-in; the child imports dynamo's real ``AggregatedHandler``
-(:mod:`~dynpatch.replay.handler`), reports where its modules came from and drives
-``AggregatedHandler.generate`` with the engine double. Standard library plus the replay
-package only.
+It imports dynamo's real handler from the tree first on its ``PYTHONPATH``
+(:mod:`~.handler`), runs the job and writes its setup report with what the job found,
+atomically (nothing when the child dies first). The job's keys say what it does:
+``counted`` (under callgrind) or ``alloc`` (natively) the bench's measurements
+(:mod:`~.counted`), ``withhold`` a release's own fix judged (:mod:`~.reads`), else
+verify's replays. Standard library plus the replay package only.
 """
 
 from __future__ import annotations
@@ -21,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from dynpatch.io.atomic import write_atomic
-from dynpatch.replay import scenarios
+from dynpatch.replay import counted, reads, scenarios
 from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello, replay_records
 from dynpatch.replay.script import from_json
 
@@ -42,40 +33,34 @@ async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]
     return out
 
 
-async def _verify(job: dict[str, Any]) -> dict[str, Any]:
+def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The setup report and what ``job`` found (``folder``: where forked runs write)."""
+    if "counted" in job:
+        return counted.counted(job, folder)
     replay = Replay(Path(job["standin"]))
-    return {**hello(replay, job.get("tree")), "scenarios": await run_verify(replay, job)}
+    if "alloc" in job:
+        found = asyncio.run(counted.timed(replay, job))
+    elif "withhold" in job:
+        found = {"scenarios": asyncio.run(reads.judge(replay, job))}
+    else:
+        found = {"scenarios": asyncio.run(run_verify(replay, job))}
+    return {**hello(replay, job.get("tree")), **found}
 
 
-def answer(result: Path, work: Callable[[], dict[str, Any]]) -> int:
-    """Run ``work`` and write what it returns to ``result`` (or, when the replay cannot be
-    set up, why); the exit status of the child."""
+def main(argv: list[str]) -> int:
+    """Run the job ``argv[0]`` and write its result to ``argv[1]`` (or, when the replay
+    cannot be set up, why); the exit status of the child."""
+    if len(argv) != 2:
+        print("usage: python -m dynpatch.replay.child JOB.json RESULT.json", file=sys.stderr)
+        return 2
+    job, result = json.loads(Path(argv[0]).read_text()), Path(argv[1])
     try:
-        found = work()
+        found = work(job, result.parent)
     except SetupError as exc:
         write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
         return EXIT_CODE_SETUP
     write_atomic(result, json.dumps(found))
     return 0
-
-
-def main(argv: list[str]) -> int:
-    """``JOB.json RESULT.json`` runs a verify (or judging) job; ``JOB.json --serve`` a
-    bench worker."""
-    from dynpatch.replay import reads, serve  # they build on this module
-
-    if len(argv) != 2:
-        print(
-            "usage: python -m dynpatch.replay.child JOB.json (RESULT.json | --serve)",
-            file=sys.stderr,
-        )
-        return 2
-    job = json.loads(Path(argv[0]).read_text())
-    if argv[1] == "--serve":
-        return serve.main(job)
-    if "withhold" in job:
-        return answer(Path(argv[1]), lambda: asyncio.run(reads.judge(job)))
-    return answer(Path(argv[1]), lambda: asyncio.run(_verify(job)))
 
 
 if __name__ == "__main__":

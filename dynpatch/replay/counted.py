@@ -1,23 +1,12 @@
-"""Child process of the instruction counts: one tree, run under callgrind, counted parts only.
+"""The bench's measurements in a replay child (:mod:`~.child`), on one tree.
 
-``valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no ... python -m
-dynpatch.replay.counted JOB.json RESULT.json``. The child imports dynamo's real handler
-from its tree, uninstrumented, then counts each measurement of the job as one labelled
-part (:func:`dynpatch.replay.callgrind.counting`):
-
-* ``request``: whole requests through ``AggregatedHandler.generate`` (after ``warmup``
-  uncounted ones), from the first chunk asked for to the last one received; building the
-  handler and the engine double's script happens before, uncounted.
-* ``engine``: the engine double's result stream alone, iterated the way the handler's
-  loop visits it, to tell its share from the handler's.
-* ``windows``: one long request, counted only while it produces the chunks whose choice
-  history lies in each window ``[lo, hi)``.
-
-The job runs ``runs`` times, each in a process forked from the child once it has imported
-everything, so every run starts counting from the same memory image (two processes that
-each import dynamo lay memory out a little differently; see docs/bench.md). The result
-file lists, per run, its process id and what each part covers; the counts are in
-callgrind's dumps, which the parent reads (:mod:`dynpatch.bench.valgrind`).
+Job ``counted`` (under callgrind, counting off at start): one list of measurements per run,
+each run a copy of the child forked once dynamo is imported, so all count from the same
+memory image. Each measurement is one labelled part: ``request`` (one whole request after
+a warm-up), ``engine`` (the engine double's stream alone) or ``windows`` (the chunks of one
+long request whose choice history lies in each window). The counts are in callgrind's
+dumps (:mod:`dynpatch.bench.valgrind`). Job ``alloc`` (native): tracemalloc peaks of
+sampled chunks, then with ``ab`` the A/B's op times, in turns with the other tree's child.
 """
 
 from __future__ import annotations
@@ -28,82 +17,79 @@ import gc
 import itertools
 import json
 import os
+import select
 import sys
+import time
 import traceback
+import tracemalloc
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
-from dynpatch.replay.child import answer
 from dynpatch.replay.engine import build_result
 from dynpatch.replay.handler import Replay, SetupError, hello, quiet_gc
 from dynpatch.replay.script import Script, check_chunks, chunk_history
 
-WHATS = ("request", "engine", "windows")
-WARM_TOKENS = 512  # warm-up stream length before a long stream's windows
+WARMUP = 1  # uncounted requests before a counted one
+WARM_TOKENS = 512  # the warm-up stream's length before a long stream's windows
+TURN_TIMEOUT = 600.0  # seconds an A/B child waits for the other's turn to end
 
 
 def label(what: str, case: dict[str, Any], window: tuple[int, int] | None = None) -> str:
-    """The dump label of one measurement (unique within a job)."""
-    name = f"{what}-{case['tokens']}x{case['choices']}-top{case.get('k', 1)}"
+    """The dump label of one measurement (unique within a run)."""
+    name = f"{what}-{case['tokens']}x{case['choices']}"
     return name if window is None else f"{name}-{window[0]}-{window[1]}"
 
 
 def _script(case: dict[str, Any]) -> Script:
-    return scenarios.stream(int(case["tokens"]), int(case["choices"]), k=int(case.get("k", 1)))
+    return scenarios.stream(int(case["tokens"]), int(case["choices"]))
 
 
-async def _drain(replay: Replay, script: Script) -> int:
-    handler, _engine, request, context = replay.prepare(script, "warm-up")
-    count = 0
-    async for _ in handler.generate(request, context):
-        count += 1
-    return count
+async def _request(
+    replay: Replay,
+    script: Script,
+    around: contextlib.AbstractContextManager[Any] | None = None,
+    after: Callable[[int], None] | None = None,
+) -> None:
+    """One whole request of ``script`` through a fresh handler (built before): every chunk
+    received inside ``around``, ``after(n)`` called once ``n`` chunks are in."""
+    handler, _engine, request, context = replay.prepare(script, "bench")
+    n = 0
+    with quiet_gc(), around or contextlib.nullcontext():
+        async for _ in handler.generate(request, context):
+            n += 1
+            if after is not None:
+                after(n)
+    check_chunks(script, n)
 
 
-async def count_requests(replay: Replay, case: dict[str, Any], ops: int, warmup: int) -> dict:
-    """``ops`` whole requests, counted as one part."""
-    script = _script(case)
-    for _ in range(warmup):
-        await _drain(replay, script)
-    prepared = [replay.prepare(script, f"count-{i}") for i in range(ops)]
-    chunks = 0
-    name = label("request", case)
-    with quiet_gc(), callgrind.counting(name):
-        for handler, _engine, request, context in prepared:
-            async for _ in handler.generate(request, context):
-                chunks += 1
-    check_chunks(script, chunks, ops)
-    return {"label": name, "what": "request", "case": case, "requests": ops, "chunks": chunks}
+async def count_request(replay: Replay, case: dict[str, Any]) -> dict[str, Any]:
+    """One whole request after the warm-up, counted as one part."""
+    script, name = _script(case), label("request", case)
+    for around in [None] * WARMUP + [callgrind.counting(name)]:
+        await _request(replay, script, around)
+    return {"label": name, "what": "request", "case": case, "chunks": len(chunk_history(script))}
 
 
-async def _iterate(results: list[Any]) -> int:
-    """Visit every output of every result, as the handler's loop does; the chunks."""
-    chunks = 0
-    for result in results:
-        async for res in result:
-            for _output in res.outputs:
-                chunks += 1
-    return chunks
-
-
-async def count_engine(replay: Replay, case: dict[str, Any], ops: int, warmup: int) -> dict:
-    """The engine double's stream alone, ``ops`` times, counted as one part."""
-    script = _script(case)
-    for _ in range(warmup):
-        await _iterate([build_result(script, replay.errors)])
-    results = [build_result(script, replay.errors) for _ in range(ops)]
-    name = label("engine", case)
-    with quiet_gc(), callgrind.counting(name):
-        chunks = await _iterate(results)
-    check_chunks(script, chunks, ops)
-    return {"label": name, "what": "engine", "case": case, "requests": ops, "chunks": chunks}
+async def count_engine(replay: Replay, case: dict[str, Any]) -> dict[str, Any]:
+    """The engine double's stream alone, iterated as the handler's loop does, after the
+    warm-up, counted as one part."""
+    script, name = _script(case), label("engine", case)
+    for around in [None] * WARMUP + [callgrind.counting(name)]:
+        result, chunks = build_result(script, replay.errors), 0
+        with quiet_gc(), around or contextlib.nullcontext():
+            async for res in result:
+                for _output in res.outputs:
+                    chunks += 1
+        check_chunks(script, chunks)
+    return {"label": name, "what": "engine", "case": case, "chunks": chunks}
 
 
 def chunk_range(history: list[int], lo: int, hi: int) -> tuple[int, int]:
     """The chunk indices ``[a, b)`` from the first chunk whose history reaches ``lo`` to the
-    first that reaches ``hi``; an error unless it is a non-empty range after chunk 0."""
+    first that reaches ``hi``; a ValueError unless it is a non-empty range after chunk 0."""
     a = next((i for i, h in enumerate(history) if h >= lo), len(history))
     b = next((i for i, h in enumerate(history) if h >= hi), len(history))
     if not 0 < a < b < len(history):
@@ -112,78 +98,60 @@ def chunk_range(history: list[int], lo: int, hi: int) -> tuple[int, int]:
 
 
 async def count_windows(
-    replay: Replay, case: dict[str, Any], windows: list[tuple[int, int]], warmup: int
-) -> list[dict]:
-    """One long request; each window's chunks counted as one part."""
+    replay: Replay, case: dict[str, Any], windows: list[tuple[int, int]]
+) -> list[dict[str, Any]]:
+    """One long request (after a short warm-up); each window's chunks counted as one part."""
     script = _script(case)
-    warm = _script({**case, "tokens": WARM_TOKENS})
-    for _ in range(warmup):
-        await _drain(replay, warm)
     history = chunk_history(script)
     spans = [(w, *chunk_range(history, *w)) for w in sorted(windows)]
     for (_, _, b), (_, a, _) in itertools.pairwise(spans):
         if a < b:
             raise ValueError(f"windows {windows} overlap")
-    starts = {a: (w, b) for w, a, b in spans}
-    handler, _engine, request, context = replay.prepare(script, "windows")
-    received = 0
-    with quiet_gc(), contextlib.ExitStack() as stack:
-        open_until: int | None = None
-        async for _ in handler.generate(request, context):
-            received += 1
-            if received == open_until:  # the window's last chunk is in
+    for _ in range(WARMUP):
+        await _request(replay, _script({**case, "tokens": min(WARM_TOKENS, case["tokens"])}))
+    starts, ends = {a: w for w, a, _ in spans}, {b for _, _, b in spans}
+    with contextlib.ExitStack() as stack:
+
+        def step(n: int) -> None:
+            if n in ends:  # the window's last chunk is in
                 stack.close()
-                open_until = None
-            if received in starts:  # the next chunk is the window's first
-                window, open_until = starts[received]
-                stack.enter_context(callgrind.counting(label("windows", case, window)))
-    check_chunks(script, received)
+            if n in starts:  # the next chunk is the window's first
+                stack.enter_context(callgrind.counting(label("windows", case, starts[n])))
+
+        await _request(replay, script, after=step)
     return [
         {
             "label": label("windows", case, w),
             "what": "windows",
             "case": case,
             "history": list(w),
-            "chunk_range": [a, b],
-            "requests": 0,
             "chunks": b - a,
         }
         for w, a, b in spans
     ]
 
 
-async def run_counts(replay: Replay, job: dict[str, Any]) -> list[dict]:
-    """Every measurement of ``job``, in order; what each counted part covers."""
-    warmup = int(job.get("warmup", 1))
-    parts: list[dict] = []
-    for m in job["measure"]:
-        what, case = m["what"], m["case"]
-        if what == "request":
-            parts.append(await count_requests(replay, case, int(m.get("ops", 1)), warmup))
-        elif what == "engine":
-            parts.append(await count_engine(replay, case, int(m.get("ops", 1)), warmup))
-        elif what == "windows":
+async def run_counts(replay: Replay, measures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every measurement, in order; what each counted part covers."""
+    parts: list[dict[str, Any]] = []
+    for m in measures:
+        if m["what"] == "request":
+            parts.append(await count_request(replay, m["case"]))
+        elif m["what"] == "engine":
+            parts.append(await count_engine(replay, m["case"]))
+        elif m["what"] == "windows":
             windows = [(int(lo), int(hi)) for lo, hi in m["windows"]]
-            parts += await count_windows(replay, case, windows, warmup)
+            parts += await count_windows(replay, m["case"], windows)
         else:
-            raise SetupError(f"unknown measurement {what!r} (expected one of {WHATS})")
+            raise SetupError(f"unknown measurement {m['what']!r}")
     return parts
 
 
-def _setup(job: dict[str, Any]) -> Replay:
-    if job.get("require_valgrind", True) and not callgrind.running_on_valgrind():
-        raise SetupError("not running under valgrind: the counts would all be missing")
-    replay = Replay(Path(job["standin"]))
-    gc.collect()
-    gc.freeze()  # the imports are long-lived: keep them out of every collection
-    return replay
-
-
-def _run(replay: Replay, job: dict[str, Any], result: Path) -> None:
-    """Count ``job`` in this (forked) process, write what its parts cover; never returns."""
+def _run(replay: Replay, measures: list[dict[str, Any]], result: Path) -> None:
+    """Count ``measures`` in this (forked) process, write what they cover; never returns."""
     status = 1
     try:
-        parts = asyncio.run(run_counts(replay, job))
+        parts = asyncio.run(run_counts(replay, measures))
         write_atomic(result, json.dumps({"pid": os.getpid(), "parts": parts}))
         status = 0
     except BaseException:
@@ -193,19 +161,16 @@ def _run(replay: Replay, job: dict[str, Any], result: Path) -> None:
         os._exit(status)
 
 
-def forked_runs(replay: Replay, job: dict[str, Any], folder: Path) -> list[dict[str, Any]]:
-    """``job`` counted ``runs`` times, one after the other, each in a copy of this process.
-
-    Every copy is forked before any of them starts, with nothing kept between the forks,
-    so all start counting from the same memory; each waits on its own pipe for its turn.
-    """
-    results = [folder / f"run-{i}.json" for i in range(int(job.get("runs", 1)))]
-    gates = [os.pipe() for _ in results]
-    turns = [(result, gate) for result, (gate, _) in zip(results, gates, strict=True)]
-    for result, gate in turns:
+def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dict[str, Any]]:
+    """Each run's measurements counted one run after the other, each in a copy of this
+    process, all forked before any starts (so all count from the same memory), each
+    waiting on its own pipe for its turn; what each run's parts cover."""
+    results = [folder / f"run-{i}.json" for i in range(len(runs))]
+    gates = [os.pipe() for _ in runs]
+    for measures, result, (gate, _) in zip(runs, results, gates, strict=True):
         if os.fork() == 0:
             os.read(gate, 1)
-            _run(replay, job, result)
+            _run(replay, measures, result)
     for result, (_, go) in zip(results, gates, strict=True):
         os.write(go, b"1")
         pid, status = os.wait()
@@ -214,20 +179,81 @@ def forked_runs(replay: Replay, job: dict[str, Any], folder: Path) -> list[dict[
     return [json.loads(result.read_text()) for result in results]
 
 
-def _counts(job: dict[str, Any], folder: Path) -> dict[str, Any]:
-    replay = _setup(job)
-    return {**hello(replay, job.get("tree")), "runs": forked_runs(replay, job, folder)}
+def counted(job: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The setup report and the forked runs of ``job["counted"]``; refused off valgrind."""
+    if not callgrind.running_on_valgrind():
+        raise SetupError("not running under valgrind: the counts would all be missing")
+    replay = Replay(Path(job["standin"]))
+    gc.collect()
+    gc.freeze()  # the imports are long-lived: keep them out of every collection
+    return {**hello(replay, job.get("tree")), "runs": forked_runs(replay, job["counted"], folder)}
 
 
-def main(argv: list[str]) -> int:
-    """``JOB.json RESULT.json``: count the job's measurements, write what they cover."""
-    if len(argv) != 2:
-        print("usage: python -m dynpatch.replay.counted JOB.json RESULT.json", file=sys.stderr)
-        return 2
-    job = json.loads(Path(argv[0]).read_text())
-    result = Path(argv[1])
-    return answer(result, lambda: _counts(job, result.parent))
+async def alloc_peaks(replay: Replay, script: Script, samples: int) -> list[list[int]]:
+    """tracemalloc's peak while producing about ``samples`` chunks spread over the
+    stream (never chunk 0, which also sets the request up): ``[[history, bytes], ...]``."""
+    history = chunk_history(script)
+    chosen = set(range(1, len(history), max(1, (len(history) - 1) // max(samples, 1))))
+    out: list[list[int]] = []
+
+    def step(n: int) -> None:
+        if n - 1 in chosen:  # the sampled chunk is in
+            out.append([history[n - 1], tracemalloc.get_traced_memory()[1]])
+            tracemalloc.stop()
+        if n in chosen:
+            tracemalloc.start()
+
+    await _request(replay, script, after=step)
+    return out
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+@contextlib.contextmanager
+def stopwatch(times: list[int]) -> Iterator[None]:
+    """Append the CPU time (ns) this thread spends inside the block to ``times``."""
+    start = time.thread_time_ns()
+    yield
+    times.append(time.thread_time_ns() - start)
+
+
+def turns(pairs: int, first: bool) -> list[bool]:
+    """Whose each op of the A/B is, in order (True: this child's): ``pairs`` pairs, which
+    tree goes first alternating from one pair to the next."""
+    mine = [(True, False) if (i % 2 == 0) == first else (False, True) for i in range(pairs)]
+    return [m for pair in mine for m in pair]
+
+
+async def take_turns(replay: Replay, ab: dict[str, Any]) -> list[int]:
+    """This tree's op times of the A/B after its warm-up, each run of its ops waiting for
+    the other child's to end: ``ab["baton"]`` is two FIFOs, this child's and the other's."""
+    script, ops, warm = _script(ab["case"]), [], []
+    for _ in range(ab["warmup"]):
+        await _request(replay, script, stopwatch(warm))
+    mine, theirs = (os.open(path, os.O_RDWR) for path in ab["baton"])
+
+    def wait() -> None:
+        if not select.select([mine], [], [], TURN_TIMEOUT)[0]:
+            raise SetupError(f"the other tree's A/B child was silent for {TURN_TIMEOUT:.0f} s")
+        os.read(mine, 1)
+
+    os.write(theirs, b".")  # both warmed up: the first op may start
+    wait()
+    order = turns(ab["pairs"], ab["first"])
+    for k, me in enumerate(order):
+        if me:
+            if k and not order[k - 1]:
+                wait()
+            await _request(replay, script, stopwatch(ops))
+            if k + 1 < len(order) and not order[k + 1]:
+                os.write(theirs, b".")
+    return ops
+
+
+async def timed(replay: Replay, job: dict[str, Any]) -> dict[str, Any]:
+    """Job ``alloc``: the peaks of each stream by number of choices, and the A/B's ops."""
+    gc.collect()
+    gc.freeze()  # the imports are long-lived: keep them out of the collections between ops
+    alloc = {}
+    for case in job["alloc"]:
+        alloc[str(case["choices"])] = await alloc_peaks(replay, _script(case), job["samples"])
+    ops = await take_turns(replay, job["ab"]) if "ab" in job else []
+    return {"alloc": alloc, "ops_ns": ops}

@@ -1,13 +1,8 @@
-"""dynamo's fatal path in a replay child, observed instead of taken.
-
-``HandlerBase._initiate_shutdown`` exits the worker process; the replay must see that exit
-as an event of the stream, never as a silent end of the child. From 1.6.0 it calls
-``exit_worker_on_fatal_error(engine, runtime)``, a name handler_base binds, which the
-replay replaces with a recorder; before 1.6.0 it cleans up and calls ``os._exit(1)``
-itself, and the replay gives handler_base an :class:`ObservedOs`. Exactly one seam is
-observed, the one the release has (the newer when both could apply), so another
-``os._exit`` still ends the child and the parent reports it. Standard library plus the
-replay package only.
+"""dynamo's fatal path in a replay child, observed as an event of the stream instead of
+ending the child: from 1.6.0 ``HandlerBase._initiate_shutdown`` calls the name
+``exit_worker_on_fatal_error`` that handler_base binds (replaced by a recorder); before,
+it calls ``os._exit(1)`` itself (handler_base gets an :class:`ObservedOs`). Only the seam
+the release has is observed, so any other exit still ends the child.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Dynamo's real TRT-LLM handler, imported in a replay child, with its fatal exit observed.
-
-Standard library plus the replay package only (this runs inside dynamo's environment).
-The child's ``PYTHONPATH`` decides which tree ``dynamo`` comes from; :class:`Replay`
-records where each of :data:`TREE_MODULES` was imported from, and the parent checks that
-report (:func:`dynpatch.replay.runner.check_origins`).
-"""
+"""Dynamo's real TRT-LLM handler in a replay child, from the tree first on its
+``PYTHONPATH``, with its fatal exit observed. Standard library plus the replay package."""
 
 from __future__ import annotations
 
@@ -32,6 +27,7 @@ TREE_MODULES = (
     "dynamo.trtllm.request_handlers.handler_base",
     "dynamo.trtllm.request_handlers.aggregated_handler",
 )
+DISTS = ("torch", "transformers", "ai-dynamo-runtime", "pydantic")  # versions reported
 
 
 def inside(path: str | Path | None, root: Path) -> bool:
@@ -58,27 +54,22 @@ class Replay:
     """Dynamo imported from one tree, its fatal-exit seam observed, handlers on demand."""
 
     def __init__(self, standin: Path):
-        self.modules: dict[str, str] = {}
         # What dynamo's fatal path asked for during the current request, in order.
         self.worker_exits: list[dict[str, Any]] = []
-        for name in TREE_MODULES:
-            self.modules[name] = str(importlib.import_module(name).__file__)
+        logprobs, hb, agg = (importlib.import_module(name) for name in TREE_MODULES)
+        self.modules = {m.__name__: str(m.__file__) for m in (logprobs, hb, agg)}
         trt = importlib.import_module("tensorrt_llm")
         self.modules["tensorrt_llm"] = str(trt.__file__)
         if not getattr(trt, "STANDIN", False) or not inside(trt.__file__, standin):
             raise SetupError(f"tensorrt_llm came from {trt.__file__}, not the stand-in {standin}")
         core = importlib.import_module("dynamo._core")
         self.modules["dynamo._core"] = str(core.__file__)
-
-        logprobs = importlib.import_module("dynamo.common.backend.logprobs")
-        hb = importlib.import_module("dynamo.trtllm.request_handlers.handler_base")
-        agg = importlib.import_module("dynamo.trtllm.request_handlers.aggregated_handler")
         self.has_new_token_ids = (
             "new_token_ids" in inspect.signature(logprobs.extract_from_completion_output).parameters
         )
         # dynamo's fatal path exits the process; the seam this release has records it
         # instead, so the exit becomes an observed event of the stream.
-        self.fatal_seam = fatal.observe(hb, self._observe_exit)
+        self.fatal_seam = fatal.observe(hb, self.worker_exits.append)
         if self.fatal_seam is None:
             raise SetupError(
                 f"handler_base neither binds {fatal.NEW_SEAM} (1.6.0 on) nor calls "
@@ -99,9 +90,6 @@ class Replay:
         self._mode = DisaggregationMode.AGGREGATED
         self._sampling_params = SamplingParams
 
-    def _observe_exit(self, event: dict[str, Any]) -> None:
-        self.worker_exits.append(event)
-
     def prepare(
         self, script: Script, request_id: str, ids: type[list[int]] = list
     ) -> tuple[Any, ReplayEngine, Any, Any]:
@@ -120,12 +108,10 @@ class Replay:
 
 def environment() -> dict[str, Any]:
     """The child's interpreter, platform and the versions of what the handler imports."""
-    versions: dict[str, str | None] = {}
-    for dist in ("torch", "transformers", "ai-dynamo-runtime", "pydantic"):
-        try:
+    versions: dict[str, str | None] = dict.fromkeys(DISTS)
+    for dist in DISTS:
+        with contextlib.suppress(Exception):
             versions[dist] = version(dist)
-        except Exception:
-            versions[dist] = None
     return {
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),

@@ -1,13 +1,10 @@
-"""The child side of judging a release's own fix: which token-id history each chunk reads.
+"""Which token-id history each chunk reads: a release's own fix judged in a replay child.
 
-``python -m dynpatch.replay.child JOB.json RESULT.json`` with ``withhold`` in the job (the
-parameter of ``extract_from_completion_output`` that the release's loop hands its delta
-to, :mod:`codemods.fixed_upstream`): each named scenario of the job is replayed through
-the release's real ``AggregatedHandler.generate`` twice, as released (``given``) and with
-that parameter withheld from the helper (``withheld``), every output's cumulative
-``token_ids`` a :class:`WatchedIds`. Per chunk the result holds ``[reads, history]``: how
-many positions outside the chunk's delta were read since the chunk before, and how long
-that choice's history was. Standard library plus the replay package only.
+A job with ``withhold`` (the parameter of ``extract_from_completion_output`` that the
+release's loop hands its delta to, :mod:`codemods.fixed_upstream`) replays each named
+scenario twice, as released (``given``) and with that parameter withheld, every output's
+``token_ids`` a :class:`WatchedIds`. Per chunk: ``[reads, history]``, the positions read
+outside the chunk's delta since the chunk before, and that choice's history length.
 """
 
 from __future__ import annotations
@@ -17,12 +14,11 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from dynpatch.replay import scenarios
 from dynpatch.replay.engine import ReplayEngine
-from dynpatch.replay.handler import Replay, hello, replay_records
+from dynpatch.replay.handler import Replay, replay_records
 
 HELPER = "extract_from_completion_output"
 
@@ -124,12 +120,10 @@ async def _run(replay: Replay, script: Any, param: str | None, timeout: float) -
     return {"records": records, "reads": reads}
 
 
-async def judge(job: dict[str, Any]) -> dict[str, Any]:
-    """The setup report and, per named scenario of ``job``, its ``given`` and ``withheld``
-    replays."""
-    replay = Replay(Path(job["standin"]))
+async def judge(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per named scenario of ``job``, its ``given`` and ``withheld`` replays."""
     param, timeout = str(job["withhold"]), float(job.get("timeout", 120))
-    streams = [
+    return [
         {
             "name": script.name,
             "given": await _run(replay, script, None, timeout),
@@ -137,4 +131,3 @@ async def judge(job: dict[str, Any]) -> dict[str, Any]:
         }
         for script in scenarios.named(job["scenarios"])
     ]
-    return {**hello(replay, job.get("tree")), "scenarios": streams}

@@ -21,28 +21,25 @@ def test_every_gate_met_by_a_patch_that_saves_and_stays_flat() -> None:
     assert "history 15872-16127 vs 256-511, within 3%" in verdicts[2].label
 
 
-def test_each_gate_can_be_missed() -> None:
-    trees = synthetic.counted_trees(
-        patched=(80_000_000, 157_000_000),  # 0.952 and 0.604: just over the limits
-        patched_chunk={1: (30_000, 30_000), 4: (15_000, 15_500)},  # +3.3 % late in a stream
+def test_each_gate_can_be_missed_and_names_the_tree_it_judged() -> None:
+    trees = synthetic.counted_trees()
+    mutant = synthetic.tree_counts(
+        "mutant",
+        (80_000_000, 157_000_000),  # 0.952 and 0.604: just over the limits
+        per_chunk={1: (30_000, 30_000), 4: (15_000, 15_500)},  # +3.3 % late in a stream
     )
-    alloc = {"baseline": {"1": 8.0, "4": 8.0}, "patched": {"1": 0.0, "4": 1.5}}
-    verdicts = gates.evaluate(trees["baseline"], trees["patched"], alloc)
+    alloc = {"baseline": {"1": 8.0, "4": 8.0}, "mutant": {"4": 0.5}}  # 1 choice: not measured
+    verdicts = gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")
     assert [g.met for g in verdicts] == [False, False, False, False]
     assert all(g.line().endswith("-> MISSED") for g in verdicts)
+    assert "mutant/baseline <= 0.95" in verdicts[0].label
     assert verdicts[2].detail == "1 choice +0.00%, 4 choices +3.33%"
     assert verdicts[3].detail == (
-        "patched 0.000 B/token (1ch), 1.500 B/token (4ch); "
+        "mutant n/a B/token (1ch), 0.500 B/token (4ch); "
         "baseline 8.000 B/token (1ch), 8.000 B/token (4ch)"
     )
-
-
-def test_the_gates_judge_a_mutant_by_its_name_and_a_missing_slope_misses() -> None:
-    trees = synthetic.counted_trees()
-    mutant = synthetic.tree_counts("mutant", (84_200_000, 259_000_000))
-    verdicts = gates.evaluate(trees["baseline"], mutant, {"baseline": {"1": 8.0}}, name="mutant")
-    assert not verdicts[0].met and "mutant/baseline <= 0.95" in verdicts[0].label
-    assert not verdicts[3].met and "mutant n/a B/token (1ch)" in verdicts[3].detail
+    alloc["mutant"]["1"] = 1.5
+    assert not gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")[3].met
 
 
 def test_two_runs_agree_within_half_a_percent_or_the_gate_says_by_how_much() -> None:

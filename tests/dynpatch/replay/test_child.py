@@ -1,16 +1,14 @@
-"""The child's verify transport, in process on the fake replay: what a stream's records
-are, and how the result file is written."""
+"""The replay child, in process on the fake replay: what a stream's records are, and how
+the result file is written."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 
 from dynpatch.replay import child, scenarios, wire
-from dynpatch.replay.handler import EXIT_CODE_SETUP, SetupError
 from dynpatch.replay.script import Delta, ReplayStep, Script, to_json
 from tests.fixtures.replay import FakeReplay
 
@@ -48,22 +46,6 @@ def test_run_verify_replays_named_scenarios_then_scripts_in_order() -> None:
     assert replay.prepared == ["verify-1-choice-one-token-top1", f"verify-{extra.name}"]
 
 
-def test_main_writes_the_result_or_a_refusal_with_its_own_status(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_child_asked_wrongly_says_how_to_ask(capsys: pytest.CaptureFixture[str]) -> None:
     assert child.main([]) == 2 and child.main(["a", "b", "c"]) == 2
-    assert "usage: python -m dynpatch.replay.child" in capsys.readouterr().err
-    monkeypatch.setattr(child, "Replay", lambda standin: FakeReplay())
-    monkeypatch.setattr(child, "hello", lambda replay, tree: {"ok": True, "tree": tree})
-    spec, result = tmp_path / "job.json", tmp_path / "result.json"
-    spec.write_text(json.dumps({"tree": "baseline", "standin": "x", "scenarios": []}))
-    assert child.main([str(spec), str(result)]) == 0
-    assert json.loads(result.read_text()) == {"ok": True, "tree": "baseline", "scenarios": []}
-
-    def refuse(standin: str) -> FakeReplay:
-        raise SetupError("not here")
-
-    monkeypatch.setattr(child, "Replay", refuse)
-    assert child.main([str(spec), str(result)]) == EXIT_CODE_SETUP
-    assert json.loads(result.read_text()) == {"ok": False, "error": "not here"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json", "result.json"]
+    assert "usage: python -m dynpatch.replay.child JOB.json RESULT.json" in capsys.readouterr().err

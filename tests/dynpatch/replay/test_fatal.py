@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import types
-from typing import Any
 
 import pytest
 
@@ -23,38 +22,38 @@ def module(source: str) -> types.ModuleType:
     return hb
 
 
-def engine() -> ReplayEngine:
-    return ReplayEngine(scenarios.stream(1, 1), ERRORS)
-
-
 class Runtime:
-    def __init__(self) -> None:
-        self.shutdowns = 0
+    shutdowns = 0
 
     def shutdown(self) -> None:
         self.shutdowns += 1
 
 
+def shut_down(hb: types.ModuleType, runtime: Runtime | None = None) -> None:
+    engine = ReplayEngine(scenarios.stream(1, 1), ERRORS)
+    asyncio.run(hb.HandlerBase(engine, runtime)._initiate_shutdown(RuntimeError("x")))
+
+
 def test_the_new_seam_is_replaced_and_records_what_was_asked() -> None:
     hb, seen = module(NEW), []
     assert fatal.observe(hb, seen.append) == fatal.NEW_SEAM
-    asyncio.run(hb.HandlerBase(engine())._initiate_shutdown(RuntimeError("x")))
+    shut_down(hb)
     hb.exit_worker_on_fatal_error("real engine", Runtime())
     assert seen == [
         {"seam": "exit_worker_on_fatal_error", "engine": "engine double", "runtime": None},
         {"seam": "exit_worker_on_fatal_error", "engine": "'real engine'", "runtime": "Runtime"},
     ]
-    # Only that seam: an os._exit elsewhere in handler_base would still end the process.
-    assert hb.os is os
+    assert hb.os is os  # only that seam: an os._exit elsewhere would still end the process
 
 
-def test_the_old_path_is_observed_after_its_cleanup_and_returns() -> None:
-    hb, seen = module(OLD), []
+def test_the_old_path_is_observed_after_its_cleanup_and_the_proxy_is_the_real_os_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hb, seen, runtime = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), [], Runtime()
     assert fatal.observe(hb, seen.append) == fatal.OLD_SEAM
-    assert isinstance(hb.os, fatal.ObservedOs) and hb.os.REPLAY_DOUBLE
-    runtime = Runtime()
-    asyncio.run(hb.HandlerBase(engine(), runtime)._initiate_shutdown(RuntimeError("x")))
+    shut_down(hb, runtime)
     assert runtime.shutdowns == 1  # dynamo's own steps before the exit still ran
+    hb.elsewhere()
     assert seen == [
         {
             "seam": "os._exit",
@@ -62,23 +61,12 @@ def test_the_old_path_is_observed_after_its_cleanup_and_returns() -> None:
             "caller": "HandlerBase._initiate_shutdown",
             "engine": "engine double",
             "runtime": "Runtime",
-        }
+        },
+        {"seam": "os._exit", "status": 3, "caller": "elsewhere", "engine": None, "runtime": None},
     ]
-
-
-def test_the_os_proxy_is_the_real_os_but_for_an_exit_from_anywhere(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    hb, seen = module(OLD + "\n\ndef elsewhere():\n    os._exit(3)\n"), []
-    fatal.observe(hb, seen.append)
     monkeypatch.setenv("DYNPATCH_TEST_FATAL", "seen")
-    assert hb.os.getenv("DYNPATCH_TEST_FATAL") == "seen"
-    assert hb.os.path is os.path and hb.os.getpid() == os.getpid()
-    assert "observed by the dynpatch replay" in repr(hb.os)
-    hb.elsewhere()
-    assert seen == [
-        {"seam": "os._exit", "status": 3, "caller": "elsewhere", "engine": None, "runtime": None}
-    ]
+    assert hb.os.getenv("DYNPATCH_TEST_FATAL") == "seen" and hb.os.path is os.path
+    assert hb.os.REPLAY_DOUBLE and "observed by the dynpatch replay" in repr(hb.os)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +80,6 @@ def test_the_os_proxy_is_the_real_os_but_for_an_exit_from_anywhere(
 )
 def test_neither_seam_replaces_nothing(source: str) -> None:
     hb = module(source)
-    before: dict[str, Any] = dict(vars(hb))
+    before = dict(vars(hb))
     assert fatal.observe(hb, lambda event: None) is None
     assert vars(hb) == before
