@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.apply.precommit.dco import SIGNED_OFF_BY, sign_offs
+from dynpatch.apply.precommit import SIGNED_OFF_BY, sign_offs
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio

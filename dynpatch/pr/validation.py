@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch import console, evidence, series
-from dynpatch.apply.precommit import record
+from dynpatch.apply import precommit as record
 from dynpatch.errors import ToolkitError
 from dynpatch.test_upstream import tiers
 from dynpatch.verify import DEFAULT_BUDGET

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dynpatch import evidence, series
-from dynpatch.apply.precommit import record
-from dynpatch.apply.precommit.findings import HookResult
+from dynpatch.apply import precommit
+from dynpatch.apply.precommit import HookResult
 from dynpatch.pr import validation
 from dynpatch.pr.validation import State
 from tests.fixtures.pr import HELPER, V2, World, git, nothing_written, one_error, refused
@@ -30,7 +30,8 @@ def _record(world: World) -> str:
 
 def test_stale_evidence_is_flagged_not_reported_and_blocks_a_push(world: World, pr) -> None:
     world.save("test-upstream", "verify")
-    record.save(HOOKS, world.patches, world.evidence, world.base)
+    saved = precommit.record(HOOKS, world.base, series.series_digest(world.patches), "nox -s apply")
+    evidence.save(saved, world.patches, world.evidence)
     world.series(V2)  # the saved results now belong to another series
 
     status, _out, err = pr()
@@ -92,7 +93,8 @@ def test_a_push_needs_current_passing_results_of_the_sessions_defaults(world: Wo
 
 def test_current_results_and_every_hook_apply_ran_are_in_the_record(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
-    record.save(HOOKS, world.patches, world.evidence, world.base)
+    saved = precommit.record(HOOKS, world.base, series.series_digest(world.patches), "nox -s apply")
+    evidence.save(saved, world.patches, world.evidence)
     status, out, err = pr()
     assert status == 0, err
     text = _record(world)
