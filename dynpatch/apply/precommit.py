@@ -1,10 +1,6 @@
-"""dynamo's pre-commit, hook by hook at its pins, on the files the series touches and on its
-commit messages; any finding refuses the series.
-
-isort and black pass by construction (``apply`` formats with them); flake8 counts only the
-lines the series adds (dynamo's own lines are not the series' to fix). The PyPI wheel has no
-repository-root ``pyproject.toml``, so dynamo's settings are written here, each with where it
-comes from (ai-dynamo/dynamo, ``.pre-commit-config.yaml`` and ``pyproject.toml``).
+"""dynamo's pre-commit, hook by hook at its pins, on the files the series touches (isort and
+black pass by construction; flake8 on the lines the series adds) and on its commit messages;
+any finding refuses the series. The wheel has no repository-root config: it is written here.
 """
 
 from __future__ import annotations
@@ -29,12 +25,14 @@ from dynpatch.io.git import CommitInfo, Identity
 
 STAGE, COMMAND = "pre-commit", "nox -s apply"  # the evidence record's stage, its command
 
+# dynamo's settings, each from its .pre-commit-config.yaml or pyproject.toml (docs/apply.md
+# has the table). ruff: dynamo selects no rules (0.5.2's defaults) and sets no target
+# (requires-python >= 3.10). The hook runs `--fix --exit-non-zero-on-fix`, so every report
+# fails it: nothing is fixed here (and no --force-exclude: a temporary folder's name must
+# exclude nothing). codespell: their `dictionary = "./codespell.txt"` is not in
+# the wheel; the builtin "clear" is used, as their comment there intends.
 FLAKE8_ARGS = ("--isolated", "--max-line-length=88", "--select=C,E,F,W,B,B950")
 FLAKE8_ARGS += ("--extend-ignore=E203,E501",)
-# dynamo's [tool.ruff] and [tool.ruff.lint.extend-per-file-ignores], as they apply to
-# components/src/dynamo/ (no nested ruff or pyproject config there). dynamo selects no
-# rules, so ruff 0.5.2's defaults apply (E4, E7, E9, F). dynamo sets no target-version:
-# ruff takes it from [project] requires-python = ">=3.10".
 RUFF_TOML = """\
 line-length = 88
 indent-width = 4
@@ -44,18 +42,7 @@ target-version = "py310"
 "icp/tests/**/test_*.py" = ["F811", "F401"]
 "*_inc.py" = ["F821"]
 """
-# The pre-commit hook is `ruff check --force-exclude --fix --exit-non-zero-on-fix`: it
-# fails when ruff fixes anything or anything is left to fix, i.e. whenever ruff reports.
-# So every report counts (fixable ones are marked) and nothing is fixed here. Without
-# --force-exclude: ruff's default excludes (.venv, build, ...) never match dynamo's
-# component paths, and a file excluded by a temporary folder's name would pass unseen.
 RUFF_ARGS = ("check", "--config", "ruff.toml", "--no-cache", "--no-fix", "--output-format", "json")
-# dynamo's [tool.codespell]: ignore-words-list = "afterall,ser,ende", builtin = "clear",
-# quiet-level = 3. Assumed: their `dictionary = "./codespell.txt"` (a repository file the
-# wheel does not ship, and not found) is left out and the builtin "clear" dictionary used,
-# as their comment there intends ("in addition to the built-in one"). Note that codespell
-# 2.2.4 itself, given only `dictionary`, would not load the builtin one. Their `skip` list
-# names no file of the series.
 CODESPELL_ARGS = ("--builtin", "clear", "--ignore-words-list", "afterall,ser,ende")
 CODESPELL_ARGS += ("--quiet-level", "3", "--disable-colors")
 _REPORT = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?:\d+:)? (?P<message>.+)$")
