@@ -43,11 +43,7 @@ class SeriesFailed(ToolkitError):
     failed; ``report`` has every outcome."""
 
     def __init__(
-        self,
-        message: str,
-        report: ApplyReport,
-        proof: str = "",
-        findings: Sequence[Finding] = (),
+        self, message: str, report: ApplyReport, proof: str = "", findings: Sequence[Finding] = ()
     ) -> None:
         super().__init__(message)
         self.report = report
@@ -171,12 +167,7 @@ def export_series(checkout: Checkout, pin: Pin, vendor: Path, patches_dir: Path)
     ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
-        checkout,
-        author=author,
-        date=pin.date,
-        branch=None,
-        vendor=vendor,
-        patches_dir=patches_dir,
+        checkout, author=author, date=pin.date, branch=None, vendor=vendor, patches_dir=patches_dir
     )
 
 

@@ -58,10 +58,11 @@ def test_the_differential_blames_only_what_stopped_passing(trees: tuple[Path, Pa
         f"{LOGPROBS}::test_skipped (skipped)",
     ]
     assert verdict.fail_on_both(base, patched) == [f"{OTHER}::test_video"]
-    rows = verdict.file_rows(base, patched)
-    assert [(r.path, r.baseline, r.patched) for r in rows] == [
-        (OTHER, {"failed": 1, "skipped": 1}, {"failed": 1, "skipped": 1}),
-        (LOGPROBS, {"passed": 4}, {"failed": 1, "error": 1, "skipped": 1, "passed": 1}),
+    # passed, failed, skipped, error: on baseline, then on patched
+    assert verdict.file_rows(base, patched) == [
+        (OTHER, [*"0110", *"0110"]),
+        (LOGPROBS, [*"4000", *"1111"]),
+        (None, [*"4110", *"1221"]),
     ]
     assert verdict.run_problems(base, "baseline") == verdict.run_problems(patched, "patched") == []
 
@@ -74,7 +75,7 @@ def test_collection_errors_empty_runs_and_missing_junit_are_failures(
         f"patched: collection error in {OTHER}: ModuleNotFoundError: prometheus",
         "patched: collected 0 tests",
     ]
-    assert verdict.file_rows(make_run(trees[0], {}), broken)[0].patched == {"error": 1}
+    assert verdict.file_rows(make_run(trees[0], {}), broken)[0] == (OTHER, [*"0000", *"0001"])
     unwritten = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit=None)
     assert verdict.run_problems(unwritten, "baseline") == ["baseline: no JUnit XML written"]
 
