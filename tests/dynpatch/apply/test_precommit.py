@@ -1,5 +1,5 @@
 """dynpatch.apply.precommit: dynamo's hooks at their pins (the linters in the real formatter
-env), its DCO and SPDX rules (pure), the findings table and the evidence record."""
+env), its DCO and SPDX rules (pure) and the findings table (the record: test_apply.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch.apply import precommit
-from dynpatch.apply.precommit import Finding, HookResult
+from dynpatch.apply.precommit import Finding
 from dynpatch.apply.tools import tools_python
 from dynpatch.errors import ToolkitError
 from dynpatch.io.git import CommitInfo, Identity
@@ -162,26 +162,3 @@ def test_the_findings_table_shows_the_hooks_words(capsys: pytest.CaptureFixture)
     printed = capsys.readouterr().out
     assert "[fixable: ruff --fix]" in printed  # never taken as markup
     assert "upstream pre-commit findings" in printed and "teh ==> the" in printed
-
-
-def test_the_record_lists_every_hook_and_file_of_a_passing_series_only() -> None:
-    hooks = [
-        HookResult("ruff", "0.5.2", (HELPER, "b.py")),
-        HookResult("flake8", "7.3.0", (HELPER,), scope="changed lines"),
-    ]
-    made = precommit.record(hooks, "b" * 40, "c" * 64, "nox -s apply -- --check")
-    assert (made.stage, made.verdict, made.command) == (
-        "pre-commit",
-        "pass",
-        "nox -s apply -- --check",
-    )
-    assert "| ruff | 0.5.2 | 2 (whole files) | pass |" in made.summary_md
-    assert "| flake8 | 7.3.0 | 1 (changed lines) | pass |" in made.summary_md
-    assert f"- `{HELPER}`" in made.summary_md and "- `b.py`" in made.summary_md
-    assert [h["hook"] for h in made.details["hooks"]] == ["ruff", "flake8"]
-    failed = HookResult(
-        "SPDX header", "rule", (HELPER,), (Finding("SPDX header", HELPER, 1, "no"),)
-    )
-    for results in ([*hooks, failed], []):
-        with pytest.raises(ValueError, match="only for a series that passed"):
-            precommit.record(results, "b" * 40, "c" * 64, "nox -s apply")

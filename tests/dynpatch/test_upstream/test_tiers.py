@@ -70,13 +70,6 @@ REAL = "the GPU tier runs dynamo's handler tests for real"
         (None, None, None, "cpu gpu", {STANDIN: REAL}),
         ("cpu", None, None, "cpu", dict.fromkeys([STANDIN, GPU], "not requested: --tier cpu")),
         (
-            "standin",
-            NO_GPU,
-            None,
-            "standin",
-            dict.fromkeys([CPU, GPU], "not requested: --tier standin"),
-        ),
-        (
             "gpu",
             None,
             "no torch",
@@ -149,7 +142,6 @@ def test_the_probe_asks_the_interpreter_and_never_offers_the_standin(
 ) -> None:
     site = fake_site(tmp_path / "site", trtllm)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(STANDIN_DIR), str(site)]))
-    monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.6.1")
     found = dataclasses.replace(interpreter.probe(sys.executable), runtime=VERSION)
     assert found.executable == sys.executable and found.pytest is not None
     assert found.tensorrt_llm == (str(site / "tensorrt_llm") if trtllm is not None else None)
@@ -168,13 +160,6 @@ def test_the_probe_asks_the_interpreter_and_never_offers_the_standin(
             "1.1.0": None,
         }[trtllm]
     )
-    if trtllm:
-        assert tiers.gpu_facts(found) == {
-            "tensorrt_llm": "1.1.0",
-            "tensorrt_llm_path": str(site / "tensorrt_llm"),
-            "gpu": "Fake GPU",
-            "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.6.1",
-        }
 
 
 def test_probe_of_a_missing_interpreter_is_one_line() -> None:
