@@ -106,10 +106,11 @@ def check_files(
     paths = tuple(sorted(new))
     with tempfile.TemporaryDirectory(prefix="dynpatch-hooks-") as tmp:
         root = Path(tmp)
-        write_tree(root, new)
+        for rel, text in new.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
         (root / "ruff.toml").write_text(RUFF_TOML)
         flake8 = _run("flake8", ["flake8", *FLAKE8_ARGS, "--", *paths], root, python)
-        added = {p: scope.added_lines(old.get(p, ""), new[p]) for p in paths}
         ruff = _run("ruff", ["ruff", *RUFF_ARGS, "--", *paths], root, python)
         args = ["codespell_lib", *CODESPELL_ARGS, "--", *paths]
         spelling = _run("codespell", args, root, python, (0, _CODESPELL_FOUND))
@@ -118,6 +119,7 @@ def check_files(
     except (ValueError, KeyError, TypeError) as exc:
         raise ToolkitError(f"ruff's JSON report is not what 0.5.2 writes: {exc}") from None
     formatted = "whole files, formatted by apply"
+    added = {p: scope.added_lines(old.get(p, ""), new[p]) for p in paths}
     covered = tuple(p for p in paths if spdx_comment(p) is not None)
     return [
         HookResult("isort", pin("isort"), paths, scope=formatted),
@@ -149,13 +151,6 @@ def check_commits(commits: Sequence[CommitInfo], patches: Sequence[str]) -> Hook
     found = tuple(f for c, label in zip(commits, checked, strict=True) for f in dco_check(c, label))
     rule = f"`{SIGNED_OFF_BY.pattern}`, by the author"
     return HookResult("DCO", rule, checked, found, scope="commit messages")
-
-
-def write_tree(root: Path, files: Mapping[str, str]) -> None:
-    """``files`` (repository path -> text) written under ``root``."""
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
 
 
 def _run(
