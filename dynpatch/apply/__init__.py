@@ -1,11 +1,5 @@
-"""``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``.
-
-With ``check``, everything is regenerated in a temporary place and compared with the
-committed ``patches/``; nothing is written there or in the checkout. Either way, a series
-that passes upstream's pre-commit hooks has their results saved for the PR's Validation
-(``out/evidence/pre-commit.json``, :mod:`dynpatch.apply.precommit.record`); a finding fails the run
-with its table (when there are several) and one error line.
-"""
+"""``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``, and
+the pre-commit record; with ``check``, regenerated in a temporary place and compared."""
 
 from __future__ import annotations
 
@@ -13,16 +7,16 @@ import os
 import time
 from dataclasses import dataclass
 
-from dynpatch import console
-from dynpatch.apply.export import ApplyReport, SeriesFailed, apply_series
-from dynpatch.apply.precommit import findings, record
+from dynpatch import console, series
+from dynpatch.apply import precommit
+from dynpatch.apply.export import SeriesFailed, apply_series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import StageResult
-from dynpatch.fetch import Checkout, FetchOptions, locked
+from dynpatch.fetch import FetchOptions, locked
 from dynpatch.io import files
 from dynpatch.io import git as gitio
-from dynpatch.pin import Pin, load_pin
+from dynpatch.pin import load_pin
 from dynpatch.workspace import Workspace
 
 AUTHOR_ENV = "DYNPATCH_AUTHOR"
@@ -51,10 +45,33 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         with locked(pin, args, ws) as checkout:
             status.stop()
             fetched = time.perf_counter()
-            report = _apply(args, ws, checkout, pin, author)
+            title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+            try:
+                report = apply_series(
+                    checkout,
+                    author=author,
+                    date=pin.date,
+                    branch=pin.branch,
+                    cache=ws.cache,
+                    patches_dir=ws.patches,
+                    check=args.check,
+                    force=args.force,
+                )
+            except SeriesFailed as exc:
+                console.out.print(
+                    console.outcome_table(exc.report.outcomes, exc.report.lines, title)
+                )
+                if len(exc.findings) > 1:
+                    precommit.show(exc.findings)
+                if exc.report.result.candidate is not None:  # apply has no replay to judge it
+                    judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
+                    err.print(
+                        f"upstream may have its own fix; to judge it by its code: {judge}",
+                        markup=False,
+                    )
+                raise
     finally:
         status.stop()
-    title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
     table = console.outcome_table(report.outcomes, report.lines, title)
     if report.result.not_applicable:
         console.out.print(table)
@@ -64,13 +81,9 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         result.say("every target is already applied at the base: no patch to export")
         return result
     where = console.rel(ws.patches)
-    saved = record.save(
-        report.hooks,
-        ws.patches,
-        ws.evidence,
-        checkout.base,
-        f"{record.COMMAND} -- --check" if args.check else record.COMMAND,
-    )
+    command = f"{precommit.COMMAND} -- --check" if args.check else precommit.COMMAND
+    digest = series.series_digest(ws.patches)
+    result.record = precommit.record(report.hooks, checkout.base, digest, command)
     if args.check:
         result.say(f"{where}/ is up to date ({', '.join(report.patches)})")
     elif report.changed_files:
@@ -81,11 +94,10 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         result.say(
             f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
         )
-    passed = ", ".join(r.hook for r in report.hooks)
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
     result.say(
-        f"upstream pre-commit: {passed} pass ({touched} files, {messages} commit "
-        f"message{'s' if messages > 1 else ''}); saved in {console.rel(saved)}"
+        f"upstream pre-commit: {', '.join(r.hook for r in report.hooks)} pass ({touched} files, "
+        f"{messages} commit message{'s' if messages > 1 else ''})"
     )
     t = report.timings
     result.say(
@@ -94,31 +106,3 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
     )
     return result
-
-
-def _apply(
-    args: ApplyOptions, ws: Workspace, checkout: Checkout, pin: Pin, author: gitio.Identity
-) -> ApplyReport:
-    """``apply_series`` with the options; a drifted series prints its table first."""
-    try:
-        return apply_series(
-            checkout,
-            author=author,
-            date=pin.date,
-            branch=pin.branch,
-            cache=ws.cache,
-            patches_dir=ws.patches,
-            check=args.check,
-            force=args.force,
-        )
-    except SeriesFailed as exc:
-        title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
-        console.out.print(console.outcome_table(exc.report.outcomes, exc.report.lines, title))
-        if len(exc.findings) > 1:
-            findings.show(exc.findings)
-        if exc.report.result.candidate is not None:  # apply has no replay to judge it with
-            judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
-            err.print(
-                f"upstream may have its own fix; to judge it by its code: {judge}", markup=False
-            )
-        raise

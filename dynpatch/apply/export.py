@@ -1,16 +1,5 @@
-"""Stages 2-4, codemod -> format -> patch: the series as a reviewable ``git am`` patch.
-
-``apply_series`` reads the target files at the pristine base commit, runs the codemods
-(nothing is written unless every target succeeds), formats the touched files with
-upstream's tools, runs upstream's pre-commit hooks on them (any finding refuses the
-series), commits on the work branch with a DCO sign-off, exports
-``patches/0001-*.patch`` plus ``patches/series`` and proves the export applies with
-``git am`` to a fresh copy of the base and reverses cleanly (and that the commits
-``git am`` records pass upstream's DCO hook). With ``check=True`` it
-does all of that in a temporary place and compares with the committed ``patches/``; with
-``branch=None`` it writes the export but leaves the checkout as it is (the matrix and
-bump: a release's own series, made once, outcomes and proof included).
-"""
+"""Codemods -> format -> upstream's hooks -> commit -> ``patches/`` export, proved with
+``git am`` on a fresh copy of the base (with ``check=True``: compared, nothing written)."""
 
 from __future__ import annotations
 
@@ -25,7 +14,7 @@ from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_seri
 from dynpatch import series
 from dynpatch.apply import precommit, scope
 from dynpatch.apply import tools as formatting
-from dynpatch.apply.precommit.findings import Finding, HookResult, all_findings, failure_line
+from dynpatch.apply.precommit import Finding, HookResult
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import faults, files
@@ -50,17 +39,11 @@ class ApplyReport:
 
 
 class SeriesFailed(ToolkitError):
-    """No series was exported: a target drifted or only part of the series applies, the
-    formatted change fails upstream's checks (then ``findings`` are the hooks' reports),
-    or the export fails the ``git am`` proof (then ``proof`` says how). ``report`` has
-    every outcome either way."""
+    """No series was exported: a drift, a hook's ``findings``, or the ``git am`` ``proof``
+    failed; ``report`` has every outcome."""
 
     def __init__(
-        self,
-        message: str,
-        report: ApplyReport,
-        proof: str = "",
-        findings: Sequence[Finding] = (),
+        self, message: str, report: ApplyReport, proof: str = "", findings: Sequence[Finding] = ()
     ) -> None:
         super().__init__(message)
         self.report = report
@@ -87,38 +70,47 @@ def apply_series(
 ) -> ApplyReport:
     """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``.
 
-    The commit message is the series' own (``codemods.series.COMMIT_MESSAGE``).
-
-    The checkout changes in one step at the very end, if at all: the series commit is
-    written as objects and the work branch moved by one ref transaction (never with
-    ``check`` or ``branch=None``: then the objects stay in a scratch folder and the
-    checkout is only read, so concurrent runs may share it). ``patches_dir`` is replaced
-    whole (staged, then swapped). Otherwise the caller holds the checkout's lock.
+    The checkout changes in one ref transaction at the very end, if at all (never with
+    ``check`` or ``branch=None``: then it is only read, so concurrent runs may share it);
+    ``patches_dir`` is replaced whole. Otherwise the caller holds the checkout's lock.
     """
-    clock = _Clock()
+    marks = [time.perf_counter()]
     result = run_series(lambda path: read_at(checkout.path, checkout.base, path), steps)
-    clock.lap("codemods")
     report = ApplyReport(result)
+
+    def lap(name: str) -> None:
+        marks.append(time.perf_counter())
+        report.timings[name] = marks[-1] - marks[-2]
+
+    lap("codemods")
     if not result.ok:
         if result.not_applicable:
             return report
-        raise SeriesFailed(_one_line(result.problems()), report)
+        problems = result.problems()
+        more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
+        raise SeriesFailed(problems[0] + more, report)
 
     python = formatting.tools_python(cache)
-    clock.lap("tool env")
-    before = {p: read_at(checkout.path, checkout.base, p) for p in result.changed}
-    old = {p: text or "" for p, text in before.items()}
+    lap("tool env")
+    old = {p: read_at(checkout.path, checkout.base, p) or "" for p in result.changed}
     new = formatting.format_upstream(result.changed, python)
-    clock.lap("format")
+    lap("format")
     try:
         for path in new:
-            report.lines |= _scope_check(path, before[path], new[path], steps)
+            mine = [s for s in steps if s.target.path == path]
+            report.lines |= scope.lines_changed_in(
+                old[path],
+                new[path],
+                [s.target.qualname for s in mine if not s.adds],
+                added={s.target.qualname: s.adds for s in mine if s.adds},
+                imports={s.target.qualname: s.imports for s in mine if s.imports},
+            )
     except ToolkitError as exc:  # lines outside every target: the change's fault, not a tool's
         raise SeriesFailed(str(exc), report) from None
     year = datetime.fromisoformat(date).year  # the series commit's, for the SPDX rule
     hooks = precommit.check_files(old, new, python, year)
     _refuse_findings(hooks, report)
-    clock.lap("checks")
+    lap("checks")
     if not new:  # every target already applied at the base: nothing to export
         return report
 
@@ -133,13 +125,16 @@ def apply_series(
         )
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
-        clock.lap("commit+export")
+        lap("commit+export")
         names = series.names(exported)
         proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
-        clock.lap("git am check")
+        lap("git am check")
         if proof:
-            report.timings = clock.laps
-            raise SeriesFailed(f"{_PROOF} on {checkout.release.base_tag}: {proof}", report, proof)
+            raise SeriesFailed(
+                f"patch series fails the git am proof on {checkout.release.base_tag}: {proof}",
+                report,
+                proof,
+            )
         # The DCO hook on the commits as `git am` records them from the export.
         commits = gitio.commits_between(tmp / "am", checkout.base, "HEAD")
         hooks.append(precommit.check_commits(commits, names))
@@ -157,16 +152,14 @@ def apply_series(
             if not gitio.ref_exists(checkout.path, made):
                 refs.append((made, report.commit, None))
             gitio.update_refs(checkout.path, refs, f"dynpatch apply: {moving} at the series")
-    report.timings = clock.laps
     return report
 
 
 def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
-    """Refuse the series when any of upstream's hooks found something."""
-    findings = all_findings(hooks)
+    findings = [f for h in hooks for f in h.findings]
     if findings:
         report.hooks = hooks
-        raise SeriesFailed(failure_line(findings), report, findings=findings)
+        raise SeriesFailed(precommit.failure_line(findings), report, findings=findings)
 
 
 def export_series(checkout: Checkout, pin: Pin, cache: Path, patches_dir: Path) -> ApplyReport:
@@ -174,21 +167,13 @@ def export_series(checkout: Checkout, pin: Pin, cache: Path, patches_dir: Path) 
     ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
-        checkout,
-        author=author,
-        date=pin.date,
-        branch=None,
-        cache=cache,
-        patches_dir=patches_dir,
+        checkout, author=author, date=pin.date, branch=None, cache=cache, patches_dir=patches_dir
     )
 
 
 def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None:
-    """The work branch's tip, when this run may move it; refuses what would lose work.
-
-    The branch must not be checked out in any work tree (moving it would leave that work
-    tree stale), and its tip must be a commit this tool made, unless ``force``.
-    """
+    """The work branch's tip, when this run may move it: the branch is checked out in no
+    work tree, and its tip is a commit this tool made (or ``force``)."""
     repo = checkout.path
     busy = gitio.worktrees_on(repo, branch)
     if busy:
@@ -205,30 +190,12 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
     )
 
 
-def _scope_check(
-    path: str, old: str | None, new: str, steps: tuple[Step, ...]
-) -> dict[str, tuple[int, int]]:
-    """Changed lines per target of ``path``; refuses lines outside every target.
-
-    A step's target is its function or the definitions it ``adds``, and the imports of
-    the names it ``imports``.
-    """
-    mine = [s for s in steps if s.target.path == path]
-    functions = [s.target.qualname for s in mine if not s.adds]
-    added = {s.target.qualname: s.adds for s in mine if s.adds}
-    imports = {s.target.qualname: s.imports for s in mine if s.imports}
-    return scope.lines_changed_in(old or "", new, functions, added=added, imports=imports)
-
-
 def read_at(repo: Path, rev: str, path: str) -> str | None:
     """``path``'s content at ``rev`` (None when the file does not exist there)."""
     try:
         return gitio.git_cmd(repo, "show", f"{rev}:{path}")
     except ToolkitError:
         return None
-
-
-_PROOF = "patch series fails the git am proof"
 
 
 def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
@@ -261,44 +228,14 @@ def _apply_failure(repo: Path, patches: list[Path]) -> str:
 
 
 def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> Path:
+    """format-patch with the provenance between ``---`` and the diffstat (``git am``
+    ignores text there), and the series file."""
     made = gitio.format_patch(checkout.path, checkout.base, head, out, objects)
+    notes = "".join(f"{line}\n" for line in checkout.provenance)
     for path in made:
-        path.write_text(_with_provenance(path.read_text(), checkout.provenance))
+        head_, sep, tail = path.read_text().partition("\n---\n")
+        if not sep:
+            raise ToolkitError("format-patch output has no '---' separator")
+        path.write_text(f"{head_}{sep}{notes}\n{tail}")
     (out / series.SERIES_FILE).write_text("".join(f"{p.name}\n" for p in made))
     return out
-
-
-def _with_provenance(patch: str, provenance: tuple[str, ...]) -> str:
-    """Put provenance between ``---`` and the diffstat, where ``git am`` ignores text."""
-    head, sep, tail = patch.partition("\n---\n")
-    if not sep:
-        raise ToolkitError("format-patch output has no '---' separator")
-    notes = "".join(f"{line}\n" for line in provenance)
-    return f"{head}{sep}{notes}\n{tail}"
-
-
-def _one_line(problems: list[str]) -> str:
-    more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
-    return f"{problems[0]}{more}"
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.laps: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.laps[name] = now - self._last
-        self._last = now
-
-
-__all__ = [
-    "APPLIED",
-    "ApplyReport",
-    "SeriesFailed",
-    "am_problem",
-    "apply_series",
-    "export_series",
-    "read_at",
-]

@@ -1,8 +1,5 @@
-"""Scope checks, pure: which lines a change adds or removes, and in which targets they lie.
-
-A change is reviewable only when every line it touches lies inside a target of the
-series (a function it rewrites, or the definitions it adds).
-"""
+"""Scope checks, pure: every line a change touches must lie inside a target of the series
+(a function it rewrites, the definitions it adds, the imports of the names it uses)."""
 
 from __future__ import annotations
 
@@ -47,18 +44,11 @@ def lines_changed_in(
     added: Mapping[str, Sequence[str]] | None = None,
     imports: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, tuple[int, int]]:
-    """Per target: (lines added, lines removed).
-
-    A target is a function of ``qualnames`` (its changed lines count), or a label in
-    ``added`` naming the definitions that target adds or rewrites, top-level or methods
-    of a top-level class (their lines count, with the blank and comment lines that
-    separate them from their neighbours). A label in ``imports`` names what that target
-    imports: the module-level ``from M import`` statements that import one of those
-    names in ``new``, and those from the same ``M`` in ``old``, count for it too.
-
-    Raises when any changed line lies outside every target: formatting or a codemod
-    touched code the series has no business touching.
-    """
+    """Per target, (lines added, lines removed); raises when a changed line lies outside
+    every target. A target is a function of ``qualnames``, or a label in ``added`` naming
+    the definitions it adds or rewrites (:func:`definition_spans`), whose ``imports`` (the
+    module-level ``from M import`` of those names in ``new``, and of the same ``M`` in
+    ``old``) count for it too."""
     plus, minus = added_lines(old, new), added_lines(new, old)  # lines of new, of old
     counts: dict[str, tuple[int, int]] = {}
 
@@ -138,13 +128,9 @@ def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] |
 
 
 def definition_spans(source: str, names: Sequence[str]) -> list[tuple[int, int]]:
-    """Line spans of the definitions ``names`` in ``source`` (top-level ones, or
-    methods of a top-level class).
-
-    Each span starts right after the previous statement of the same body (so the blank
-    and comment lines before a definition belong to it) and runs on over the blank
-    lines after it. Raises if a name is not such a definition of ``source``.
-    """
+    """Line spans of the definitions ``names`` (top-level, or methods of a top-level class)
+    in ``source``, from right after the previous statement (the blank and comment lines
+    before belong to it) over the blank lines after it; raises for a name not defined."""
     lines = source.splitlines()
     tree = ast.parse(source).body
     spans = []

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch.apply.precommit import dco
+from dynpatch.apply import precommit
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
@@ -162,8 +162,8 @@ def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[s
     """dynamo's DCO rule (a sign-off by the author), and no sign-off left by ``replaced``
     (the series identity, which the person's replaces)."""
     where = f"commit {commit.sha[:12]} ({commit.subject[:60]})"
-    problems = [f"{where}: {f.message}" for f in dco.check(commit, where)]
-    if replaced is not None and any(_same(s, replaced) for s in dco.sign_offs(commit.message)):
+    problems = [f"{where}: {f.message}" for f in precommit.dco_check(commit, where)]
+    if replaced is not None and any(_same(s, replaced) for s in precommit.sign_offs(commit.message)):
         problems.append(f"{where} still carries the series identity's sign-off ({replaced})")
     return problems
 
@@ -171,7 +171,7 @@ def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[s
 def drop_sign_off(message: str, signer: Identity) -> str:
     """``message`` without the ``Signed-off-by`` lines of ``signer`` (other lines kept)."""
     lines = message.splitlines()
-    kept = [ln for ln in lines if not any(_same(s, signer) for s in dco.sign_offs(ln))]
+    kept = [ln for ln in lines if not any(_same(s, signer) for s in precommit.sign_offs(ln))]
     return "\n".join(kept).rstrip() + "\n"
 
 

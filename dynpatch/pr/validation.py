@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dynpatch import console, evidence, series
-from dynpatch.apply.precommit import record
+from dynpatch.apply import precommit as record
 from dynpatch.errors import ToolkitError
 
 # The session that makes a stage's record, where it is not named after the stage.

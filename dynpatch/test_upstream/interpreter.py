@@ -1,5 +1,4 @@
-"""What a Python interpreter offers dynamo's tests (this toolkit's nox venv, or the TRT-LLM
-container's own Python), asked of the interpreter itself with the tests' ``PYTHONPATH``."""
+"""What a Python interpreter offers dynamo's tests, asked of it with the tests' PYTHONPATH."""
 
 from __future__ import annotations
 

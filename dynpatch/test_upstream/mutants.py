@@ -1,12 +1,6 @@
-"""Mutants for the mutation proof: code that lacks the fix, run with the series' tests.
-
-* ``mutant``: the baseline tree with the patched test files. The carried tests must
-  fail there for the right reason (verdict.right_reason).
-* ``ignored``: the patched tree (its handler passes ``new_token_ids``) with the baseline
-  helper made to accept the keyword and ignore it, still copying the history. The new
-  tests must fail there on their own assertions: they catch the copy itself, not only
-  the unknown keyword or a handler that never passes it.
-"""
+"""The mutants of the mutation proof: ``mutant``, the baseline with the patched tests (they
+must fail for the right reason); ``ignored``, the patched tree whose helper accepts
+``new_token_ids`` and ignores it (the new tests must fail on their own assertions)."""
 
 from __future__ import annotations
 

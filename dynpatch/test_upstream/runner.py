@@ -1,12 +1,5 @@
-"""Run one selection of dynamo's tests on one tree and read back what happened.
-
-pytest runs in a subprocess under the chosen interpreter with the tree's
-``components/src`` first on ``PYTHONPATH``, ``--import-mode=importlib`` (``dynamo`` is
-a namespace package shared with the runtime wheel) and a root directory outside the
-tree (inside it, importlib mode resolves ``dynamo`` to the tree alone and the
-runtime's ``dynamo._core`` is lost). Outcomes come from the JUnit XML pytest writes; our
-probe plugin records which file each dynamo module was imported from.
-"""
+"""One pytest run of dynamo's tests on one tree, read back from its JUnit XML and from
+the probe plugin (which file each dynamo module was imported from)."""
 
 from __future__ import annotations
 
@@ -15,11 +8,13 @@ import os
 import re
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynpatch.io import files, proc
 from dynpatch.standin import off_path
+from dynpatch.test_upstream.tiers import Tier
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 SRC = "components/src"
@@ -38,8 +33,6 @@ _RAISED = re.compile(r"^(?P<path>.+):(?P<line>\d+): \S+$")
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed or erroring testcase as the JUnit XML records it."""
-
     message: str  # its first line: "AssertionError: ...", "assert 2 == 3", "TypeError: ..."
     path: str  # the file it was raised in (a repository path when in the tree)
     line: int
@@ -66,27 +59,21 @@ class Run:
 
 
 def pytest_command(python: str | Path, paths: list[Path], ini: Path, work: Path) -> list[str]:
-    """``python -m pytest PATHS`` as dynamo's tests run here: this ini and rootdir, importlib
-    mode (nothing on the way shadows what is tested), no cache."""
+    """``python -m pytest PATHS`` as dynamo's tests run here: this ini, no cache, and
+    importlib mode with the root outside the tree (``dynamo`` is a namespace package shared
+    with the runtime wheel, whose ``dynamo._core`` a root inside the tree would hide)."""
     where = ["-c", str(ini), "--rootdir", str(work), "--import-mode=importlib"]
     return [str(python), "-m", "pytest", *map(str, paths), *where, "-p", "no:cacheprovider"]
 
 
 def run_pytest(
-    *,
-    label: str,
-    tree: Path,
-    python: str,
-    targets: list[str],
-    marker: str | None,
-    work: Path,
-    junit_dir: Path,
-    path: tuple[Path, ...] = (),
-    plugins: tuple[str, ...] = (),
-    timeout: float = 1800.0,
+    tier: Tier, side: str, tree: Path, python: str, out: Path, targets: Sequence[str] = ()
 ) -> Run:
-    """pytest ``targets`` (repository paths or node ids) of ``tree`` under ``python``;
-    ``path`` goes on ``PYTHONPATH`` right after the tree, ``plugins`` are loaded with -p."""
+    """pytest under ``python`` on ``tree``: the tier's selection, or ``targets`` (node ids);
+    JUnit XML in ``out/junit``, the rest in ``out/work``."""
+    label, timeout = f"{tier.name}-{side}", 1800.0
+    work, junit_dir = out / "work" / label, out / "junit"
+    paths = [tree / t for t in targets or [d for d in tier.dirs if (tree / d).exists()]]
     work.mkdir(parents=True, exist_ok=True)
     junit_dir.mkdir(parents=True, exist_ok=True)
     ini, probe_out, junit = work / "pytest.ini", work / "probe.json", junit_dir / f"{label}.xml"
@@ -94,18 +81,18 @@ def run_pytest(
     probe_out.unlink(missing_ok=True)
     junit.unlink(missing_ok=True)
     cmd = [
-        *pytest_command(python, [tree / t for t in targets], ini, work),
-        *("-p", "dynpatch_probe", *(arg for plugin in plugins for arg in ("-p", plugin))),
+        *pytest_command(python, paths, ini, work),
+        *("-p", "dynpatch_probe", *(arg for plugin in tier.plugins for arg in ("-p", plugin))),
         # xunit1: each testcase names its file and line, so a failure is matched to its test.
         *("--junitxml", str(junit), "-o", f"junit_suite_name=dynamo-{label}"),
         *("-o", "junit_family=xunit1", "--continue-on-collection-errors", "-q", "-rfE"),
-        *(("-m", marker) if marker else ()),
+        *(() if targets else ("-m", tier.marker)),
     ]
-    inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via ``path``
+    inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via the tier
     env = os.environ | {
         # The tree first: it must win over any installed dynamo.
         "PYTHONPATH": os.pathsep.join(
-            [str(tree / SRC), *map(str, path), str(PLUGIN_DIR), *inherited]
+            [str(tree / SRC), *map(str, tier.path), str(PLUGIN_DIR), *inherited]
         ),
         "PYTHONDONTWRITEBYTECODE": "1",  # leave the cached trees clean
         "DYNPATCH_PROBE_OUT": str(probe_out),
@@ -133,8 +120,8 @@ def run_pytest(
 
 
 def _read_junit(run: Run, rootdir: Path) -> None:
-    """Each testcase's outcome, and for each failure its first line and where it was raised
-    (the last traceback entry's ``path:line: Type``). Paths in the XML are relative to ``rootdir``."""
+    """Each testcase's outcome; for a failure, its first line and where it was raised (the
+    last traceback entry). Paths in the XML are relative to ``rootdir``."""
     try:
         cases = ET.parse(run.junit).getroot().findall(".//testcase") if run.junit else []
     except ET.ParseError:

@@ -1,12 +1,6 @@
-"""The tiers of dynamo's own tests, and which of them a run does.
-
-CPU: ``pre_merge and gpu_0`` over the shared backend tests and the trtllm tests that
-collect without TensorRT-LLM. Stand-in: dynamo's gpu_1 handler test modules over a
-``MagicMock`` engine, on the CPU, with the toolkit's labelled test double of
-``tensorrt_llm`` (``pytest_plugin/dynpatch_standin.py``); never reported as the GPU tier.
-GPU: dynamo's trtllm stages in the TRT-LLM runtime container, only with NVIDIA's
-tensorrt_llm and a CUDA device (:func:`gpu_problem`).
-"""
+"""The tiers of dynamo's own tests (CPU; the stand-in: gpu_1 handler tests on the CPU with
+the toolkit's labelled ``tensorrt_llm`` double, never reported as the GPU tier; GPU: with
+NVIDIA's tensorrt_llm and a CUDA device), and which of them a run does."""
 
 from __future__ import annotations
 
@@ -75,13 +69,11 @@ GPU_HOWTO = (
 @dataclass(frozen=True)
 class Plan:
     tiers: tuple[Tier, ...]
-    # One line for each tier that is not run, saying why ("GPU tier: not run (...)").
-    not_run: tuple[str, ...]
+    not_run: tuple[str, ...]  # "GPU tier: not run (why)", for each tier not run
 
 
 def gpu_problem(interp: Interpreter, version: str) -> str | None:
-    """Why the GPU tier cannot run under ``interp`` (None: it can): it needs NVIDIA's
-    tensorrt_llm (outside this toolkit, an installed version) and a CUDA device."""
+    """Why the GPU tier cannot run under ``interp`` (None: it can)."""
     where = console.rel(interp.executable)
     found = interp.tensorrt_llm
     if not found:
@@ -118,13 +110,9 @@ def standin_problem(interp: Interpreter) -> str | None:
 def plan(
     requested: str | None, gpu_unavailable: str | None, standin_unavailable: str | None = None
 ) -> Plan:
-    """The tiers to run for ``--tier requested`` (None: what this machine can run).
-
-    ``gpu_unavailable`` / ``standin_unavailable`` say why that tier cannot run here (None:
-    it can). A requested tier that cannot run is an error; an unrequested one is reported
-    as not run. By default the stand-in tier runs where the GPU tier cannot: where the
-    real TensorRT-LLM and a GPU are there, dynamo's own GPU tier is the evidence.
-    """
+    """The tiers to run for ``--tier requested`` (None: what this machine can run, the
+    stand-in only where the GPU tier cannot); a requested tier that cannot run (its
+    ``*_unavailable`` says why) is an error."""
     if requested is not None and requested not in CHOICES:
         raise ToolkitError(f"unknown --tier {requested!r}: choose one of {', '.join(CHOICES)}")
     for tier, why in ((GPU, gpu_unavailable), (STANDIN, standin_unavailable)):

@@ -1,5 +1,6 @@
-"""The differential verdict of one tier (baseline vs patched ``Run`` records) and the
-mutation proof of the tests the series carries."""
+"""The differential verdict of one tier (baseline vs patched ``Run`` records), the mutation
+proof of the tests the series carries, and their table: printed with rich and kept as the
+same Markdown for the PR's Validation section."""
 
 from __future__ import annotations
 
@@ -9,30 +10,73 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.console import RenderableType
+from rich.table import Table
+
 from dynpatch.test_upstream.runner import SRC, Failure, Run
 
 OUTCOMES = ("passed", "failed", "skipped", "error")
+HEAD = ("passed", "failed", "skipped", "errors")
+PREFIX = "components/src/dynamo/"
 # The module whose copy decides which helper a run tested.
 HELPER_MODULE = "dynamo.common.backend.logprobs"
 
 
 @dataclass
-class FileRow:
-    path: str
-    baseline: Counter[str] = field(default_factory=Counter)
-    patched: Counter[str] = field(default_factory=Counter)
+class Section:
+    """One tier's table (per test file, or None for the totals: the outcome counts on
+    baseline, then on patched) and the lines under it."""
+
+    title: str
+    rows: list[tuple[str | None, list[str]]]
+    lines: list[str] = field(default_factory=list)
 
 
-def file_rows(baseline: Run, patched: Run) -> list[FileRow]:
-    """Per test file, outcome counts on each side (collection errors count as errors)."""
-    rows: dict[str, FileRow] = {}
-    for side, run in (("baseline", baseline), ("patched", patched)):
-        for key, result in run.tests.items():
-            path = key.split("::", 1)[0]
-            getattr(rows.setdefault(path, FileRow(path)), side)[result] += 1
-        for path in run.collect_errors:
-            getattr(rows.setdefault(path, FileRow(path)), side)["error"] += 1
-    return [rows[p] for p in sorted(rows)]
+def file_rows(baseline: Run, patched: Run) -> list[tuple[str | None, list[str]]]:
+    """Per test file, then in total, the outcome counts on each side (collection errors
+    count as errors)."""
+    counts: dict[str | None, tuple[Counter[str], Counter[str]]] = {None: (Counter(), Counter())}
+    for i, run in enumerate((baseline, patched)):
+        keys = [k.split("::", 1)[0] for k in run.tests] + list(run.collect_errors)
+        outcomes = [*run.tests.values(), *["error"] * len(run.collect_errors)]
+        for path, outcome in zip(keys, outcomes, strict=True):
+            for row in (path, None):
+                counts.setdefault(row, (Counter(), Counter()))[i][outcome] += 1
+    order = [*sorted(p for p in counts if p is not None), None]
+    return [(p, [str(c[o]) for c in counts[p] for o in OUTCOMES]) for p in order]
+
+
+def short(path: str) -> str:
+    """``components/src/dynamo/common/backend/tests/test_x.py::t`` -> ``common/test_x.py::t``."""
+    file, sep, test = path.removeprefix(PREFIX).partition("::")
+    parts = file.split("/")
+    return f"{parts[0]}/{parts[-1]}{sep}{test}" if len(parts) > 1 else f"{file}{sep}{test}"
+
+
+def renderables(section: Section) -> list[RenderableType]:
+    """The section's table, then its lines, as the command line prints them."""
+    table = Table(title=section.title, title_justify="left")
+    table.add_column("test file", no_wrap=True)
+    for side in ("base", "patched"):  # "base": the table fits 120 columns
+        for name in HEAD:
+            table.add_column(f"{side}\n{name}", justify="right")
+    for path, cells in section.rows:
+        table.add_row(short(path) if path else "[bold]total[/]", *cells)
+    return [table, *section.lines]
+
+
+def markdown(sections: list[Section], lines: list[str]) -> str:
+    heads = [f"{side} {h}" for side in ("baseline", "patched") for h in HEAD]
+    out: list[str] = []
+    for section in sections:
+        out += [f"**{section.title}**\n", f"| test file | {' | '.join(heads)} |"]
+        out.append("|---|" + "---:|" * len(heads))
+        for path, cells in section.rows:
+            name = f"`{path.removeprefix(PREFIX)}`" if path else "**total**"
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out += ["", *(f"- {line}" for line in section.lines), ""]
+    out.extend(f"- {line}" for line in lines)
+    return "\n".join(out) + "\n"
 
 
 def regressions(baseline: Run, patched: Run) -> list[str]:
@@ -82,17 +126,13 @@ def imported_from(run: Run) -> str:
     return run.modules.get(HELPER_MODULE) or "(not imported)"
 
 
-# --- the tests the series carries, and the mutation proof ---------------------------
-
-
 def carried_test_functions(old: str | None, new: str) -> tuple[set[str], set[str]]:
     """Test functions (``test_x`` or ``TestX::test_x``) of ``new``: (those not in ``old``,
     those of ``old`` whose code the series changed)."""
     before = _test_functions(ast.parse(old).body) if old else {}
     after = _test_functions(ast.parse(new).body)
-    added = set(after) - set(before)
     changed = {name for name in set(after) & set(before) if after[name] != before[name]}
-    return added, changed
+    return set(after) - set(before), changed
 
 
 def _test_functions(body: list[ast.stmt], prefix: str = "") -> dict[str, str]:
@@ -112,22 +152,17 @@ def function_of(key: str) -> str:
     return key.split("[", 1)[0]
 
 
-# How a test's own check fails: an assert, an AssertionError, or pytest.fail.
-_OWN = ("AssertionError", "assert ", "Failed: ")
-
-
 def own_assertion(key: str, failure: Failure | None) -> bool:
-    """True when the case ``key`` failed on a check raised in its own test file: not a
-    TypeError, an import error or a missing fixture, nor an assertion raised inside a
-    library (``unittest.mock``'s ``assert_called...``)."""
-    if failure is None or not failure.message.startswith(_OWN):
+    """True when the case ``key`` failed on a check (an assert, an AssertionError or
+    pytest.fail) raised in its own test file, not inside a library (``assert_called...``)."""
+    if failure is None or not failure.message.startswith(("AssertionError", "assert ", "Failed: ")):
         return False
     return failure.path == key.split("::", 1)[0]
 
 
 def right_reason(key: str, failure: Failure | None) -> bool:
-    """A failure on the baseline that shows the defect: the unpatched code rejects the
-    new keyword, or a check of the test itself fails."""
+    """A baseline failure that shows the defect: the old code rejects the new keyword, or
+    a check of the test itself fails."""
     if failure is not None and failure.message.startswith("TypeError"):
         return "new_token_ids" in failure.message
     return own_assertion(key, failure)
@@ -146,7 +181,6 @@ class Proof:
     problems: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        """``carried tests: 25 fail on baseline, 25 pass on patched (of 25); ...``."""
         return (
             f"carried tests: {len(self.failed)} fail on baseline, {len(self.passed)} pass on "
             f"patched (of {len(self.tests)}); with new_token_ids accepted but ignored, "
@@ -158,13 +192,10 @@ class Proof:
 def proof(
     new: set[str], changed: set[str], patched: Run, mutant: Run, ignored: Run, tier: str
 ) -> Proof:
-    """The mutation proof of the carried test functions this tier collects: the ``new``
-    ones, and those whose code the series ``changed``.
-
-    Every case must pass on ``patched`` and fail on the baseline (``mutant``) for the
-    right reason; every case of a ``new`` test must also fail on its own assertion on a
-    helper that accepts ``new_token_ids`` and ignores it (``ignored``), or it would only
-    notice the keyword. What each fails on is read from the JUnit XML and printed.
+    """The mutation proof of the carried test functions this tier collects (``new`` ones
+    and those the series ``changed``): every case passes on ``patched`` and fails on the
+    baseline (``mutant``) for the right reason; every case of a ``new`` test also fails on
+    its own assertion on a helper that accepts ``new_token_ids`` and ignores it (``ignored``).
     """
     tests = sorted(k for k in patched.tests if function_of(k) in new | changed)
     result = Proof(tests, new=[k for k in tests if function_of(k) in new])
@@ -175,13 +206,6 @@ def proof(
     ]
     if not tests:
         result.problems.append(f"{tier}: no carried tests ran")
-    for label, run in (("baseline mutant", mutant), ("keyword-ignored mutant", ignored)):
-        if run.problem:
-            result.problems.append(f"{tier} {label}: {run.problem}")
-        result.problems += [
-            f"{tier} {label}: collection error in {path}: {message}"
-            for path, message in sorted(run.collect_errors.items())
-        ]
     result.passed = [k for k in tests if patched.tests[k] == "passed"]
     result.failed = [k for k in tests if right_reason(k, mutant.failures.get(k))]
     result.problems += [
@@ -192,38 +216,33 @@ def proof(
     for function in sorted(ran):
         cases = [k for k in tests if function_of(k) == function]
         result.problems += _unproven(cases, mutant, right_reason, "on the baseline code")
+        extends = "" if function in new else " (an existing test the series extends)"
         result.lines += [
-            f"carried test {function.split('/')[-1]}"
-            + ("" if function in new else " (an existing test the series extends)"),
+            f"carried test {function.split('/')[-1]}{extends}",
             f"  on the baseline: {_reasons(cases, mutant)}",
+            f"  new_token_ids accepted but ignored: {_reasons(cases, ignored)}"
+            + ("" if function in new else " (not required of an existing test)"),
         ]
-        ignored_line = f"  new_token_ids accepted but ignored: {_reasons(cases, ignored)}"
         if function in new:
-            result.problems += _unproven(
-                cases, ignored, own_assertion, "with new_token_ids accepted but ignored"
-            )
+            where = "with new_token_ids accepted but ignored"
+            result.problems += _unproven(cases, ignored, own_assertion, where)
             result.caught += [k for k in cases if own_assertion(k, ignored.failures.get(k))]
-        else:
-            ignored_line += " (not required of an existing test)"
-        result.lines.append(ignored_line)
     return result
 
 
 def _unproven(
     cases: list[str], run: Run, ok: Callable[[str, Failure | None], bool], where: str
 ) -> list[str]:
+    keyword = "the keyword or " if ok is right_reason else ""
     return [
-        f"{k} {where}: {_what(k, run)}, not {'the keyword or ' if ok is right_reason else ''}"
-        "a failure of its own assertion"
+        f"{k} {where}: {_what(k, run)}, not {keyword}a failure of its own assertion"
         for k in cases
         if not ok(k, run.failures.get(k))
     ]
 
 
 def _what(key: str, run: Run) -> str:
-    if key in run.failures:
-        return f"fail on {run.failures[key]}"
-    return run.tests.get(key, "not run")
+    return f"fail on {run.failures[key]}" if key in run.failures else run.tests.get(key, "not run")
 
 
 def _reasons(cases: list[str], run: Run) -> str:

@@ -1,11 +1,6 @@
-"""pytest plugin loaded into dynamo's test runs with ``-p dynpatch_probe``.
-
-At the end of the session it writes, to the path in ``$DYNPATCH_PROBE_OUT``, the file each
-imported ``dynamo`` module was loaded from, so the caller can show which copy of dynamo a
-run really tested, and each collection error by absolute path (outcomes come from pytest's
-own JUnit XML). It imports nothing from the toolkit: it runs under any interpreter that
-has pytest.
-"""
+"""pytest plugin for dynamo's test runs (``-p dynpatch_probe``): writes to
+``$DYNPATCH_PROBE_OUT`` the file each ``dynamo`` module was loaded from and each collection
+error by path. Imports nothing from the toolkit: it runs under any interpreter with pytest."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""pytest plugin for the stand-in tier: ``-p dynpatch_standin``.
-
-dynamo's gpu_1 handler test modules skip at import when ``torch.cuda.is_available()``
-is False, only because they import ``tensorrt_llm``; their tests build handlers over a
-``MagicMock`` engine. With the toolkit's labelled CPU test double of ``tensorrt_llm`` on
-``PYTHONPATH``, this plugin answers ``torch.cuda.is_available()`` with True only while a
-test module is imported, so a test that asks for CUDA itself still hears "no"; and it
-refuses a real ``tensorrt_llm``: this tier is never the GPU tier. Standard library and
-pytest only (plus torch, which the tier's interpreter has).
-"""
+"""pytest plugin for the stand-in tier (``-p dynpatch_standin``): dynamo's gpu_1 handler
+modules skip at import without CUDA, so ``torch.cuda.is_available()`` answers True only while
+a test module is imported (a test asking itself still hears no); a real ``tensorrt_llm`` is
+refused, as this tier is never the GPU tier. Standard library, pytest and torch only."""
 
 from __future__ import annotations
 

@@ -79,6 +79,7 @@ def test_a_passing_series_records_every_hook_for_the_pr(apply, tmp_path: Path) -
         "| DCO | `^Signed-off-by: .+ <.+>$`, by the author | 1 (commit messages) | pass |"
         in (saved["summary_md"])
     )
+    assert f"- `{HELPER}`" in saved["summary_md"] and f"- `{HANDLER}`" in saved["summary_md"]
     status, out, err = apply(SYNTHETIC_FILES, "--check")
     assert status == 0, err
     saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dynpatch import evidence, series
-from dynpatch.apply.precommit import record
-from dynpatch.apply.precommit.findings import HookResult
+from dynpatch.apply import precommit
+from dynpatch.apply.precommit import HookResult
 from dynpatch.pr import validation
 from dynpatch.pr.validation import State
 from tests.fixtures.pr import HELPER, V2, World, git
@@ -45,7 +45,8 @@ def test_results_made_on_another_base_are_not_run_for_this_one(world: World, pr)
 
 def test_current_results_are_in_the_record_and_stale_ones_only_named(world: World, pr) -> None:
     world.save("test-upstream", "verify", "bench")
-    record.save(HOOKS, world.patches, world.evidence, world.base)
+    saved = precommit.record(HOOKS, world.base, series.series_digest(world.patches), "nox -s apply")
+    evidence.save(saved, world.patches, world.evidence)
     status, out, err = pr()
     assert status == 0, err
     text = _record(world)

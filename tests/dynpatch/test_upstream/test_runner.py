@@ -3,6 +3,7 @@ JUnit XML and the probe plugin; the stand-in tier's plugin run for real through 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -65,20 +66,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def run(tmp_path: Path, tree: Path, targets: list[str], marker: str | None, **kw: object):
-    work, junit = tmp_path / "work", tmp_path / "junit"
-    return run_pytest(
-        label="cpu-patched",
-        tree=tree,
-        python=sys.executable,
-        targets=targets,
-        marker=marker,
-        work=work,
-        junit_dir=junit,
-        **kw,
-    )
-
-
 def test_outcomes_failures_modules_and_junit_are_read_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -95,9 +82,10 @@ def test_outcomes_failures_modules_and_junit_are_read_back(
             broken: "import not_a_module_anywhere\n",
         },
     )
-    # A GPU-tier run (no ``path``) never imports the stand-in from an inherited PYTHONPATH.
+    # A CPU-tier run (its dirs that the tree has, its -m) never imports the stand-in from an
+    # inherited PYTHONPATH.
     monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
-    result = run(tmp_path, tree, [TESTS], "pre_merge and gpu_0")
+    result = run_pytest(tiers.CPU, "patched", tree, sys.executable, tmp_path)
     key = f"{module}::"
     assert result.problem == ""
     assert result.tests == {
@@ -157,38 +145,21 @@ NO_CUDA = {
 }
 
 
-def test_the_standin_plugin_imports_guarded_modules_and_tests_see_no_cuda(tmp_path: Path) -> None:
-    """Selected by node id (as the mutants' runs are), without the tier's -m."""
-    tree, fake = (
-        write(tmp_path / "tree", {GUARDED_TEST: GUARDED}),
-        write(tmp_path / "fake", NO_CUDA),
-    )
+def test_the_standin_plugin_imports_guarded_modules_and_refuses_a_real_tensorrt_llm(
+    tmp_path: Path,
+) -> None:
+    """Selected by node id (as the mutants' runs are), without the tier's -m: the guarded
+    module imports the double and its test sees no CUDA; a real tensorrt_llm is refused."""
+    tree = write(tmp_path / "tree", {GUARDED_TEST: GUARDED})
+    fake = write(tmp_path / "site", NO_CUDA)
     target = f"{GUARDED_TEST}::test_imports_the_double_and_sees_no_cuda"
-    result = run(
-        tmp_path,
-        tree,
-        [target],
-        None,
-        path=(*tiers.STANDIN.path, fake),
-        plugins=tiers.STANDIN.plugins,
-    )
+    standin = dataclasses.replace(tiers.STANDIN, path=(*tiers.STANDIN.path, fake))
+    result = run_pytest(standin, "patched", tree, sys.executable, tmp_path, [target])
     assert result.tests == {target: "passed"}
-
-
-def test_the_standin_plugin_refuses_a_real_tensorrt_llm(tmp_path: Path) -> None:
-    tree, fake = (
-        write(tmp_path / "tree", {GUARDED_TEST: GUARDED}),
-        write(tmp_path / "fake", NO_CUDA),
-    )
-    real = write(tmp_path / "real", {"tensorrt_llm/__init__.py": ""})
-    result = run(
-        tmp_path,
-        tree,
-        [GUARDED_TEST],
-        tiers.STANDIN.marker,
-        path=(real, fake),
-        plugins=tiers.STANDIN.plugins,
-    )
+    write(fake, {"tensorrt_llm/__init__.py": ""})
+    real = dataclasses.replace(tiers.STANDIN, path=(fake,))
+    result = run_pytest(real, "baseline", tree, sys.executable, tmp_path, [GUARDED_TEST])
     assert result.problem.startswith("pytest did not finish (exit 4)")
     assert verdict.run_problems(result, "baseline") == [f"baseline: {result.problem}"]
-    assert "imported the real tensorrt_llm" in (tmp_path / "work" / "pytest-output.txt").read_text()
+    output = tmp_path / "work" / "standin-baseline" / "pytest-output.txt"
+    assert "imported the real tensorrt_llm" in output.read_text()

@@ -1,11 +1,5 @@
-"""`test-upstream` end to end on a synthetic release (offline): apply the real series to
-a small tree in dynamo's shape, then run the stage through the command line.
-
-The synthetic tree has a helper with the real helper's semantics, a test module in the
-shape of dynamo's test_logprobs.py and a trtllm tests folder whose conftest skips
-``test_trtllm_*`` files without tensorrt_llm, as dynamo's does. A stand-in
-``ai-dynamo-runtime`` distribution (metadata only) makes the pin check pass.
-"""
+"""`test-upstream` end to end through the command line, offline: the real series on a small
+tree in dynamo's shape (tests/fixtures/upstream_tree.py), a metadata-only runtime."""
 
 from __future__ import annotations
 
@@ -17,11 +11,12 @@ import pytest
 
 from dynpatch import cli
 from dynpatch import test_upstream as stage_module
-from dynpatch.apply.export import apply_series
+from dynpatch.apply.export import export_series
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.series import series_digest
 from dynpatch.test_upstream import tiers
+from dynpatch.test_upstream.runner import Run
 from tests.dynpatch.test_upstream.test_tiers import fake_site
 from tests.fixtures.synthetic import REAL_CACHE, REPO
 from tests.fixtures.upstream_tree import FILES
@@ -39,20 +34,12 @@ def fake_dists(site: Path, runtime: str) -> Path:
 
 @pytest.fixture
 def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request):
-    """A synthetic release (``FILES``, or the parametrised files) with its patch series
-    applied and exported; returns a function that runs `test-upstream` on it with extra
-    arguments."""
+    """A synthetic release (``FILES``, or the parametrised files) with its series exported;
+    returns a function that runs `test-upstream` on it with extra arguments."""
     rel = synthetic_release(getattr(request, "param", FILES))
     checkout = fetch(rel.pin, rel.ws)
     patches = rel.ws.patches
-    apply_series(
-        checkout,
-        author=gitio.parse_identity("Test Author <test@example.invalid>"),
-        date=rel.pin.date,
-        branch=rel.pin.branch,
-        cache=REAL_CACHE,
-        patches_dir=patches,
-    )
+    export_series(checkout, rel.pin, REAL_CACHE, patches)
     monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
     monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
 
@@ -90,23 +77,16 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     ) in printed
     assert "STAND-IN tier: not run (torch is not installed in " in printed
     assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
-    assert "JUnit XML: " in printed
-    assert "(cpu-baseline.xml, cpu-ignored.xml, cpu-mutant.xml, cpu-patched.xml)" in printed
+    junits = [f"cpu-{side}.xml" for side in ("baseline", "ignored", "mutant", "patched")]
+    assert f"JUnit XML: out/junit/ ({', '.join(junits)})" in printed
     assert "verdict: pass" in printed
-
-    junit = stage.tmp / "out" / "junit"
-    assert sorted(p.name for p in junit.iterdir()) == [
-        "cpu-baseline.xml",
-        "cpu-ignored.xml",
-        "cpu-mutant.xml",
-        "cpu-patched.xml",
-    ]
+    assert sorted(p.name for p in (stage.tmp / "out" / "junit").iterdir()) == junits
     record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
     assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
     assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
     assert record["details"]["tiers_run"] == ["cpu"]
-    assert record["details"]["tiers_not_run"][0].startswith("STAND-IN tier: not run (")
-    assert record["details"]["tiers_not_run"][1].startswith("GPU tier: not run (")
+    not_run = [line.split(" (")[0] for line in record["details"]["tiers_not_run"]]
+    assert not_run == ["STAND-IN tier: not run", "GPU tier: not run"]
     assert "carried tests: 10 fail on baseline, 10 pass on patched" in record["summary_md"]
     assert (
         "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 12 | 0 | 0 | 0 |"
@@ -145,9 +125,11 @@ def test_a_release_the_tests_are_not_carried_to_says_so_and_passes(stage, capsys
     assert "carried test " not in printed and "verdict: pass" in printed
 
 
-def test_a_regression_fails_the_verdict(stage, capsys) -> None:
-    # Break the patched helper for one case the old test covers: the series now
-    # makes a passing baseline test fail.
+def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
+    stage, capsys, monkeypatch
+) -> None:
+    """The patched helper broken for one case the old test covers; the GPU tier on fake
+    packages (no GPU here): an installed tensorrt_llm and a torch that sees one."""
     patch = next(stage.patches.glob("0001-*.patch"))
     text = patch.read_text()
     broken = text.replace(
@@ -156,55 +138,30 @@ def test_a_regression_fails_the_verdict(stage, capsys) -> None:
     )
     assert broken != text
     patch.write_text(broken)
-    assert stage("--tier", "cpu") == 1
-    printed = capsys.readouterr().out
-    assert "regressions: 1" in printed
-    assert (
-        "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
-        "::test_extract_completion_slices_from_offset (failed)"
-    ) in printed
-    assert "GPU tier: not run (not requested: --tier cpu)" in printed
-    assert "verdict: FAIL" in printed
-    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
-    assert record["verdict"] == "fail"
-
-
-def test_an_apply_while_it_runs_saves_nothing(stage, capsys, monkeypatch) -> None:
-    """The trees hold one series and patches/ another by the time the results are saved:
-    they are filed under neither."""
-    real = stage_module.series_carried_tests
-
-    def apply_meanwhile(trees):  # type: ignore[no-untyped-def]
-        patch = next(stage.patches.glob("0001-*.patch"))
-        patch.write_text(patch.read_text() + "\n")
-        return real(trees)
-
-    monkeypatch.setattr(stage_module, "series_carried_tests", apply_meanwhile)
-    assert stage("--tier", "cpu") == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and "changed while test-upstream ran" in lines[0], lines
-    assert "nothing saved" in lines[0]
-    assert not (stage.tmp / "out" / "evidence" / "test-upstream.json").exists()
-
-
-def test_the_gpu_tier_records_what_it_ran_on(stage, capsys, monkeypatch) -> None:
-    """On fake packages (no GPU here): an installed tensorrt_llm and a torch that sees one."""
     gpu_site = fake_site(stage.tmp / "gpu-site", "1.1.0")
     dists = stage.tmp / "site"  # the pinned runtime's metadata, from the fixture
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(gpu_site), str(dists)]))
     monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
-    stage("--tier", "gpu")
+    assert stage() == 1
+    printed = capsys.readouterr().out
+    assert "CPU tier: 3 tests on baseline, 13 on patched (10 new); regressions: 1" in printed
+    assert (
+        "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
+        "::test_extract_completion_slices_from_offset (failed)"
+    ) in printed
+    assert "verdict: FAIL" in printed
+    assert 'GPU tier (-m "pre_merge and trtllm and (gpu_0 or gpu_1)")' in printed
+    assert "STAND-IN tier: not run (the GPU tier runs dynamo's handler tests for real)" in printed
     facts = {
         "tensorrt_llm": "1.1.0",
         "tensorrt_llm_path": str(gpu_site / "tensorrt_llm"),
         "gpu": "Fake GPU",
         "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9",
     }
-    assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in (
-        capsys.readouterr().out
-    )
+    assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in printed
     record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
-    assert record["details"]["tiers_run"] == ["gpu"] and record["details"]["gpu"] == facts
+    assert record["verdict"] == "fail" and record["details"]["gpu"] == facts
+    assert record["details"]["tiers_run"] == ["cpu", "gpu"]
 
 
 def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
@@ -228,6 +185,21 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
     monkeypatch.setenv("PYTHONPATH", str(fake_dists(stage.tmp / "site2", "1.0.0")))
     assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
     assert not (stage.tmp / "out").exists()
+
+    # An apply while it runs: the trees hold one series and patches/ another by the time the
+    # results are saved, so they are filed under neither (pytest stubbed out: not the point).
+    monkeypatch.setenv("PYTHONPATH", str(stage.tmp / "site"))
+    patch = next(stage.patches.glob("0001-*.patch"))
+
+    def apply_meanwhile(tier, trees, *_):  # type: ignore[no-untyped-def]
+        patch.write_text(patch.read_text() + "\n")
+        runs = {side: Run(f"cpu-{side}", trees.baseline, 0) for side in ("baseline", "patched")}
+        return stage_module.TierResult(tier, runs)
+
+    monkeypatch.setattr(stage_module, "run_tier", apply_meanwhile)
+    line = error_of("--tier", "cpu")
+    assert "changed while test-upstream ran" in line and "nothing saved" in line
+    assert not (stage.tmp / "out" / "evidence" / "test-upstream.json").exists()
 
 
 @pytest.mark.integration

@@ -58,10 +58,11 @@ def test_the_differential_blames_only_what_stopped_passing(trees: tuple[Path, Pa
         f"{LOGPROBS}::test_skipped (skipped)",
     ]
     assert verdict.fail_on_both(base, patched) == [f"{OTHER}::test_video"]
-    rows = verdict.file_rows(base, patched)
-    assert [(r.path, r.baseline, r.patched) for r in rows] == [
-        (OTHER, {"failed": 1, "skipped": 1}, {"failed": 1, "skipped": 1}),
-        (LOGPROBS, {"passed": 4}, {"failed": 1, "error": 1, "skipped": 1, "passed": 1}),
+    # passed, failed, skipped, error: on baseline, then on patched
+    assert verdict.file_rows(base, patched) == [
+        (OTHER, [*"0110", *"0110"]),
+        (LOGPROBS, [*"4000", *"1111"]),
+        (None, [*"4110", *"1221"]),
     ]
     assert verdict.run_problems(base, "baseline") == verdict.run_problems(patched, "patched") == []
 
@@ -74,7 +75,7 @@ def test_collection_errors_empty_runs_and_missing_junit_are_failures(
         f"patched: collection error in {OTHER}: ModuleNotFoundError: prometheus",
         "patched: collected 0 tests",
     ]
-    assert verdict.file_rows(make_run(trees[0], {}), broken)[0].patched == {"error": 1}
+    assert verdict.file_rows(make_run(trees[0], {}), broken)[0] == (OTHER, [*"0000", *"0001"])
     unwritten = make_run(trees[0], {f"{LOGPROBS}::a": "passed"}, junit=None)
     assert verdict.run_problems(unwritten, "baseline") == ["baseline: no JUnit XML written"]
 
@@ -186,39 +187,43 @@ def test_proof_passes_and_names_what_each_test_fails_on(trees: tuple[Path, Path]
     )
 
 
-def test_proof_needs_every_new_case_to_catch_the_copy_itself(trees: tuple[Path, Path]) -> None:
-    """A case that passes there, or fails on a missing keyword or on an assertion inside
-    a library, has not caught the copy: each is a problem (not "at least one caught")."""
-    keyword = Failure(TYPE_ERROR, LOGPROBS, 248)
-    mock_assert = Failure("AssertionError: expected call not found.", "unittest/mock.py", 9)
-    baseline = {NEW_CASES[0]: keyword, NEW_CASES[1]: keyword, CHANGED: keyword}
-    for on_ignored, why in (
-        ({NEW_CASES[0]: COPIED}, "passed"),
-        ({NEW_CASES[0]: COPIED, NEW_CASES[1]: keyword}, f"fail on {keyword}"),
-        ({NEW_CASES[0]: COPIED, NEW_CASES[1]: mock_assert}, f"fail on {mock_assert}"),
-    ):
-        result = proof_case(trees, baseline, on_ignored)
-        assert result.problems == [
-            f"{NEW_CASES[1]} with new_token_ids accepted but ignored: {why}, not a failure "
-            "of its own assertion"
-        ]
-        assert result.caught == [NEW_CASES[0]]
+KEYWORD = Failure(TYPE_ERROR, LOGPROBS, 248)
+MOCK_ASSERT = Failure("AssertionError: expected call not found.", "unittest/mock.py", 9)
+IMPORTS = Failure("ImportError: no module named dynamo._core", LOGPROBS, 1)
+CAUGHT = {NEW_CASES[0]: KEYWORD, NEW_CASES[1]: KEYWORD, CHANGED: KEYWORD}
+IGNORED = "with new_token_ids accepted but ignored"
+NOT_OWN = "not a failure of its own assertion"
+NOT_KEYWORD = "not the keyword or a failure of its own assertion"
 
 
-def test_proof_fails_on_the_wrong_reason_on_baseline(trees: tuple[Path, Path]) -> None:
-    imports = Failure("ImportError: no module named dynamo._core", LOGPROBS, 1)
-    result = proof_case(
-        trees,
-        {NEW_CASES[0]: imports, CHANGED: Failure(TYPE_ERROR, HANDLER_TESTS, 9)},
-        {NEW_CASES[0]: COPIED, NEW_CASES[1]: COPIED},
-    )
-    assert result.problems == [
-        f"{NEW_CASES[0]} on the baseline code: fail on {imports}, not the keyword or a "
-        "failure of its own assertion",
-        f"{NEW_CASES[1]} on the baseline code: passed, not the keyword or a failure of its "
-        "own assertion",
-    ]
-    assert result.line().startswith("carried tests: 1 fail on baseline, 3 pass on patched")
+@pytest.mark.parametrize(
+    ("on_baseline", "on_ignored", "problems"),
+    [  # every new case must catch the copy itself on its own assertion, not "at least one"
+        (CAUGHT, {NEW_CASES[0]: COPIED}, [f"{NEW_CASES[1]} {IGNORED}: passed, {NOT_OWN}"]),
+        (
+            CAUGHT,
+            {NEW_CASES[0]: COPIED, NEW_CASES[1]: KEYWORD},
+            [f"{NEW_CASES[1]} {IGNORED}: fail on {KEYWORD}, {NOT_OWN}"],
+        ),
+        (
+            CAUGHT,
+            {NEW_CASES[0]: COPIED, NEW_CASES[1]: MOCK_ASSERT},
+            [f"{NEW_CASES[1]} {IGNORED}: fail on {MOCK_ASSERT}, {NOT_OWN}"],
+        ),
+        (  # and fail on the baseline for the right reason
+            {NEW_CASES[0]: IMPORTS, CHANGED: KEYWORD},
+            {NEW_CASES[0]: COPIED, NEW_CASES[1]: COPIED},
+            [
+                f"{NEW_CASES[0]} on the baseline code: fail on {IMPORTS}, {NOT_KEYWORD}",
+                f"{NEW_CASES[1]} on the baseline code: passed, {NOT_KEYWORD}",
+            ],
+        ),
+    ],
+)
+def test_proof_needs_each_case_to_fail_for_the_right_reason(
+    trees: tuple[Path, Path], on_baseline: dict, on_ignored: dict, problems: list[str]
+) -> None:
+    assert proof_case(trees, on_baseline, on_ignored).problems == problems
 
 
 def test_proof_needs_every_carried_test_to_have_run(trees: tuple[Path, Path]) -> None:
