@@ -1,6 +1,6 @@
 """What a codemod reports about its target: ``applied``; ``already-applied`` or
 ``not-applicable`` (skips); ``drifted`` (a failure naming the expected shape and what was
-found). On any other file a command skips with ``NotTarget``."""
+found). Any other file it skips with ``NotTarget``."""
 
 from __future__ import annotations
 
@@ -40,10 +40,8 @@ class Target:
     def is_file(self, filename: str | None) -> bool:
         """True when ``filename`` is this target in a repository or wheel layout, or is
         None (a module from stdin: the caller vouches for it)."""
-        if filename is None:
-            return True
-        name = PurePath(filename).as_posix()
-        return any(name == p or name.endswith("/" + p) for p in (self.path, self.wheel_path))
+        name = "/" + PurePath(filename or self.path).as_posix()
+        return any(name.endswith("/" + p) for p in (self.path, self.wheel_path))
 
 
 @dataclass(frozen=True)
@@ -62,14 +60,16 @@ class NotTarget(SkipFile):
 
 
 class AlreadyApplied(SkipFile):
-    pass
+    status = Status.ALREADY_APPLIED
 
 
 class NotApplicable(SkipFile):
-    pass
+    status = Status.NOT_APPLICABLE
 
 
 class Drifted(Exception):
+    status = Status.DRIFTED
+
     def __init__(self, target: Target, found: str) -> None:
         super().__init__(target, found)  # the args pickle back from libcst.tool's workers
         self.target, self.found = target, found
@@ -77,6 +77,10 @@ class Drifted(Exception):
     def __str__(self) -> str:
         t = self.target
         return f"{t.path}: {t.qualname}: expected {t.expected}; found {self.found}"
+
+
+# How a codemod ends on its target when it does not apply the change.
+ENDINGS = (AlreadyApplied, NotApplicable, Drifted)
 
 
 class TargetedCommand(CodemodCommand):

@@ -125,50 +125,26 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
         self.assertSkips(older, NotApplicable, "has no TestGenerateLocally (dynamo added it")
 
     def test_drift(self) -> None:
-        builder = "_make_mock_generation_result_sequence"
+        builder, comparison = "_make_mock_generation_result_sequence", "matches_shared("
         cases = [
-            (
-                f"def {builder}(",
-                "def _make_results(",
-                f"no TestGenerateLocally.{builder} to extend",
-            ),
-            (
-                "def test_trtllm_handler_matches_shared(",
-                "def test_wrapper(",
-                "no module-level test_trtllm_handler_matches_shared() to extend",
-            ),
-            (
-                "res.outputs = [output]",
-                "res.outputs = (output,)",
-                "that is not the one-output shape",
-            ),
-            (
-                "(prompt_logprobs_per_chunk):",
-                "(prompt_logprobs_per_chunk, 1):",
-                "0 loops over enumerate(",
-            ),
-            (
-                "(self, prompt_logprobs_per_chunk, c",
-                "(self, chunks, c",
-                f"{builder}(self, chunks, cached",
-            ),
+            (f"def {builder}(", "def _results(", f"no TestGenerateLocally.{builder} to extend"),
+            (comparison, "wrapper(", "no module-level test_trtllm_handler_matches_shared() to"),
+            ("res.outputs = [output]", "res.outputs = (output,)", "not the one-output shape"),
+            ("(prompt_logprobs_per_chunk):", "(prompt_logprobs_per_chunk, 1):", "0 loops over"),
+            ("(self, prompt_logprobs_per_chunk, c", "(self, chunks, c", f"{builder}(self, chunks,"),
             (
                 "    output = SimpleNamespace(",
                 "    out = SimpleNamespace(",
-                "without an `output = ...`",
+                "without an `output = ",
             ),
             (
                 "def _make_context(",
                 "def _context(",
                 "no TestGenerateLocally._make_context to reuse",
             ),
-            (
-                "from unittest.mock import MagicMock\n",
-                "",
-                "no `from unittest.mock import MagicMock`",
-            ),
-            ("import pytest\n", "from pytest import mark\n", "no `import pytest`"),
-            ("def _logprob(", "def _lp(", "no module-level `_logprob(...)`"),
+            ("from unittest.mock import MagicMock\n", "", "no module-level `MagicMock`"),
+            ("import pytest\n", "from pytest import mark\n", "no module-level `pytest`"),
+            ("def _logprob(", "def _lp(", "no module-level `_logprob`"),
             (", pytest.mark.gpu_1", "", "`pytestmark` without gpu_1"),
         ]
         for old, new, found in cases:
@@ -180,6 +156,5 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
         unused = ("_CumulativeTokenIds(token_ids) if choices else token_ids", "token_ids")
         self.assertDrifts(AFTER, "in part or with other content", unused)  # a builder without it
         edited = ('pytest.fail("token_ids history copied")', 'pytest.fail("copied")')
-        self.assertDrifts(
-            AFTER, f"already there: _CumulativeTokenIds, {builder}(choices=...)", edited
-        )
+        there = f"already there: _CumulativeTokenIds, {builder}(choices=...)"
+        self.assertDrifts(AFTER, there, edited)

@@ -8,7 +8,8 @@ from textwrap import dedent
 import libcst
 import pytest
 
-import tests.codemods.test_handler_call_passes_delta as handler
+import tests.codemods.test_handler_call_passes_delta as loop
+import tests.codemods.test_handler_extract_forwards_delta as handler
 import tests.codemods.test_handler_response_loop_tests as handler_tests
 import tests.codemods.test_helper_delta_tests as helper_tests
 import tests.codemods.test_logprobs_helper as helper
@@ -28,7 +29,7 @@ HANDLER_TESTS = handler_response_loop_tests.PATH
 # The twins' own befores, one per target file.
 TREE = {
     HELPER: dedent(helper.BEFORE),
-    HANDLER: dedent(handler.BEFORE),
+    HANDLER: dedent(handler.BEFORE) + dedent(loop.BEFORE).removeprefix("\nclass HandlerBase:"),
     HELPER_TESTS: dedent(helper_tests.BEFORE),
     HANDLER_TESTS: dedent(handler_tests.BEFORE),
 }
@@ -91,17 +92,14 @@ def test_drift_in_one_target_fails_the_series() -> None:
     assert len(result.problems()) == 1 and "cursor `so_far`" in result.problems()[0]
 
 
-@pytest.mark.parametrize(
-    ("source", "found"),
-    [(None, f"{HANDLER}: HandlerBase._extract_logprobs: no file"), ("def (:\n", "does not parse")],
-)
+@pytest.mark.parametrize(("source", "found"), [(None, "no method"), ("def (:\n", "does not parse")])
 def test_a_missing_or_unparsable_fix_target_is_drift(source: str | None, found: str) -> None:
     statuses, result = run({HANDLER: source})
     assert statuses[1:3] == [DRIFTED] * 2 and found in result.outcomes[1].detail
 
 
 def test_a_release_without_the_defect_is_not_applicable_as_a_whole() -> None:
-    inline = TREE[HANDLER].replace("return extract_from_completion_output(", "return (")
+    inline = TREE[HANDLER].replace("extract_from_completion_output", "inline_logprobs")
     statuses, result = run({HELPER: None, HANDLER: inline})
     assert statuses == [NA] * 5 and result.not_applicable and not result.ok
     assert result.problems()[0].startswith("series not applicable: ")
@@ -116,16 +114,14 @@ def test_partial_applicability_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("files", "index", "found"),
+    ("path", "index", "found"),
     [
-        ({HELPER_TESTS: None}, 3, "the helper's regression tests are not carried"),
-        ({HANDLER_TESTS: None}, 4, "the response-loop tests are not carried"),
-        ({HANDLER_TESTS: "class TestHealthCheckPriority:\n    pass\n"}, 4, "has no TestGen"),
+        (HELPER_TESTS, 3, "has no _ExplodingTokenIds"),
+        (HANDLER_TESTS, 4, "has no TestGenerateLocally"),
     ],
-    ids=["no-helper-tests", "no-handler-tests", "handler-tests-before-1.5"],
 )
-def test_tests_that_cannot_be_carried_do_not_block_the_fix(files, index, found) -> None:
-    statuses, result = run(files)
+def test_tests_that_cannot_be_carried_do_not_block_the_fix(path, index, found) -> None:
+    statuses, result = run({path: None})
     assert statuses == [APPLIED] * index + [NA] + [APPLIED] * (4 - index)
     assert result.ok and result.problems() == [] and found in result.outcomes[index].detail
     assert len(result.changed) == 3
