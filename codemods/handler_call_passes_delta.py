@@ -1,5 +1,4 @@
-"""Make the TRT-LLM response loop hand the delta it built,
-``out = {"token_ids": output.token_ids[cursor:], ...}``, to
+"""Make the TRT-LLM response loop hand the delta it built, ``out["token_ids"]``, to
 ``self._extract_logprobs(output, cursor, new_token_ids=out["token_ids"])``."""
 
 from __future__ import annotations
@@ -66,37 +65,29 @@ class HandlerCallPassesDelta(TargetedCommand):
 
 def _delta_built_before(fn: cst.FunctionDef, call: cst.Call, cursor: str) -> bool:
     """True when the simple statement holding ``call`` is preceded in its block by ``out =
-    {"token_ids": output.token_ids[cursor:], ...}``, with nothing in between that rebinds
-    ``out`` or ``out["token_ids"]``."""
-    delta = m.Subscript(
-        value=m.Attribute(value=m.Name("output"), attr=m.Name("token_ids")),
-        slice=[m.SubscriptElement(slice=m.Slice(lower=m.Name(cursor), upper=None, step=None))],
+    {"token_ids": output.token_ids[cursor:], ...}``, nothing between rebinding ``out`` or
+    ``out["token_ids"]``."""
+    ids = m.Attribute(m.Name("output"), m.Name("token_ids"))
+    delta = m.Subscript(ids, [m.SubscriptElement(m.Slice(m.Name(cursor), None, None))])
+    entry = m.DictElement(m.SimpleString('"token_ids"'), delta)
+    built = m.Assign(
+        [m.AssignTarget(m.Name("out"))], m.Dict([m.ZeroOrMore(), entry, m.ZeroOrMore()])
     )
-    element = m.DictElement(key=m.SimpleString('"token_ids"'), value=delta)
-    built = m.SimpleStatementLine(
-        [
-            m.Assign(
-                [m.AssignTarget(m.Name("out"))], m.Dict([m.ZeroOrMore(), element, m.ZeroOrMore()])
-            )
-        ]
-    )
-    out = m.Name("out") | m.Subscript(value=m.Name("out"))
-    rebinds = m.AssignTarget(out) | m.AugAssign(target=m.Subscript(value=m.Name("out")))
+    out = m.Subscript(value=m.Name("out"))
+    rebinds = m.AssignTarget(m.Name("out") | out) | m.AugAssign(target=out)
     is_call = m.MatchIfTrue(lambda node: node is call)
     for block in m.findall(fn, m.IndentedBlock()):
-        body = block.body  # type: ignore[attr-defined]
-        held = (
+        body = list(block.body)  # type: ignore[attr-defined]
+        held = [
             i
             for i, s in enumerate(body)
             if m.matches(s, m.SimpleStatementLine()) and m.findall(s, is_call)
-        )
-        at = next(held, None)
-        if at is None:
-            continue
-        for stmt in reversed(body[:at]):
-            if m.matches(stmt, built):
+        ]
+        for stmt in reversed(body[: held[0]] if held else ()):
+            if m.matches(stmt, m.SimpleStatementLine([built])):
                 return True
             if m.findall(stmt, rebinds):
-                break
-        return False
+                return False
+        if held:
+            return False
     return False

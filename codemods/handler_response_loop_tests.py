@@ -1,9 +1,10 @@
-"""Carry the response loop's regression test into dynamo's ``test_trtllm_handler_base.py``
-(``carried/handler_response_loop_tests.template.py``): the mock builder gains ``choices``
-(one output per choice, its ids in a stand-in that fails when copied), ``TestGenerateLocally``
+"""Carry ``carried/handler_response_loop_tests.template.py`` into dynamo's
+``test_trtllm_handler_base.py``: the mock builder gains ``choices``, ``TestGenerateLocally``
 one test, the wrapper/shared comparison one case (1.5.0 on)."""
 
 from __future__ import annotations
+
+import functools
 
 import libcst as cst
 import libcst.matchers as m
@@ -25,12 +26,10 @@ TARGET = Target(
     path=PATH,
     qualname="(new tests: response loop)",
     expected=(
-        f"a test module marked {', '.join(MARKS)} by `pytestmark`, with module-level "
-        f"{', '.join(NEEDS)} and {COMPARISON}() (with an `output`), and a class {CLASS} with "
-        f"{' and '.join(REUSED)} and {BUILDER}(self, prompt_logprobs_per_chunk, ...) whose "
-        "loop over enumerate(prompt_logprobs_per_chunk) builds `output = MagicMock()`, "
-        "`output.token_ids = ...`, more `output.<attr> = ...`, `res = MagicMock()` and "
-        "`res.outputs = [output]`"
+        f"a test module marked {', '.join(MARKS)}, with module-level {', '.join(NEEDS)}, "
+        f"{COMPARISON}() (with an `output`), and {CLASS} with {', '.join(REUSED)} and "
+        f"{BUILDER}(self, prompt_logprobs_per_chunk, ...) looping over enumerate(...) to build "
+        "one `output = MagicMock()` with its attributes into `res.outputs = [output]`"
     ),
 )
 
@@ -73,6 +72,7 @@ for choice, token_ids in enumerate(per_choice):
 """
 
 
+@functools.cache
 def _template() -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
     """The template's stand-in class, its test methods, and the comparison's new lines."""
     standin, cls, comparison = cst.parse_module(TEMPLATE).body
@@ -108,8 +108,8 @@ class HandlerResponseLoopTests(TargetedCommand):
             raise Drifted(TARGET, f"no {CLASS}.{BUILDER} to extend")
         if not isinstance(comparison, cst.FunctionDef):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
+        _refuse_done(tree, present, comparison)
         standin, tests, case = _template()
-        _refuse_done(tree, present, comparison, standin, tests, case)
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
@@ -135,15 +135,9 @@ class HandlerResponseLoopTests(TargetedCommand):
         return tree.with_changes(body=new_body)
 
 
-def _refuse_done(
-    tree: cst.Module,
-    present: dict[str, cst.FunctionDef],
-    comparison: cst.FunctionDef,
-    standin: cst.ClassDef,
-    tests: list[cst.FunctionDef],
-    case: list[cst.BaseStatement],
-) -> None:
+def _refuse_done(tree: cst.Module, present: dict, comparison: cst.FunctionDef) -> None:
     """AlreadyApplied when the whole change is there, Drifted when part of it is."""
+    standin, tests, case = _template()
     builder, old_standin = present[BUILDER], shape.named(tree.body, cst.ClassDef, STANDIN)
     tail = list(comparison.body.body)[-len(case) :]
     parts = {

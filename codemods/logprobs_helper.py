@@ -13,17 +13,6 @@ PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
 LOCAL = "chunk_token_ids"  # the chunk's ids on both paths (the parameter is never rebound)
 
-TARGET = Target(
-    path="components/src/dynamo/common/backend/logprobs.py",
-    qualname="extract_from_completion_output",
-    expected=(
-        f"a function (output, {CURSOR}, tokenizer=None, *, ...) whose body copies "
-        "`token_ids = list(getattr(output, 'token_ids', None) or [])`, bails out when "
-        f"`not token_ids or {CURSOR} >= len(token_ids)`, then slices "
-        f"`output.logprobs[{CURSOR}:]` and `token_ids[{CURSOR}:]`"
-    ),
-)
-
 # The statement run the codemod replaces, in order (compared by AST).
 BEFORE = (
     'token_ids = list(getattr(output, "token_ids", None) or [])',
@@ -31,6 +20,13 @@ BEFORE = (
     f"new_logprobs = output.logprobs[{CURSOR}:]",
     f"new_token_ids = token_ids[{CURSOR}:]",
     "new_logprobs = new_logprobs[: len(new_token_ids)]",
+)
+
+TARGET = Target(
+    path="components/src/dynamo/common/backend/logprobs.py",
+    qualname="extract_from_completion_output",
+    expected=f"a function (output, {CURSOR}, ...) whose body runs "
+    + ", ".join(f"`{' '.join(statement.split())}`" for statement in BEFORE),
 )
 
 # What it becomes: the old path survives verbatim under `is None`.

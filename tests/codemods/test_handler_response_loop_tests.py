@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from codemods.handler_response_loop_tests import BUILDER as BUILDER_NAME
 from codemods.handler_response_loop_tests import TEMPLATE, HandlerResponseLoopTests, added_names
 from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods.support import TargetedCodemodTest
@@ -39,11 +40,6 @@ BEFORE = """
 
         def _make_context(self):
             return MagicMock()
-
-
-    class TestDefaultMaxTokens:
-        def test_floors_at_one(self):
-            assert HandlerBase
 
 
     def _logprob(lp):
@@ -89,8 +85,8 @@ AFTER = (
     _BEFORE.replace("class TestGenerateLocally:", f"{STANDIN}\n\n\nclass TestGenerateLocally:")
     .replace(OLD_BUILDER, BUILDER)
     .replace(
-        "        return MagicMock()\n\n\nclass TestDefault",
-        f"        return MagicMock()\n\n{METHODS}\n\n\nclass TestDefault",
+        "        return MagicMock()\n\n\ndef _logprob",
+        f"        return MagicMock()\n\n{METHODS}\n\n\ndef _logprob",
     )
     + f"\n{CASE}"
 )
@@ -101,14 +97,9 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
 
     def test_grows_the_builder_the_class_and_the_comparison(self) -> None:
         self.assertApplies(BEFORE, AFTER)
+        names = "_CumulativeTokenIds test_interleaved_choices_stream_aligned_logprobs"
         self.assertEqual(
-            added_names(),
-            (
-                "_CumulativeTokenIds",
-                "test_interleaved_choices_stream_aligned_logprobs",
-                "_make_mock_generation_result_sequence",
-                "test_trtllm_handler_matches_shared",
-            ),
+            added_names(), (*names.split(), BUILDER_NAME, "test_trtllm_handler_matches_shared")
         )
 
     def test_a_1_5_builder_without_cached_tokens_grows_too(self) -> None:

@@ -48,15 +48,9 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         self.assertApplies(BEFORE, AFTER)
         # A sentinel already reworded is kept as it is.
         self.assertApplies(BEFORE.replace(OLD_MESSAGE, MESSAGE), AFTER)
+        test = "test_extract_completion_with_delta_matches_slicing_token_ids"
         self.assertEqual(
-            added_names(),
-            (
-                "_ExplodingTokenIds",
-                "_LOGPROBS",
-                "_FALLBACK",
-                "_BYTES",
-                "test_extract_completion_with_delta_matches_slicing_token_ids",
-            ),
+            added_names(), ("_ExplodingTokenIds", "_LOGPROBS", "_FALLBACK", "_BYTES", test)
         )
 
     def test_already_applied_is_skipped_however_formatted(self) -> None:
