@@ -12,10 +12,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods import shape
-
-HELPER = "extract_from_completion_output"
-METHOD = "HandlerBase._extract_logprobs"
-LOOP = "HandlerBase._generate_locally_impl"
+from codemods.handler_call_passes_delta import LOOP, SELF_CALL
+from codemods.handler_extract_forwards_delta import HELPER, HELPER_CALL, METHOD
 
 _KEY = m.SimpleString('"token_ids"') | m.SimpleString("'token_ids'")
 _OUT_IDS = m.Subscript(value=m.Name("out"), slice=[m.SubscriptElement(m.Index(_KEY))])
@@ -23,8 +21,6 @@ _DELTA_SLICE = m.Subscript(
     value=m.Attribute(attr=m.Name("token_ids")),
     slice=[m.SubscriptElement(slice=m.Slice(lower=m.DoNotCare(), upper=None, step=None))],
 )
-_SELF_METHOD = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
-_HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
 
 @dataclass(frozen=True)
@@ -57,8 +53,8 @@ def detect(helper: cst.Module | None, handler: cst.Module | None) -> Candidate |
         )
         if node.value is not None and _is_delta(node.value, derived):
             derived |= {t.value for t in targets if isinstance(t, cst.Name)}
-    for call in m.findall(loop, _SELF_METHOD | _HELPER_CALL):
-        direct = m.matches(call, _HELPER_CALL)
+    for call in m.findall(loop, SELF_CALL | HELPER_CALL):
+        direct = m.matches(call, HELPER_CALL)
         callee = fn if direct else method
         for name, arg in _bind(callee, call).items() if callee else ():  # type: ignore[arg-type]
             param = name if direct else _forwarded(method, name, fn)  # type: ignore[arg-type]
@@ -96,7 +92,7 @@ def _bind(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.Arg]:
 
 def _forwarded(method: cst.FunctionDef, name: str, fn: cst.FunctionDef) -> str | None:
     """The parameter of the helper ``fn`` that ``method`` passes its own ``name`` on as."""
-    for call in m.findall(method, _HELPER_CALL):
+    for call in m.findall(method, HELPER_CALL):
         for param, arg in _bind(fn, call).items():  # type: ignore[arg-type]
             if m.matches(arg.value, m.Name(name)):
                 return param

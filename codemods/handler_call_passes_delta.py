@@ -23,7 +23,7 @@ TARGET = Target(
     ),
 )
 
-_CALL = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
+SELF_CALL = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
 
 
 class HandlerCallPassesDelta(TargetedCommand):
@@ -37,7 +37,7 @@ class HandlerCallPassesDelta(TargetedCommand):
         fn = shape.find_function(tree, LOOP)
         if fn is None:
             raise Drifted(TARGET, f"no method {LOOP}")
-        calls = m.findall(fn, _CALL)
+        calls = m.findall(fn, SELF_CALL)
         if len(calls) != 1:
             raise Drifted(TARGET, f"{len(calls)} calls to self._extract_logprobs")
         call = calls[0]

@@ -21,7 +21,7 @@ TARGET = Target(
     expected=f"a method (output, {CURSOR}) whose body is `return <module>.{HELPER}(output, {CURSOR}, ...)`",
 )
 
-_HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
+HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
 
 def wrapper(tree: cst.Module) -> cst.FunctionDef | None:
@@ -47,7 +47,7 @@ class HandlerExtractForwardsDelta(TargetedCommand):
         positional, kwonly = shape.param_names(fn)
         if positional != ["output", CURSOR]:
             raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
-        calls, returns = m.findall(fn, _HELPER_CALL), m.findall(fn, m.Return())
+        calls, returns = m.findall(fn, HELPER_CALL), m.findall(fn, m.Return())
         if len(calls) != 1 or len(returns) != 1 or returns[0].value is not calls[0]:
             raise Drifted(TARGET, f"a body that is not one `return ...{HELPER}(...)`")
         call = calls[0]

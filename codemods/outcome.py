@@ -12,9 +12,6 @@ from typing import ClassVar
 from libcst import Module
 from libcst.codemod import CodemodCommand, SkipFile
 
-# Where the wheel puts what the repository keeps under components/src/.
-_REPO_PREFIX = "components/src/"
-
 
 class Status(enum.StrEnum):
     APPLIED = "applied"
@@ -34,8 +31,8 @@ class Target:
 
     @property
     def wheel_path(self) -> str:
-        """``path`` in the wheel's layout (``dynamo/...``)."""
-        return self.path.removeprefix(_REPO_PREFIX)
+        """``path`` in the wheel's layout: the wheel has what is under components/src/."""
+        return self.path.removeprefix("components/src/")
 
     def is_file(self, filename: str | None) -> bool:
         """True when ``filename`` is this target in a repository or wheel layout, or is

@@ -24,22 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGETS = sorted({s.target.path for s in SERIES})
 
 
-def libcst_tool(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+def libcst_tool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``python -m libcst.tool ARGS`` in ``cwd`` with this repository importable; where
-    ``cwd`` has this repository's config, it must be found."""
-    env = {k: v for k, v in os.environ.items() if k != "LIBCST_TOOL_REQUIRE_CONFIG"}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    if cwd == ROOT:  # fail rather than fall back to LibCST's defaults
-        env["LIBCST_TOOL_REQUIRE_CONFIG"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "libcst.tool", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    ``cwd`` has this repository's config, it must be found (no fallback to the defaults)."""
+    path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "PYTHONPATH": path, "LIBCST_TOOL_REQUIRE_CONFIG": "1" * (cwd == ROOT)}
+    command = [sys.executable, "-m", "libcst.tool", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
 def codemod(tree: Path, step: Step, *paths: str) -> subprocess.CompletedProcess:
@@ -49,16 +40,16 @@ def codemod(tree: Path, step: Step, *paths: str) -> subprocess.CompletedProcess:
     return libcst_tool("codemod", "-x", command, "--no-format", "--hide-progress", *paths, cwd=tree)
 
 
-def summary(stderr: str) -> tuple[int, int, int]:
+def summary(stderr: str) -> tuple[int, ...]:
     """(transformed, skipped, failed) from libcst.tool's closing lines."""
     heads = (" - Transformed ", " - Skipped ", " - Failed to codemod ")
-    counts = {
+    found = {
         h: int(ln.removeprefix(h).split()[0])
         for ln in stderr.splitlines()
         for h in heads
         if ln.startswith(h)
     }
-    return tuple(counts.get(h, -1) for h in heads)  # type: ignore[return-value]
+    return tuple(found.get(h, -1) for h in heads)
 
 
 def test_list_shows_every_command_with_its_description() -> None:

@@ -62,10 +62,10 @@ def test_a_parameter_joins_in_the_signature_style(before: str, after: str) -> No
 @pytest.mark.parametrize(
     ("imports", "after"),
     [
-        ("from typing import Any, Optional\n", "from typing import Any, Optional, Sequence\n"),
+        ("from typing import Any\n", "from typing import Any, Sequence\n"),
         (
-            "from collections.abc import Callable\nfrom typing import Any\n",
-            "from collections.abc import Callable, Sequence\nfrom typing import Any\n",
+            "from typing import Any\nfrom collections.abc import Callable\n",
+            "from typing import Any\nfrom collections.abc import Callable, Sequence\n",
         ),
         (
             "if True:\n    from typing import Sequence\n",
@@ -73,7 +73,6 @@ def test_a_parameter_joins_in_the_signature_style(before: str, after: str) -> No
         ),
         ("import os\n", "import os\nfrom collections.abc import Sequence\n"),
     ],
-    ids=["joins-typing", "prefers-collections-abc", "already-there", "a-new-import"],
 )
 def test_with_sequence_import_follows_the_module(imports: str, after: str) -> None:
     tree = cst.parse_module(f"{imports}\n\ndef f():\n    from typing import Sequence\n")
