@@ -21,20 +21,12 @@ BEFORE = """
             )
     """
 
-AFTER = """
-    from collections.abc import AsyncGenerator, Sequence
-
-
-    class HandlerBase:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far: int, *, new_token_ids: Sequence[int] | None = None) -> tuple:
-            return _shared_logprobs.extract_from_completion_output(
-                output,
-                num_output_tokens_so_far,
-                fallback_to_first_on_missing=True,
-                new_token_ids=new_token_ids,
-            )
-    """
+# Imports Sequence, takes new_token_ids (keyword-only) and forwards it.
+AFTER = (
+    BEFORE.replace("AsyncGenerator\n", "AsyncGenerator, Sequence\n")
+    .replace("so_far: int)", "so_far: int, *, new_token_ids: Sequence[int] | None = None)")
+    .replace("=True,\n", "=True,\n                new_token_ids=new_token_ids,\n")
+)
 
 
 class TestHandlerExtractForwardsDelta(TargetedCodemodTest):
