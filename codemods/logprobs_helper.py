@@ -92,7 +92,12 @@ class LogprobsHelperDelta(TargetedCommand):
         body[start:] = [guard, slice_, trim, *rest]
 
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
-        new_fn = _document(shape.add_kwonly_param(new_fn, _param(tree)))
+        # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
+        optional = "Optional" in shape.top_level_names(tree.body)
+        param = shape.param(
+            f"{PARAM}: {'Optional[Sequence[int]]' if optional else 'Sequence[int] | None'} = None"
+        )
+        new_fn = _document(shape.add_kwonly_param(new_fn, param))
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 
@@ -113,13 +118,6 @@ def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int 
     got = shape.one_line(body[i + k]) if i + k < len(body) else "end of function"
     expected, after = (" ".join(templates[n].split()) for n in (k, k - 1))
     return f"`{expected}` expected after `{after}`, found `{got}`"
-
-
-def _param(tree: cst.Module) -> cst.Param:
-    # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
-    optional = "Optional" in shape.top_level_names(tree.body)
-    annotation = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-    return shape.param(f"{PARAM}: {annotation} = None")
 
 
 def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
