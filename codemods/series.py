@@ -15,10 +15,10 @@ from codemods import (
     fixed_upstream,
     handler_call_passes_delta,
     handler_extract_forwards_delta,
-    handler_response_loop_tests,
     helper_delta_tests,
     logprobs_helper,
 )
+from codemods import handler_response_loop_tests as loop_tests
 from codemods.outcome import ENDINGS, Outcome, Status, Target, TargetedCommand
 
 
@@ -44,11 +44,7 @@ SERIES: tuple[Step, ...] = (
     Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
     Step(handler_call_passes_delta.HandlerCallPassesDelta),
     Step(helper_delta_tests.HelperDeltaTests, True, helper_delta_tests.added_names()),
-    Step(
-        handler_response_loop_tests.HandlerResponseLoopTests,
-        True,
-        handler_response_loop_tests.added_names(),
-    ),
+    Step(loop_tests.HandlerResponseLoopTests, True, loop_tests.added_names()),
 )
 
 

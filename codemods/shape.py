@@ -100,11 +100,8 @@ def _append(items: Sequence[N], new: N, before: Sequence[N] = ()) -> list[N]:
     previous = [*before, *head][-1].comma if before or head else last.comma
     exploded = isinstance(last.comma, cst.Comma) and isinstance(previous, cst.Comma)
     new = new.with_changes(comma=last.comma, **{ws: getattr(last, ws)})
-    return [
-        *head,
-        last.with_changes(comma=previous if exploded else _COMMA, **{ws: _NO_SPACE}),
-        new,
-    ]
+    last = last.with_changes(comma=previous if exploded else _COMMA, **{ws: _NO_SPACE})
+    return [*head, last, new]
 
 
 def param(source: str) -> cst.Param:
