@@ -123,6 +123,7 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
             ("res.outputs = [output]", "res.outputs = (output,)", "not the one-output shape"),
             ("(prompt_logprobs_per_chunk):", "(prompt_logprobs_per_chunk, 1):", "0 loops over"),
             ("(self, prompt_logprobs_per_chunk, c", "(self, chunks, c", f"{builder}(self, chunks,"),
+            (", cached_tokens=None)", ", *args)", f"{builder}(self, prompt_logprobs_per_chunk)"),
             (
                 "    output = SimpleNamespace(",
                 "    out = SimpleNamespace(",
