@@ -1,10 +1,8 @@
 """Does a drifted release carry its own fix under other names (dynamo PR #14402's kind)?
-
-:func:`detect` finds the *candidate* by syntax: a parameter of the helper (beyond output
+:func:`detect` names the *candidate* by syntax: a parameter of the helper (beyond output
 and cursor) to which the TRT-LLM loop hands the chunk's delta, directly or through
 ``HandlerBase._extract_logprobs``. Only a run of the release's code can tell whether it
-*is* a fix (:mod:`dynpatch.upstream_fix`).
-"""
+*is* a fix (:mod:`dynpatch.upstream_fix`)."""
 
 from __future__ import annotations
 
@@ -14,10 +12,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods import shape
-
-HELPER = "extract_from_completion_output"
-METHOD = "HandlerBase._extract_logprobs"
-LOOP = "HandlerBase._generate_locally_impl"
+from codemods.handler_call_passes_delta import LOOP, SELF_CALL
+from codemods.handler_extract_forwards_delta import HELPER, HELPER_CALL, METHOD
 
 _KEY = m.SimpleString('"token_ids"') | m.SimpleString("'token_ids'")
 _OUT_IDS = m.Subscript(value=m.Name("out"), slice=[m.SubscriptElement(m.Index(_KEY))])
@@ -25,8 +21,6 @@ _DELTA_SLICE = m.Subscript(
     value=m.Attribute(attr=m.Name("token_ids")),
     slice=[m.SubscriptElement(slice=m.Slice(lower=m.DoNotCare(), upper=None, step=None))],
 )
-_SELF_METHOD = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
-_HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
 
 @dataclass(frozen=True)
@@ -45,29 +39,29 @@ def detect(helper: cst.Module | None, handler: cst.Module | None) -> Candidate |
     """The candidate upstream fix in these two modules, or None."""
     if helper is None or handler is None:
         return None
-    fn = shape.find_function(helper, HELPER)
-    loop = shape.find_function(handler, LOOP)
+    fn, loop = shape.find_function(helper, HELPER), shape.find_function(handler, LOOP)
     if fn is None or loop is None:
         return None
-    derived = _derived_names(loop)
+    method = shape.find_function(handler, METHOD)
     positional, kwonly = shape.param_names(fn)
     takes = (*positional[2:], *kwonly)  # beyond output and the cursor
-    method = shape.find_function(handler, METHOD)
-    for call in m.findall(loop, _SELF_METHOD | _HELPER_CALL):
-        assert isinstance(call, cst.Call)
-        direct = m.matches(call, _HELPER_CALL)
+    derived: set[str] = set()  # names the loop binds to something built from the delta
+    for node in m.findall(loop, m.Assign() | m.AnnAssign()):
+        assert isinstance(node, cst.Assign | cst.AnnAssign)
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        )
+        if node.value is not None and _is_delta(node.value, derived):
+            derived |= {t.value for t in targets if isinstance(t, cst.Name)}
+    for call in m.findall(loop, SELF_CALL | HELPER_CALL):
+        direct = m.matches(call, HELPER_CALL)
         callee = fn if direct else method
-        if callee is None:
-            continue
-        for name, arg in _bind(callee, call, method=not direct).items():
-            if not _is_delta(arg.value, derived):
-                continue
-            param = name if direct else _forwarded(method, name, fn)
-            if param in takes:
+        for name, arg in _bind(callee, call).items() if callee else ():  # type: ignore[arg-type]
+            param = name if direct else _forwarded(method, name, fn)  # type: ignore[arg-type]
+            if param in takes and _is_delta(arg.value, derived):
                 via = HELPER if direct else f"self.{METHOD.split('.')[1]}"
-                return Candidate(
-                    param, shape.one_line(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)), via
-                )
+                written = shape.one_line(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                return Candidate(param, written, via)  # type: ignore[arg-type]
     return None
 
 
@@ -82,52 +76,24 @@ def _is_delta(node: cst.CSTNode, derived: set[str]) -> bool:
     return any(_is_delta(child, derived) for child in node.children)
 
 
-def _derived_names(loop: cst.FunctionDef) -> set[str]:
-    """Names the loop binds to something built from the delta (``delta = ...[cursor:]``)."""
-    bindings: list[tuple[cst.BaseExpression, cst.BaseExpression | None]] = []
-    for node in m.findall(loop, m.Assign() | m.AnnAssign()):
-        if isinstance(node, cst.Assign):
-            bindings += [(t.target, node.value) for t in node.targets]
-        elif isinstance(node, cst.AnnAssign):
-            bindings.append((node.target, node.value))
-    derived: set[str] = set()
-    for _ in range(3):  # a name bound from a name bound from the delta
-        for target, value in bindings:
-            if isinstance(target, cst.Name) and value is not None and _is_delta(value, derived):
-                derived.add(target.value)
-    return derived
-
-
-def _bind(fn: cst.FunctionDef, call: cst.Call, *, method: bool) -> dict[str, cst.Arg]:
-    """``call``'s arguments by the parameter of ``fn`` they land in."""
+def _bind(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.Arg]:
+    """``call``'s arguments by the parameter of ``fn`` they land in (a method's own
+    ``self`` or ``cls`` is not passed)."""
     positional, kwonly = shape.param_names(fn)
     static = any(m.matches(d.decorator, m.Name("staticmethod")) for d in fn.decorators)
-    if method and not static and positional[:1] in (["self"], ["cls"]):
+    if not static and positional[:1] in (["self"], ["cls"]):
         positional = positional[1:]
-    bound: dict[str, cst.Arg] = {}
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            continue
-        if arg.keyword is None:
-            if index < len(positional):
-                bound[positional[index]] = arg
-            index += 1
-        elif arg.keyword.value in (*positional, *kwonly):
-            bound[arg.keyword.value] = arg
-    return bound
+    bound = dict(
+        zip(positional, (a for a in call.args if a.keyword is None and not a.star), strict=False)
+    )
+    names = (*positional, *kwonly)
+    return bound | {a.keyword.value: a for a in call.args if a.keyword and a.keyword.value in names}
 
 
-def _forwarded(method: cst.FunctionDef | None, name: str, fn: cst.FunctionDef) -> str | None:
+def _forwarded(method: cst.FunctionDef, name: str, fn: cst.FunctionDef) -> str | None:
     """The parameter of the helper ``fn`` that ``method`` passes its own ``name`` on as."""
-    if method is None:
-        return None
-    positional, _ = shape.param_names(fn)
-    for call in m.findall(method, _HELPER_CALL):
-        assert isinstance(call, cst.Call)
-        for i, arg in enumerate(call.args):
+    for call in m.findall(method, HELPER_CALL):
+        for param, arg in _bind(fn, call).items():  # type: ignore[arg-type]
             if m.matches(arg.value, m.Name(name)):
-                if arg.keyword is not None:
-                    return arg.keyword.value
-                return positional[i] if i < len(positional) and not arg.star else None
+                return param
     return None

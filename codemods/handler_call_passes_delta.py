@@ -1,5 +1,4 @@
-"""Make the TRT-LLM response loop hand the delta it built,
-``out = {"token_ids": output.token_ids[cursor:], ...}``, to
+"""Make the TRT-LLM response loop hand the delta it built, ``out["token_ids"]``, to
 ``self._extract_logprobs(output, cursor, new_token_ids=out["token_ids"])``."""
 
 from __future__ import annotations
@@ -8,9 +7,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods import shape
-from codemods.handler_extract_forwards_delta import HELPER, INLINE, METHOD, PATH
+from codemods.handler_extract_forwards_delta import PATH, wrapper
 from codemods.logprobs_helper import PARAM
-from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
+from codemods.outcome import AlreadyApplied, Drifted, Target, TargetedCommand
 
 LOOP = "HandlerBase._generate_locally_impl"
 DELTA = 'out["token_ids"]'
@@ -24,90 +23,71 @@ TARGET = Target(
     ),
 )
 
-_CALL = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
+SELF_CALL = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name("_extract_logprobs")))
 
 
 class HandlerCallPassesDelta(TargetedCommand):
-    DESCRIPTION: str = (
+    DESCRIPTION = (
         f"{LOOP}: pass the chunk's already-built delta, {DELTA}, to self._extract_logprobs."
     )
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        method = shape.find_function(tree, METHOD)
-        if method is not None and not shape.references(method, HELPER):
-            raise NotApplicable(INLINE)
+        wrapper(tree)  # only to refuse a handler that does not call the shared helper
         fn = shape.find_function(tree, LOOP)
         if fn is None:
             raise Drifted(TARGET, f"no method {LOOP}")
-        calls = m.findall(fn, _CALL)
+        calls = m.findall(fn, SELF_CALL)
         if len(calls) != 1:
             raise Drifted(TARGET, f"{len(calls)} calls to self._extract_logprobs")
         call = calls[0]
         assert isinstance(call, cst.Call)
-
-        positional = [a for a in call.args if a.keyword is None]
-        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
-        if len(positional) != 2 or not m.matches(positional[0].value, m.Name("output")):
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        if len(positional) != 2 or not m.matches(positional[0], m.Name("output")):
             raise Drifted(TARGET, f"`{shape.one_line(call)}`")
-        if not isinstance(positional[1].value, cst.Name):
+        if not isinstance(cursor := positional[1], cst.Name):
             raise Drifted(TARGET, f"a cursor that is not a plain name: `{shape.one_line(call)}`")
-        cursor = positional[1].value.value
-
-        block, index = _enclosing_block(fn, call)
-        _check_delta_built_before(block, index, cursor)
-
+        if not _delta_built_before(fn, call, cursor.value):
+            raise Drifted(
+                TARGET,
+                f'no `out = {{"token_ids": output.token_ids[{cursor.value}:], ...}}` before the '
+                f"call in its block (cursor `{cursor.value}`)",
+            )
         if PARAM in keywords:
-            if shape.code(keywords[PARAM].value) == DELTA:
+            if shape.code(keywords[PARAM]) == DELTA:
                 raise AlreadyApplied(f"{LOOP} already passes {PARAM}={DELTA}")
-            raise Drifted(TARGET, f"{PARAM}={shape.one_line(keywords[PARAM].value)} already passed")
+            raise Drifted(TARGET, f"{PARAM}={shape.one_line(keywords[PARAM])} already passed")
         new_call = shape.add_keyword_arg(call, PARAM, cst.parse_expression(DELTA))
         new_fn = fn.deep_replace(call, new_call)
-        assert isinstance(new_fn, cst.FunctionDef)
-        return shape.replace_function(tree, LOOP, new_fn)
+        return shape.replace_function(tree, LOOP, new_fn)  # type: ignore[arg-type]
 
 
-def _enclosing_block(fn: cst.FunctionDef, call: cst.Call) -> tuple[list[cst.BaseStatement], int]:
-    """The statement list that directly holds the simple statement containing ``call``."""
+def _delta_built_before(fn: cst.FunctionDef, call: cst.Call, cursor: str) -> bool:
+    """True when the simple statement holding ``call`` is preceded in its block by ``out =
+    {"token_ids": output.token_ids[cursor:], ...}``, nothing between rebinding ``out`` or
+    ``out["token_ids"]``."""
+    ids = m.Attribute(m.Name("output"), m.Name("token_ids"))
+    delta = m.Subscript(ids, [m.SubscriptElement(m.Slice(m.Name(cursor), None, None))])
+    entry = m.DictElement(m.SimpleString('"token_ids"'), delta)
+    built = m.Assign(
+        [m.AssignTarget(m.Name("out"))], m.Dict([m.ZeroOrMore(), entry, m.ZeroOrMore()])
+    )
+    out = m.Subscript(value=m.Name("out"))
+    rebinds = m.AssignTarget(m.Name("out") | out) | m.AugAssign(target=out)
+    is_call = m.MatchIfTrue(lambda node: node is call)
     for block in m.findall(fn, m.IndentedBlock()):
-        assert isinstance(block, cst.IndentedBlock)
-        for i, stmt in enumerate(block.body):
-            if isinstance(stmt, cst.SimpleStatementLine) and m.findall(
-                stmt, m.MatchIfTrue(lambda node: node is call)
-            ):
-                return list(block.body), i
-    raise Drifted(TARGET, "the call outside a simple statement")
-
-
-def _check_delta_built_before(body: list[cst.BaseStatement], index: int, cursor: str) -> None:
-    """Require ``out = {"token_ids": output.token_ids[cursor:], ...}`` earlier in ``body``,
-    with nothing in between that rebinds ``out`` or ``out["token_ids"]``."""
-    delta = m.Subscript(
-        value=m.Attribute(value=m.Name("output"), attr=m.Name("token_ids")),
-        slice=[m.SubscriptElement(slice=m.Slice(lower=m.Name(cursor), upper=None, step=None))],
-    )
-    built = m.SimpleStatementLine(
-        body=[
-            m.Assign(
-                targets=[m.AssignTarget(target=m.Name("out"))],
-                value=m.Dict(
-                    elements=[
-                        m.ZeroOrMore(),
-                        m.DictElement(key=m.SimpleString('"token_ids"'), value=delta),
-                        m.ZeroOrMore(),
-                    ]
-                ),
-            )
+        body = list(block.body)  # type: ignore[attr-defined]
+        held = [
+            i
+            for i, s in enumerate(body)
+            if m.matches(s, m.SimpleStatementLine()) and m.findall(s, is_call)
         ]
-    )
-    rebinds = m.AssignTarget(target=m.Name("out") | m.Subscript(value=m.Name("out")))
-    for j in range(index - 1, -1, -1):
-        if m.matches(body[j], built):
-            return
-        if m.findall(body[j], rebinds | m.AugAssign(target=m.Subscript(value=m.Name("out")))):
-            break
-    raise Drifted(
-        TARGET,
-        f'no `out = {{"token_ids": output.token_ids[{cursor}:], ...}}` before the call '
-        f"in its block (cursor `{cursor}`)",
-    )
+        for stmt in reversed(body[: held[0]] if held else ()):
+            if m.matches(stmt, m.SimpleStatementLine([built])):
+                return True
+            if m.findall(stmt, rebinds):
+                return False
+        if held:
+            return False
+    return False

@@ -18,39 +18,36 @@ CURSOR = "num_output_tokens_so_far"
 TARGET = Target(
     path=PATH,
     qualname=METHOD,
-    expected=(
-        f"a method (output, {CURSOR}) whose body is "
-        f"`return <module>.{HELPER}(output, {CURSOR}, ...)`"
-    ),
+    expected=f"a method (output, {CURSOR}) whose body is `return <module>.{HELPER}(output, {CURSOR}, ...)`",
 )
 
-# Why a handler without the shared helper has nothing to change (both handler codemods).
-INLINE = (
-    f"{PATH} never calls the shared {HELPER}: {METHOD} indexes token by token, "
-    "so there is no history copy to remove (releases <= 1.2.1)"
-)
+HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
-_HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
+
+def wrapper(tree: cst.Module) -> cst.FunctionDef | None:
+    """``METHOD`` in ``tree`` (None: there is none); NotApplicable when it computes the
+    logprobs itself, as the handler of releases <= 1.2.1 does (both handler codemods)."""
+    fn = shape.find_function(tree, METHOD)
+    if fn is not None and not shape.references(fn, HELPER):
+        raise NotApplicable(
+            f"{PATH} never calls the shared {HELPER}: {METHOD} indexes token by token, "
+            "so there is no history copy to remove (releases <= 1.2.1)"
+        )
+    return fn
 
 
 class HandlerExtractForwardsDelta(TargetedCommand):
-    DESCRIPTION: str = (
-        f"{METHOD}: accept an optional keyword-only {PARAM} and forward it to {HELPER}."
-    )
+    DESCRIPTION = f"{METHOD}: accept an optional keyword-only {PARAM} and forward it to {HELPER}."
     TARGET = TARGET
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        fn = shape.find_function(tree, METHOD)
+        fn = wrapper(tree)
         if fn is None:
             raise Drifted(TARGET, f"no method {METHOD}")
-        if not shape.references(fn, HELPER):
-            raise NotApplicable(INLINE)
         positional, kwonly = shape.param_names(fn)
         if positional != ["output", CURSOR]:
             raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
-
-        calls = m.findall(fn, _HELPER_CALL)
-        returns = m.findall(fn, m.Return())
+        calls, returns = m.findall(fn, HELPER_CALL), m.findall(fn, m.Return())
         if len(calls) != 1 or len(returns) != 1 or returns[0].value is not calls[0]:
             raise Drifted(TARGET, f"a body that is not one `return ...{HELPER}(...)`")
         call = calls[0]
@@ -66,7 +63,6 @@ class HandlerExtractForwardsDelta(TargetedCommand):
             raise AlreadyApplied(f"{METHOD} already forwards {PARAM}")
         if PARAM in kwonly or forwards:
             raise Drifted(TARGET, f"a half-made change: `{shape.one_line(fn)}`")
-
         new_fn = fn.deep_replace(call, shape.add_keyword_arg(call, PARAM, cst.Name(PARAM)))
         param = shape.param(f"{PARAM}: Sequence[int] | None = None")
         new_fn = shape.add_kwonly_param(new_fn, param)  # type: ignore[arg-type]

@@ -1,9 +1,10 @@
-"""Carry the response loop's regression test into dynamo's
-``test_trtllm_handler_base.py`` (``carried/handler_response_loop_tests.template.py``):
-dynamo's mock builder gains ``choices`` (one output per choice, its ids in a stand-in that
-fails when copied), ``TestGenerateLocally`` one test, the comparison one case (1.5.0 on)."""
+"""Carry ``carried/handler_response_loop_tests.template.py`` into dynamo's
+``test_trtllm_handler_base.py``: the mock builder gains ``choices``, ``TestGenerateLocally``
+one test, the wrapper/shared comparison one case (1.5.0 on)."""
 
 from __future__ import annotations
+
+import functools
 
 import libcst as cst
 import libcst.matchers as m
@@ -19,33 +20,23 @@ STANDIN = "_CumulativeTokenIds"
 KEYWORD = "choices"
 REUSED = ("_make_handler", "_make_context")
 MARKS = ("trtllm", "pre_merge", "gpu_1")
-NEEDED_IMPORTS = (
-    ("unittest.mock", "MagicMock"),
-    ("dynamo.trtllm.request_handlers.handler_base", "HandlerBase"),
-    ("dynamo.common.backend.logprobs", "extract_from_completion_output"),
-)
+NEEDS = ("pytest", "MagicMock", "HandlerBase", "extract_from_completion_output", "_logprob")
 
 TARGET = Target(
     path=PATH,
     qualname="(new tests: response loop)",
     expected=(
-        f"a test module marked {', '.join(MARKS)} by `pytestmark` that imports pytest, "
-        + ", ".join(f"{name} from {module}" for module, name in NEEDED_IMPORTS)
-        + f", defines `_logprob(...)` and {COMPARISON}() (with an `output`), and a class "
-        f"{CLASS} with {' and '.join(REUSED)} and {BUILDER}(self, "
-        "prompt_logprobs_per_chunk, ...) whose loop over "
-        "enumerate(prompt_logprobs_per_chunk) builds `output = MagicMock()`, "
-        "`output.token_ids = ...`, more `output.<attr> = ...`, then `res = MagicMock()` "
-        "and `res.outputs = [output]`"
+        f"a test module marked {', '.join(MARKS)}, with module-level {', '.join(NEEDS)}, "
+        f"{COMPARISON}() (with an `output`), and {CLASS} with {', '.join(REUSED)} and "
+        f"{BUILDER}(self, prompt_logprobs_per_chunk, ...) looping over enumerate(...) to build "
+        "one `output = MagicMock()` with its attributes into `res.outputs = [output]`"
     ),
 )
 
 TEMPLATE = shape.carried("handler_response_loop_tests.template.py")
 
 
-def _sets(
-    target: m.BaseMatcherNode, value: m.BaseMatcherNode | None = None
-) -> m.SimpleStatementLine:
+def _sets(target: m.BaseMatcherNode, value: m.BaseMatcherNode | None = None) -> m.BaseMatcherNode:
     return m.SimpleStatementLine([m.Assign([m.AssignTarget(target)], value or m.DoNotCare())])
 
 
@@ -54,11 +45,10 @@ _LOOP = m.For(
     target=m.Tuple([m.Element(m.Name("index")), m.Element(m.Name("prompt_logprobs"))]),
     iter=m.Call(func=m.Name("enumerate"), args=[m.Arg(m.Name("prompt_logprobs_per_chunk"))]),
 )
-_MOCK = m.Call(m.Name("MagicMock"), args=[])
-_RES = _sets(m.Name("res"), _MOCK)
+_RES = _sets(m.Name("res"), m.Call(m.Name("MagicMock"), args=[]))
 _ONE_OUTPUT = m.IndentedBlock(
     body=[
-        _sets(m.Name("output"), _MOCK),
+        _sets(m.Name("output"), m.Call(m.Name("MagicMock"), args=[])),
         _sets(m.Attribute(m.Name("output"), m.Name("token_ids"))),
         m.ZeroOrMore(_sets(m.Attribute(m.Name("output")))),
         _RES,
@@ -82,13 +72,12 @@ for choice, token_ids in enumerate(per_choice):
 """
 
 
+@functools.cache
 def _template() -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
     """The template's stand-in class, its test methods, and the comparison's new lines."""
     standin, cls, comparison = cst.parse_module(TEMPLATE).body
-    assert isinstance(standin, cst.ClassDef) and isinstance(cls, cst.ClassDef)
-    assert isinstance(comparison, cst.FunctionDef)
-    methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]
-    return standin, methods, list(comparison.body.body)  # type: ignore[arg-type]
+    methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]  # type: ignore[attr-defined]
+    return standin, methods, list(comparison.body.body)  # type: ignore[return-value,attr-defined]
 
 
 def added_names() -> tuple[str, ...]:
@@ -98,7 +87,7 @@ def added_names() -> tuple[str, ...]:
 
 
 class HandlerResponseLoopTests(TargetedCommand):
-    DESCRIPTION: str = (
+    DESCRIPTION = (
         "test_trtllm_handler_base.py (gpu_1): extend the mock builder to cumulative ids "
         "per choice; one response-loop test of interleaved choices' chunks; one "
         "new_token_ids case in the wrapper/shared comparison."
@@ -107,7 +96,7 @@ class HandlerResponseLoopTests(TargetedCommand):
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         cls = shape.named(tree.body, cst.ClassDef, CLASS)
-        if not isinstance(cls, cst.ClassDef):
+        if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
             raise NotApplicable(
                 f"{PATH} has no {CLASS} (dynamo added it, and its sequence builder, in "
                 "1.5.0): the response-loop test is not carried"
@@ -117,75 +106,55 @@ class HandlerResponseLoopTests(TargetedCommand):
         comparison = shape.named(tree.body, cst.FunctionDef, COMPARISON)
         if builder is None:
             raise Drifted(TARGET, f"no {CLASS}.{BUILDER} to extend")
-        if comparison is None:
+        if not isinstance(comparison, cst.FunctionDef):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
-        assert isinstance(comparison, cst.FunctionDef)
+        _refuse_done(tree, present, comparison)
         standin, tests, case = _template()
-        self._refuse_done(tree, present, builder, comparison, standin, tests, case)
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
-        lacks = shape.test_module_lacks(tree, NEEDED_IMPORTS, MARKS)  # GPU tests by marks
+        lacks = shape.test_module_lacks(tree, NEEDS, MARKS)  # GPU tests by marks
         if lacks:
             raise Drifted(TARGET, lacks)
+        if not m.findall(comparison, m.Assign([m.AssignTarget(m.Name("output"))])):
+            raise Drifted(TARGET, f"{COMPARISON}() without an `output = ...` to reuse")
 
-        block = cls.body
-        assert isinstance(block, cst.IndentedBlock)
         first = tests[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),))
-        body = [_extend_builder(s) if s is builder else s for s in block.body]
-        grown = cls.with_changes(body=block.with_changes(body=[*body, first, *tests[1:]]))
+        body = [_extend_builder(s) if s is builder else s for s in cls.body.body]
+        grown = cls.with_changes(body=cls.body.with_changes(body=[*body, first, *tests[1:]]))
+        case = [case[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),)), *case[1:]]
+        compared = comparison.with_changes(
+            body=comparison.body.with_changes(body=[*comparison.body.body, *case])
+        )
         new_body: list[cst.BaseStatement] = []
         for stmt in tree.body:
             if stmt is cls:
                 new_body += [standin.with_changes(leading_lines=cls.leading_lines), grown]
-            elif stmt is comparison:
-                new_body.append(_extend_comparison(comparison, case))
             else:
-                new_body.append(stmt)
+                new_body.append(compared if stmt is comparison else stmt)
         return tree.with_changes(body=new_body)
 
-    @staticmethod
-    def _refuse_done(
-        tree: cst.Module,
-        present: dict[str, cst.FunctionDef],
-        builder: cst.FunctionDef,
-        comparison: cst.FunctionDef,
-        standin: cst.ClassDef,
-        tests: list[cst.FunctionDef],
-        case: list[cst.BaseStatement],
-    ) -> None:
-        """AlreadyApplied when the whole change is there, Drifted when part of it is."""
-        old_standin = shape.named(tree.body, cst.ClassDef, STANDIN)
-        parts = {
-            f"{STANDIN}": old_standin is not None,
-            f"{BUILDER}({KEYWORD}=...)": any(
-                KEYWORD in names for names in shape.param_names(builder)
-            ),
-            **{f"{CLASS}.{fn.name.value}": fn.name.value in present for fn in tests},
-            f"{COMPARISON}'s new case": _ends_with(comparison, case),
-        }
-        if not any(parts.values()):
-            return
-        same = (
-            old_standin is not None
-            and shape.same_code(old_standin, shape.code(standin))
-            and shape.references(builder, STANDIN)
-            and all(
-                fn.name.value in present and shape.same_code(present[fn.name.value], shape.code(fn))
-                for fn in tests
-            )
-        )
-        if all(parts.values()) and same:
-            raise AlreadyApplied(f"{PATH} already has the response-loop test")
-        there = ", ".join(name for name, found in parts.items() if found)
-        raise Drifted(TARGET, f"the change, in part or with other content, already there: {there}")
 
-
-def _ends_with(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> bool:
-    tail = list(fn.body.body)[-len(case) :]
-    return len(tail) == len(case) and all(
-        shape.same_code(a, shape.code(b)) for a, b in zip(tail, case, strict=True)
-    )
+def _refuse_done(tree: cst.Module, present: dict, comparison: cst.FunctionDef) -> None:
+    """AlreadyApplied when the whole change is there, Drifted when part of it is."""
+    standin, tests, case = _template()
+    builder, old_standin = present[BUILDER], shape.named(tree.body, cst.ClassDef, STANDIN)
+    tail = list(comparison.body.body)[-len(case) :]
+    parts = {
+        STANDIN: old_standin is not None,
+        f"{BUILDER}({KEYWORD}=...)": any(KEYWORD in names for names in shape.param_names(builder)),
+        **{f"{CLASS}.{fn.name.value}": fn.name.value in present for fn in tests},
+        f"{COMPARISON}'s new case": len(tail) == len(case)
+        and all(map(shape.same_code, tail, map(shape.code, case))),
+    }
+    if not any(parts.values()):
+        return
+    pairs = [(old_standin, standin), *((present.get(fn.name.value), fn) for fn in tests)]
+    same = all(old is not None and shape.same_code(old, shape.code(new)) for old, new in pairs)
+    if all(parts.values()) and same and shape.references(builder, STANDIN):
+        raise AlreadyApplied(f"{PATH} already has the response-loop test")
+    there = ", ".join(name for name, found in parts.items() if found)
+    raise Drifted(TARGET, f"the change, in part or with other content, already there: {there}")
 
 
 def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
@@ -194,36 +163,23 @@ def _extend_builder(fn: cst.FunctionDef) -> cst.FunctionDef:
     varargs = fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or fn.params.star_kwarg
     if positional[:2] != ["self", "prompt_logprobs_per_chunk"] or kwonly or varargs:
         raise Drifted(TARGET, f"{CLASS}.{BUILDER}({', '.join(positional)})")
-    loops = [i for i, s in enumerate(fn.body.body) if m.matches(s, _LOOP)]
+    loops = [s for s in fn.body.body if m.matches(s, _LOOP)]
     if len(loops) != 1:
         raise Drifted(TARGET, f"{len(loops)} loops over enumerate(prompt_logprobs_per_chunk)")
-    loop = fn.body.body[loops[0]]
-    assert isinstance(loop, cst.For)
-    if not m.matches(loop.body, _ONE_OUTPUT):
+    loop = loops[0]
+    if not m.matches(loop.body, _ONE_OUTPUT):  # type: ignore[attr-defined]
         raise Drifted(TARGET, f"a loop in {CLASS}.{BUILDER} that is not the one-output shape")
-    stmts = list(loop.body.body)
+    stmts = list(loop.body.body)  # type: ignore[attr-defined]
     res = next(i for i, s in enumerate(stmts) if m.matches(s, _RES))
-    default = stmts[1].body[0].value  # type: ignore[attr-defined]
-    header = cst.parse_module(PER_CHOICE.replace("DEFAULT", shape.code(default))).body
-    *head, inner = header
-    assert isinstance(inner, cst.For)
-    own = list(inner.body.body)
-    inner = inner.with_changes(body=inner.body.with_changes(body=[*own[:3], *stmts[2:res], own[3]]))
+    default = shape.code(stmts[1].body[0].value)  # the one output's token_ids
+    *head, inner = cst.parse_module(PER_CHOICE.replace("DEFAULT", default)).body
+    own = list(inner.body.body)  # type: ignore[attr-defined]
+    inner = inner.with_changes(body=inner.body.with_changes(body=[*own[:3], *stmts[2:res], own[3]]))  # type: ignore[attr-defined]
     rest = stmts[res + 2 :]
     if rest:
         rest[0] = rest[0].with_changes(leading_lines=stmts[res].leading_lines)
     head[0] = head[0].with_changes(leading_lines=stmts[0].leading_lines)
-    new_loop = loop.with_changes(body=loop.body.with_changes(body=[*head, inner, *rest]))
-    body = list(fn.body.body)
-    body[loops[0]] = new_loop
+    new_loop = loop.with_changes(body=loop.body.with_changes(body=[*head, inner, *rest]))  # type: ignore[attr-defined]
+    body = [new_loop if s is loop else s for s in fn.body.body]
     new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
     return shape.add_param(new_fn, shape.param(f"{KEYWORD}=None"))
-
-
-def _extend_comparison(fn: cst.FunctionDef, case: list[cst.BaseStatement]) -> cst.FunctionDef:
-    """The comparison test with the ``new_token_ids`` case after its own checks."""
-    if not m.findall(fn, m.Assign([m.AssignTarget(m.Name("output"))])):
-        raise Drifted(TARGET, f"{COMPARISON}() without an `output = ...` to reuse")
-    first = case[0].with_changes(leading_lines=(cst.EmptyLine(indent=False),))
-    body = [*fn.body.body, first, *case[1:]]
-    return fn.with_changes(body=fn.body.with_changes(body=body))

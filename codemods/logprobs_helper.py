@@ -1,9 +1,5 @@
-"""Let ``extract_from_completion_output`` take the caller's delta token ids.
-
-Every call copied the cumulative ``output.token_ids`` with ``list(...)`` to slice it,
-though the TRT-LLM caller has that slice. A keyword-only ``new_token_ids`` now carries it
-in and spares the copy; without it (vLLM's caller) the path is the old one.
-"""
+"""Let ``extract_from_completion_output`` take the caller's delta as a keyword-only
+``new_token_ids`` and then skip copying the history; without it the old path runs."""
 
 from __future__ import annotations
 
@@ -17,17 +13,6 @@ PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
 LOCAL = "chunk_token_ids"  # the chunk's ids on both paths (the parameter is never rebound)
 
-TARGET = Target(
-    path="components/src/dynamo/common/backend/logprobs.py",
-    qualname="extract_from_completion_output",
-    expected=(
-        f"a function (output, {CURSOR}, tokenizer=None, *, ...) whose body copies "
-        "`token_ids = list(getattr(output, 'token_ids', None) or [])`, bails out when "
-        f"`not token_ids or {CURSOR} >= len(token_ids)`, then slices "
-        f"`output.logprobs[{CURSOR}:]` and `token_ids[{CURSOR}:]`"
-    ),
-)
-
 # The statement run the codemod replaces, in order (compared by AST).
 BEFORE = (
     'token_ids = list(getattr(output, "token_ids", None) or [])',
@@ -35,6 +20,13 @@ BEFORE = (
     f"new_logprobs = output.logprobs[{CURSOR}:]",
     f"new_token_ids = token_ids[{CURSOR}:]",
     "new_logprobs = new_logprobs[: len(new_token_ids)]",
+)
+
+TARGET = Target(
+    path="components/src/dynamo/common/backend/logprobs.py",
+    qualname="extract_from_completion_output",
+    expected=f"a function (output, {CURSOR}, ...) whose body runs "
+    + ", ".join(f"`{' '.join(statement.split())}`" for statement in BEFORE),
 )
 
 # What it becomes: the old path survives verbatim under `is None`.
@@ -74,22 +66,20 @@ class LogprobsHelperDelta(TargetedCommand):
         fn = shape.find_function(tree, TARGET.qualname)
         if fn is None:
             raise NotApplicable(
-                f"{TARGET.path} has no {TARGET.qualname}: no shared logprob helper, "
-                "so no history copy to remove (releases <= 1.2.1)"
+                f"{TARGET.path}: no {TARGET.qualname}, no shared logprob helper module "
+                "(releases <= 1.2.1), so no history copy to remove"
             )
         positional, kwonly = shape.param_names(fn)
         if positional[:2] != ["output", CURSOR]:
             raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
         body = list(fn.body.body)
-
         if PARAM in kwonly:
-            if _find_run(body, (AFTER_GUARD, *AFTER_WINDOW)) is not None:
+            if isinstance(_find_run(body, (AFTER_GUARD, *AFTER_WINDOW)), int):
                 raise AlreadyApplied(f"{TARGET.qualname} already takes {PARAM}")
             raise Drifted(TARGET, f"`{PARAM}` in the signature but not the expected body")
-
         start = _find_run(body, BEFORE)
-        if start is None:
-            raise Drifted(TARGET, _describe_mismatch(body))
+        if isinstance(start, str):
+            raise Drifted(TARGET, start)
         if shape.references(fn, LOCAL):
             raise Drifted(TARGET, f"a body that already uses `{LOCAL}`")
 
@@ -102,53 +92,44 @@ class LogprobsHelperDelta(TargetedCommand):
         body[start:] = [guard, slice_, trim, *rest]
 
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
-        new_fn = shape.add_kwonly_param(new_fn, _param(tree))
-        new_fn = _document(new_fn)
+        # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
+        optional = "Optional" in shape.top_level_names(tree.body)
+        param = shape.param(
+            f"{PARAM}: {'Optional[Sequence[int]]' if optional else 'Sequence[int] | None'} = None"
+        )
+        new_fn = _document(shape.add_kwonly_param(new_fn, param))
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 
-def _run_length(body: list[cst.BaseStatement], i: int, templates: tuple[str, ...]) -> int:
-    """How many of ``templates`` match ``body``'s statements from ``i`` on, in order."""
-    k = 0
-    while i + k < len(body) and k < len(templates) and shape.same_code(body[i + k], templates[k]):
-        k += 1
-    return k
-
-
-def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int | None:
-    """Index where all ``templates`` match consecutive statements of ``body``."""
-    full = (i for i in range(len(body)) if _run_length(body, i, templates) == len(templates))
-    return next(full, None)
-
-
-def _describe_mismatch(body: list[cst.BaseStatement]) -> str:
-    """Where the longest start of the expected run breaks off, for a precise drift report."""
-    best = max(range(len(body)), key=lambda i: _run_length(body, i, BEFORE), default=0)
-    k = _run_length(body, best, BEFORE) if body else 0
-    if k == 0:
-        return "no statement `" + BEFORE[0] + "` in the body"
-    at = best + k
-    got = shape.one_line(body[at]) if at < len(body) else "end of function"
-    expected = " ".join(BEFORE[k].split())
-    return f"`{expected}` expected after `{' '.join(BEFORE[k - 1].split())}`, found `{got}`"
-
-
-def _param(tree: cst.Module) -> cst.Param:
-    # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
-    optional = shape.imports(tree, "typing", "Optional")
-    annotation = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-    return shape.param(f"{PARAM}: {annotation} = None")
+def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int | str:
+    """Where ``templates`` match consecutive statements of ``body``; else what breaks the
+    run that starts where the first template matches, for a precise drift report."""
+    starts = [i for i, stmt in enumerate(body) if shape.same_code(stmt, templates[0])]
+    for i in starts:
+        k = 1
+        while (
+            k < len(templates) and i + k < len(body) and shape.same_code(body[i + k], templates[k])
+        ):
+            k += 1
+        if k == len(templates):
+            return i
+    if not starts:
+        return f"no statement `{templates[0]}` in the body"
+    got = shape.one_line(body[i + k]) if i + k < len(body) else "end of function"
+    expected, after = (" ".join(templates[n].split()) for n in (k, k - 1))
+    return f"`{expected}` expected after `{after}`, found `{got}`"
 
 
 def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
-    """Add a paragraph on the new parameter, before a ``Returns`` paragraph if any."""
-    doc = shape.docstring_node(fn)
-    if doc is None or '"""' not in doc.value or "\n" not in doc.value:
+    """Add a paragraph on the new parameter to a triple-quoted docstring of several lines,
+    before its ``Returns`` paragraph if any."""
+    first = fn.body.body[0]
+    if not m.matches(first, m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         return fn
-    quote = doc.value[-3:]
-    text = doc.value[:-3]
-    indent = text[text.rindex("\n") + 1 :]
-    if indent.strip():  # closing quotes share a line with text: no safe place to add
+    doc = first.body[0].value  # type: ignore[union-attr]
+    text, quote = doc.value[:-3], doc.value[-3:]
+    indent = text[text.rfind("\n") + 1 :]
+    if quote != '"""' or "\n" not in text or indent.strip():  # no line of its own to add to
         return fn
     paragraph = "\n".join(indent + line for line in DOC_PARAGRAPH)
     marker = f"\n\n{indent}Returns"

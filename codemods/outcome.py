@@ -1,6 +1,6 @@
 """What a codemod reports about its target: ``applied``; ``already-applied`` or
 ``not-applicable`` (skips); ``drifted`` (a failure naming the expected shape and what was
-found). On any other file a command skips with ``NotTarget``."""
+found). Any other file it skips with ``NotTarget``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from typing import ClassVar
 
 from libcst import Module
 from libcst.codemod import CodemodCommand, SkipFile
-
-# Where the wheel puts what the repository keeps under components/src/.
-_REPO_PREFIX = "components/src/"
 
 
 class Status(enum.StrEnum):
@@ -34,16 +31,14 @@ class Target:
 
     @property
     def wheel_path(self) -> str:
-        """``path`` in the wheel's layout (``dynamo/...``)."""
-        return self.path.removeprefix(_REPO_PREFIX)
+        """``path`` in the wheel's layout: the wheel has what is under components/src/."""
+        return self.path.removeprefix("components/src/")
 
     def is_file(self, filename: str | None) -> bool:
         """True when ``filename`` is this target in a repository or wheel layout, or is
         None (a module from stdin: the caller vouches for it)."""
-        if filename is None:
-            return True
-        name = PurePath(filename).as_posix()
-        return any(name == p or name.endswith("/" + p) for p in (self.path, self.wheel_path))
+        name = "/" + PurePath(filename or self.path).as_posix()
+        return any(name.endswith("/" + p) for p in (self.path, self.wheel_path))
 
 
 @dataclass(frozen=True)
@@ -62,14 +57,16 @@ class NotTarget(SkipFile):
 
 
 class AlreadyApplied(SkipFile):
-    pass
+    status = Status.ALREADY_APPLIED
 
 
 class NotApplicable(SkipFile):
-    pass
+    status = Status.NOT_APPLICABLE
 
 
 class Drifted(Exception):
+    status = Status.DRIFTED
+
     def __init__(self, target: Target, found: str) -> None:
         super().__init__(target, found)  # the args pickle back from libcst.tool's workers
         self.target, self.found = target, found
@@ -77,6 +74,10 @@ class Drifted(Exception):
     def __str__(self) -> str:
         t = self.target
         return f"{t.path}: {t.qualname}: expected {t.expected}; found {self.found}"
+
+
+# How a codemod ends on its target when it does not apply the change.
+ENDINGS = (AlreadyApplied, NotApplicable, Drifted)
 
 
 class TargetedCommand(CodemodCommand):

@@ -1,8 +1,5 @@
-"""Small, pure helpers that locate, compare and grow the code shapes the codemods expect.
-
-Statements are compared by their Python AST (``ast.dump``), so formatting and comments
-never decide a match; names, literals and structure do.
-"""
+"""Pure helpers that find, compare and grow the code shapes the codemods expect.
+Statements compare by their Python AST: formatting and comments never decide a match."""
 
 from __future__ import annotations
 
@@ -14,8 +11,6 @@ from typing import TypeVar
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
 _EMPTY = cst.Module(body=[])
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -29,7 +24,7 @@ def carried(name: str) -> str:
 
 
 def code(node: cst.CSTNode) -> str:
-    """Source text of ``node`` (dedented, without leading blank/comment lines)."""
+    """Source text of ``node``, dedented, without its leading blank or comment lines."""
     if isinstance(node, cst.SimpleStatementLine | cst.BaseCompoundStatement):
         node = node.with_changes(leading_lines=())
     return textwrap.dedent(_EMPTY.code_for_node(node)).strip()
@@ -41,14 +36,10 @@ def one_line(node: cst.CSTNode, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _dump(source: str) -> str:
-    return ast.dump(ast.parse(textwrap.dedent(source).strip()))
-
-
 def same_code(node: cst.CSTNode, template: str) -> bool:
     """True when ``node`` and ``template`` parse to the same Python AST."""
     try:
-        return _dump(code(node)) == _dump(template)
+        return ast.dump(ast.parse(code(node))) == ast.dump(ast.parse(template.strip()))
     except SyntaxError:
         return False
 
@@ -73,23 +64,18 @@ def find_function(module: cst.Module, qualname: str) -> cst.FunctionDef | None:
 def replace_function(module: cst.Module, qualname: str, new_fn: cst.FunctionDef) -> cst.Module:
     """``module`` with the function ``qualname`` swapped for ``new_fn``, rebuilding only the
     path to it (``deep_replace`` walks the whole module: slow on large files)."""
-    *outer, name = qualname.split(".")
 
-    def swap(body: Sequence[cst.CSTNode], names: list[str]) -> list[cst.CSTNode]:
-        nodes = list(body)
-        for i, node in enumerate(nodes):
-            if names and isinstance(node, cst.ClassDef) and node.name.value == names[0]:
-                block = node.body
-                assert isinstance(block, cst.IndentedBlock)
-                inner = swap(block.body, names[1:])
-                nodes[i] = node.with_changes(body=block.with_changes(body=inner))
-                return nodes
-            if not names and isinstance(node, cst.FunctionDef) and node.name.value == name:
-                nodes[i] = new_fn
-                return nodes
-        raise LookupError(qualname)
+    def swap(node: cst.Module | cst.ClassDef, names: list[str]) -> cst.Module | cst.ClassDef:
+        block = node.body if isinstance(node, cst.ClassDef) else node
+        kind = cst.ClassDef if len(names) > 1 else cst.FunctionDef
+        old = named(block.body, kind, names[0])  # type: ignore[union-attr]
+        if old is None:
+            raise LookupError(qualname)
+        new = swap(old, names[1:]) if len(names) > 1 else new_fn  # type: ignore[arg-type]
+        block = block.with_changes(body=[new if n is old else n for n in block.body])  # type: ignore[union-attr]
+        return node.with_changes(body=block) if isinstance(node, cst.ClassDef) else block
 
-    return module.with_changes(body=swap(module.body, outer))
+    return swap(module, qualname.split("."))  # type: ignore[return-value]
 
 
 def references(node: cst.CSTNode, name: str) -> bool:
@@ -111,14 +97,11 @@ def _append(items: Sequence[N], new: N, before: Sequence[N] = ()) -> list[N]:
         return [new]
     ws = "whitespace_after_param" if isinstance(new, cst.Param) else "whitespace_after_arg"
     *head, last = items
-    between = _COMMA
-    if isinstance(last.comma, cst.Comma):
-        sample = [*before, *head][-1].comma if before or head else last.comma
-        between = sample if isinstance(sample, cst.Comma) else _COMMA
-        new = new.with_changes(comma=last.comma)
-    else:  # no trailing comma: the whitespace before ")" hangs on the last item
-        new = new.with_changes(**{ws: getattr(last, ws)})
-    return [*head, last.with_changes(comma=between, **{ws: _NO_SPACE}), new]
+    previous = [*before, *head][-1].comma if before or head else last.comma
+    exploded = isinstance(last.comma, cst.Comma) and isinstance(previous, cst.Comma)
+    new = new.with_changes(comma=last.comma, **{ws: getattr(last, ws)})
+    last = last.with_changes(comma=previous if exploded else _COMMA, **{ws: _NO_SPACE})
+    return [*head, last, new]
 
 
 def param(source: str) -> cst.Param:
@@ -127,32 +110,24 @@ def param(source: str) -> cst.Param:
     return fn.params.kwonly_params[0]  # type: ignore[attr-defined,no-any-return]
 
 
+def add_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
+    """Append ``param`` to ``fn``'s positional parameters."""
+    p = fn.params
+    return fn.with_changes(params=p.with_changes(params=_append(p.params, param, p.posonly_params)))
+
+
 def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
     """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed."""
-    return add_param(fn, param, kwonly=True)
-
-
-def add_param(fn: cst.FunctionDef, param: cst.Param, *, kwonly: bool = False) -> cst.FunctionDef:
-    """Append ``param`` to ``fn``'s keyword-only parameters (adding ``*`` if needed), or to
-    its positional ones (then ``fn`` must take no ``*``, ``*args`` or ``**kwargs``)."""
     p = fn.params
-    if not kwonly:
-        if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.kwonly_params or p.star_kwarg:
-            raise ValueError(f"{fn.name.value} takes *, *args or **kwargs")
-        return fn.with_changes(
-            params=p.with_changes(params=_append(p.params, param, p.posonly_params))
-        )
     if p.kwonly_params:
-        return fn.with_changes(
-            params=p.with_changes(
-                kwonly_params=_append(p.kwonly_params, param, [*p.posonly_params, *p.params])
-            )
-        )
+        kwonly = _append(p.kwonly_params, param, [*p.posonly_params, *p.params])
+        return fn.with_changes(params=p.with_changes(kwonly_params=kwonly))
     group = "params" if p.params else "posonly_params"
     *head, new = _append(getattr(p, group), param)
     star = cst.ParamStar(comma=head[-1].comma)  # the separator between the parameters
-    new_params = p.with_changes(**{group: head}, star_arg=star, kwonly_params=[new])
-    return fn.with_changes(params=new_params)
+    return fn.with_changes(
+        params=p.with_changes(**{group: head}, star_arg=star, kwonly_params=[new])
+    )
 
 
 def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
@@ -162,75 +137,56 @@ def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> 
     return call.with_changes(args=_append(call.args, new_arg))
 
 
-def docstring_node(fn: cst.FunctionDef) -> cst.SimpleString | None:
-    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
-    if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString())])):
-        return body[0].body[0].value  # type: ignore[attr-defined,no-any-return]
-    return None
-
-
-def _from(module: str, names: m.BaseMatcherNode | None = None) -> m.ImportFrom:
-    """``from <module> import ...`` (not relative, not ``*``), with ``names`` if given."""
-    return m.ImportFrom(
-        module=m.MatchIfTrue(lambda node: code(node) == module),
-        names=names or m.MatchIfTrue(lambda names: not isinstance(names, cst.ImportStar)),
-        relative=[],
-    )
-
-
-def _alias(name: str) -> list[m.BaseMatcherNode]:
-    return [m.ZeroOrMore(), m.ImportAlias(name=m.Name(name), asname=None), m.ZeroOrMore()]
-
-
-def imports(tree: cst.Module, module: str, name: str) -> bool:
-    """True when ``tree`` has ``from <module> import <name>`` (not renamed) at module
-    level, also inside a module-level ``if`` or ``try``."""
-    wanted = _from(module, _alias(name))  # type: ignore[arg-type]
-    return any(
-        m.findall(stmt, wanted)
-        for stmt in tree.body
-        if not isinstance(stmt, cst.FunctionDef | cst.ClassDef)
-    )
-
-
 def with_sequence_import(tree: cst.Module) -> cst.Module:
-    """``tree`` importing ``Sequence`` where the module takes such names from: where it
-    already imports it, else ``collections.abc`` if it imports from there, else ``typing``
-    if it imports from there, else ``collections.abc``."""
-    if any(imports(tree, mod, "Sequence") for mod in ("collections.abc", "typing")):
+    """``tree`` importing ``Sequence`` as it takes such names: unchanged when it binds it;
+    else joined to its ``from collections.abc import``, else to its ``from typing import``,
+    else a new ``from collections.abc import Sequence`` after its last import."""
+    if "Sequence" in top_level_names(tree.body):
         return tree
+    body = list(tree.body)
     for module in ("collections.abc", "typing"):
-        for i, line in enumerate(tree.body):
-            if m.matches(line, m.SimpleStatementLine([_from(module)])):
+        name = m.MatchIfTrue(lambda node, module=module: code(node) == module)
+        for i, line in enumerate(body):
+            if m.matches(line, m.SimpleStatementLine([m.ImportFrom(name, relative=[])])):
                 stmt = line.body[0]  # type: ignore[attr-defined]
+                if isinstance(stmt.names, cst.ImportStar):
+                    continue
                 *head, last = stmt.names
-                if not isinstance(last.comma, cst.Comma):
-                    last = last.with_changes(comma=_COMMA)
                 sequence = cst.ImportAlias(cst.Name("Sequence"))
-                new = line.with_changes(body=[stmt.with_changes(names=[*head, last, sequence])])
-                return tree.with_changes(body=[*tree.body[:i], new, *tree.body[i + 1 :]])
-    # No such import to join (AddImportsVisitor walks the whole module: slow, so last).
-    item = ImportItem("collections.abc", "Sequence")
-    return AddImportsVisitor(CodemodContext(), [item]).transform_module_impl(tree)
+                names = [*head, last.with_changes(comma=_COMMA), sequence]
+                body[i] = line.with_changes(body=[stmt.with_changes(names=names)])
+                return tree.with_changes(body=body)
+    statement = m.SimpleStatementLine([m.Import() | m.ImportFrom()])
+    at = max((i + 1 for i, s in enumerate(body) if m.matches(s, statement)), default=0)
+    body.insert(at, cst.parse_statement("from collections.abc import Sequence\n"))
+    return tree.with_changes(body=body)
 
 
-def test_module_lacks(
-    tree: cst.Module, imports_from: tuple[tuple[str, str], ...], marks: tuple[str, ...]
-) -> str | None:
-    """What a test module lacks of what a carried test uses: ``from <module> import <name>``
-    for each of ``imports_from``, ``import pytest``, a module-level ``_logprob(...)``, and
-    each of ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
-    for module, name in imports_from:
-        if not imports(tree, module, name):
-            return f"no `from {module} import {name}`"
-    pytest = m.SimpleStatementLine([m.Import(names=_alias("pytest"))])  # type: ignore[arg-type]
-    if not any(m.matches(stmt, pytest) for stmt in tree.body):
-        return "no `import pytest`"
-    if named(tree.body, cst.FunctionDef, "_logprob") is None:
-        return "no module-level `_logprob(...)` helper"
+def top_level_names(body: Sequence[cst.BaseStatement]) -> dict[str, int]:
+    """The names a module body binds at top level (defs, classes, ``NAME = ...``, imports,
+    also in a module-level ``if`` or ``try``) -> the index of their statement."""
+    found = {}
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            found[stmt.name.value] = i
+            continue
+        if m.matches(stmt, m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name())])])):
+            found[stmt.body[0].targets[0].target.value] = i  # type: ignore[attr-defined]
+        for imp in m.findall(stmt, m.Import() | m.ImportFrom()):
+            for alias in () if isinstance(imp.names, cst.ImportStar) else imp.names:  # type: ignore[attr-defined]
+                found[code(alias.asname.name if alias.asname else alias.name).split(".")[0]] = i
+    return found
+
+
+def test_module_lacks(tree: cst.Module, names: Sequence[str], marks: Sequence[str]) -> str | None:
+    """What a test module lacks of what a carried test uses: the module-level ``names``,
+    and the ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
+    present = top_level_names(tree.body)
+    missing = [f"`{name}`" for name in names if name not in present]
+    if missing:
+        return f"no module-level {', '.join(missing)}"
     mark = m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark")))
-    assigns = m.SimpleStatementLine([m.Assign([m.AssignTarget(m.Name("pytestmark"))])])
-    line = next((s for s in tree.body if m.matches(s, assigns)), None)
+    line = tree.body[present["pytestmark"]] if "pytestmark" in present else None
     found = {n.attr.value for n in m.findall(line, mark)} if line else set()  # type: ignore[attr-defined]
     missing = [name for name in marks if name not in found]
     if not missing:

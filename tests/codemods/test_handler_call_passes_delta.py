@@ -8,47 +8,18 @@ from tests.codemods.support import TargetedCodemodTest
 
 BEFORE = """
     class HandlerBase:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far):
-            return extract_from_completion_output(output, num_output_tokens_so_far)
-
         async def _generate_locally_impl(self, request, context):
-            async for res in self.engine.generate(request):
-                for output in res.outputs:
-                    tokens_so_far = cursors.get(output.index, 0)
-                    out = {
-                        "token_ids": output.token_ids[tokens_so_far:],
-                        "index": output.index,
-                    }
-                    if out["token_ids"] and not self.seen:
-                        self.seen = True
-                    log_probs, top_logprobs = self._extract_logprobs(
-                        output, tokens_so_far
-                    )
-                    yield out
+            out = {"token_ids": output.token_ids[tokens_so_far:], "index": 0}
+            log_probs, top_logprobs = self._extract_logprobs(
+                output, tokens_so_far
+            )
+            yield out
     """
-
-AFTER = """
-    class HandlerBase:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far):
-            return extract_from_completion_output(output, num_output_tokens_so_far)
-
-        async def _generate_locally_impl(self, request, context):
-            async for res in self.engine.generate(request):
-                for output in res.outputs:
-                    tokens_so_far = cursors.get(output.index, 0)
-                    out = {
-                        "token_ids": output.token_ids[tokens_so_far:],
-                        "index": output.index,
-                    }
-                    if out["token_ids"] and not self.seen:
-                        self.seen = True
-                    log_probs, top_logprobs = self._extract_logprobs(
-                        output, tokens_so_far, new_token_ids=out["token_ids"]
-                    )
-                    yield out
-    """
+# The loop now passes the delta it built.
+AFTER = BEFORE.replace(
+    "output, tokens_so_far\n", 'output, tokens_so_far, new_token_ids=out["token_ids"]\n'
+)
+CALL = "output, tokens_so_far\n"
 
 
 class TestHandlerCallPassesDelta(TargetedCodemodTest):
@@ -61,40 +32,25 @@ class TestHandlerCallPassesDelta(TargetedCodemodTest):
         self.assertSkips(AFTER, AlreadyApplied, 'already passes new_token_ids=out["token_ids"]')
 
     def test_an_inline_handler_is_not_applicable(self) -> None:
-        inline = BEFORE.replace("return extract_from_completion_output(", "return (")
-        self.assertSkips(inline, NotApplicable, "(releases <= 1.2.1)")
+        inline = "    def _extract_logprobs(output, i):\n            return output.logprobs[i:]\n"
+        source = BEFORE.replace("    async def", f"{inline}\n        async def")
+        self.assertSkips(source, NotApplicable, "indexes token by token, so there is no history")
 
     def test_drift(self) -> None:
-        call = "log_probs, top_logprobs = self._extract_logprobs(\n"
+        rebound = '"index": 0}\n        out["token_ids"] = list(output.token_ids)\n'
         cases = [
-            (
-                "def _generate_locally_impl",
-                "def _generate",
-                "no method HandlerBase._generate_locally",
-            ),
-            (call, "log_probs = (\n", "0 calls to self._extract_logprobs"),
-            ("output, tokens_so_far\n", "output, so_far\n", "cursor `so_far`"),
-            (
-                "output, tokens_so_far\n",
-                "output, cursors[0]\n",
-                "a cursor that is not a plain name",
-            ),
-            (
-                "output, tokens_so_far\n",
-                "output, tokens_so_far, new_token_ids=output.token_ids\n",
-                "new_token_ids=output.token_ids already passed",
-            ),
-            (  # something rewrites the delta after the slice: passing it would be wrong
-                "self.seen = True\n",
-                f'self.seen = True\n{" " * 16}out["token_ids"] = list(output.token_ids)\n',
-                "before the call in its block",
-            ),
+            ("def _generate_locally_impl", "def _gen", "no method HandlerBase._generate_locally"),
+            ("self._extract_logprobs(", "self._extract(", "0 calls to self._extract_logprobs"),
+            (CALL, "output, so_far\n", "(cursor `so_far`)"),
+            (CALL, "output, cursors[0]\n", "a cursor that is not a plain name"),
+            (CALL, "output, tokens_so_far, new_token_ids=x\n", "new_token_ids=x already passed"),
+            (CALL, "tokens_so_far\n", "found `self._extract_logprobs( tokens_so_far )`"),
+            ('"index": 0}\n', rebound, "before the call in its block"),  # the delta rewritten
         ]
         for old, new, found in cases:
             with self.subTest(found):
                 self.assertDrifts(BEFORE, found, (old, new))
-        # the call moved ahead of the delta
-        ahead = 'no `out = {"token_ids": output.token_ids[tokens_so_far:], ...}` before'
-        moved = f"{' ' * 16}{call}{' ' * 20}output, tokens_so_far\n{' ' * 16})\n"
-        out = f"{' ' * 16}out = {{\n"
-        self.assertDrifts(BEFORE, ahead, (moved, ""), (out, moved + out))
+        out = '        out = {"token_ids": output.token_ids[tokens_so_far:], "index": 0}\n'
+        self.assertDrifts(
+            BEFORE, "before the call", (out, ""), ("        yield", out + "        yield")
+        )

@@ -10,8 +10,6 @@ from tests.codemods.support import TargetedCodemodTest
 BEFORE = """
     from collections.abc import AsyncGenerator
 
-    from dynamo.common.backend import logprobs as _shared_logprobs
-
 
     class HandlerBase:
         @staticmethod
@@ -21,70 +19,39 @@ BEFORE = """
                 num_output_tokens_so_far,
                 fallback_to_first_on_missing=True,
             )
-
-
-    class BaseWorkerHandler:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far):
-            return _shared_logprobs.extract_from_completion_output(output, 0)
     """
 
-AFTER = """
-    from collections.abc import AsyncGenerator, Sequence
-
-    from dynamo.common.backend import logprobs as _shared_logprobs
-
-
-    class HandlerBase:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far: int, *, new_token_ids: Sequence[int] | None = None) -> tuple:
-            return _shared_logprobs.extract_from_completion_output(
-                output,
-                num_output_tokens_so_far,
-                fallback_to_first_on_missing=True,
-                new_token_ids=new_token_ids,
-            )
-
-
-    class BaseWorkerHandler:
-        @staticmethod
-        def _extract_logprobs(output, num_output_tokens_so_far):
-            return _shared_logprobs.extract_from_completion_output(output, 0)
-    """
-
-# Releases <= 1.2.1: logprobs computed inline, token by token.
-INLINE = """
-    class HandlerBase:
-        def _extract_logprobs(self, output, num_output_tokens_so_far):
-            return [d[output.token_ids[i]] for i, d in enumerate(output.logprobs)], None
-    """
+# Imports Sequence, takes new_token_ids (keyword-only) and forwards it.
+AFTER = (
+    BEFORE.replace("AsyncGenerator\n", "AsyncGenerator, Sequence\n")
+    .replace("so_far: int)", "so_far: int, *, new_token_ids: Sequence[int] | None = None)")
+    .replace("=True,\n", "=True,\n                new_token_ids=new_token_ids,\n")
+)
 
 
 class TestHandlerExtractForwardsDelta(TargetedCodemodTest):
     TRANSFORM = HandlerExtractForwardsDelta
 
-    def test_takes_and_forwards_the_delta_and_leaves_other_handlers(self) -> None:
+    def test_takes_and_forwards_the_delta(self) -> None:
         self.assertApplies(BEFORE, AFTER)
 
     def test_already_applied_is_skipped(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "_extract_logprobs already forwards new_token_ids")
 
     def test_an_inline_handler_is_not_applicable(self) -> None:
-        self.assertSkips(INLINE, NotApplicable, "indexes token by token, so there is no history")
+        inline = BEFORE.replace("extract_from_completion_output", "inline_logprobs")
+        self.assertSkips(inline, NotApplicable, "indexes token by token, so there is no history")
 
     def test_drift(self) -> None:
         cases = [
             ("class HandlerBase:", "class Handler:", "no method HandlerBase._extract_logprobs"),
+            ("so_far: int)", "so_far: int, i)", "parameters (output, num_output_tokens_so_far, i)"),
             (
-                "(output, num_output_tokens_so_far: int)",
-                "(output, i: int)",
-                "parameters (output, i)",
+                "return _shared",
+                "x = _shared",
+                "not one `return ...extract_from_completion_output(...)`",
             ),
-            (
-                "return _shared_logprobs",
-                "result = _shared_logprobs",
-                "a body that is not one `return ...extract_from_completion_output(...)`",
-            ),
+            ("output,\n", "", "`_shared_logprobs.extract_from_completion_output( num_output"),
         ]
         for old, new, found in cases:
             with self.subTest(found):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
+from codemods.handler_response_loop_tests import BUILDER as BUILDER_NAME
 from codemods.handler_response_loop_tests import TEMPLATE, HandlerResponseLoopTests, added_names
 from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods.support import TargetedCodemodTest
@@ -39,11 +40,6 @@ BEFORE = """
 
         def _make_context(self):
             return MagicMock()
-
-
-    class TestDefaultMaxTokens:
-        def test_floors_at_one(self):
-            assert HandlerBase
 
 
     def _logprob(lp):
@@ -89,8 +85,8 @@ AFTER = (
     _BEFORE.replace("class TestGenerateLocally:", f"{STANDIN}\n\n\nclass TestGenerateLocally:")
     .replace(OLD_BUILDER, BUILDER)
     .replace(
-        "        return MagicMock()\n\n\nclass TestDefault",
-        f"        return MagicMock()\n\n{METHODS}\n\n\nclass TestDefault",
+        "        return MagicMock()\n\n\ndef _logprob",
+        f"        return MagicMock()\n\n{METHODS}\n\n\ndef _logprob",
     )
     + f"\n{CASE}"
 )
@@ -101,14 +97,9 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
 
     def test_grows_the_builder_the_class_and_the_comparison(self) -> None:
         self.assertApplies(BEFORE, AFTER)
+        names = "_CumulativeTokenIds test_interleaved_choices_stream_aligned_logprobs"
         self.assertEqual(
-            added_names(),
-            (
-                "_CumulativeTokenIds",
-                "test_interleaved_choices_stream_aligned_logprobs",
-                "_make_mock_generation_result_sequence",
-                "test_trtllm_handler_matches_shared",
-            ),
+            added_names(), (*names.split(), BUILDER_NAME, "test_trtllm_handler_matches_shared")
         )
 
     def test_a_1_5_builder_without_cached_tokens_grows_too(self) -> None:
@@ -125,50 +116,27 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
         self.assertSkips(older, NotApplicable, "has no TestGenerateLocally (dynamo added it")
 
     def test_drift(self) -> None:
-        builder = "_make_mock_generation_result_sequence"
+        builder, comparison = "_make_mock_generation_result_sequence", "matches_shared("
         cases = [
-            (
-                f"def {builder}(",
-                "def _make_results(",
-                f"no TestGenerateLocally.{builder} to extend",
-            ),
-            (
-                "def test_trtllm_handler_matches_shared(",
-                "def test_wrapper(",
-                "no module-level test_trtllm_handler_matches_shared() to extend",
-            ),
-            (
-                "res.outputs = [output]",
-                "res.outputs = (output,)",
-                "that is not the one-output shape",
-            ),
-            (
-                "(prompt_logprobs_per_chunk):",
-                "(prompt_logprobs_per_chunk, 1):",
-                "0 loops over enumerate(",
-            ),
-            (
-                "(self, prompt_logprobs_per_chunk, c",
-                "(self, chunks, c",
-                f"{builder}(self, chunks, cached",
-            ),
+            (f"def {builder}(", "def _results(", f"no TestGenerateLocally.{builder} to extend"),
+            (comparison, "wrapper(", "no module-level test_trtllm_handler_matches_shared() to"),
+            ("res.outputs = [output]", "res.outputs = (output,)", "not the one-output shape"),
+            ("(prompt_logprobs_per_chunk):", "(prompt_logprobs_per_chunk, 1):", "0 loops over"),
+            ("(self, prompt_logprobs_per_chunk, c", "(self, chunks, c", f"{builder}(self, chunks,"),
+            (", cached_tokens=None)", ", *args)", f"{builder}(self, prompt_logprobs_per_chunk)"),
             (
                 "    output = SimpleNamespace(",
                 "    out = SimpleNamespace(",
-                "without an `output = ...`",
+                "without an `output = ",
             ),
             (
                 "def _make_context(",
                 "def _context(",
                 "no TestGenerateLocally._make_context to reuse",
             ),
-            (
-                "from unittest.mock import MagicMock\n",
-                "",
-                "no `from unittest.mock import MagicMock`",
-            ),
-            ("import pytest\n", "from pytest import mark\n", "no `import pytest`"),
-            ("def _logprob(", "def _lp(", "no module-level `_logprob(...)`"),
+            ("from unittest.mock import MagicMock\n", "", "no module-level `MagicMock`"),
+            ("import pytest\n", "from pytest import mark\n", "no module-level `pytest`"),
+            ("def _logprob(", "def _lp(", "no module-level `_logprob`"),
             (", pytest.mark.gpu_1", "", "`pytestmark` without gpu_1"),
         ]
         for old, new, found in cases:
@@ -180,6 +148,5 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
         unused = ("_CumulativeTokenIds(token_ids) if choices else token_ids", "token_ids")
         self.assertDrifts(AFTER, "in part or with other content", unused)  # a builder without it
         edited = ('pytest.fail("token_ids history copied")', 'pytest.fail("copied")')
-        self.assertDrifts(
-            AFTER, f"already there: _CumulativeTokenIds, {builder}(choices=...)", edited
-        )
+        there = f"already there: _CumulativeTokenIds, {builder}(choices=...)"
+        self.assertDrifts(AFTER, there, edited)

@@ -48,15 +48,9 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         self.assertApplies(BEFORE, AFTER)
         # A sentinel already reworded is kept as it is.
         self.assertApplies(BEFORE.replace(OLD_MESSAGE, MESSAGE), AFTER)
+        test = "test_extract_completion_with_delta_matches_slicing_token_ids"
         self.assertEqual(
-            added_names(),
-            (
-                "_ExplodingTokenIds",
-                "_LOGPROBS",
-                "_FALLBACK",
-                "_BYTES",
-                "test_extract_completion_with_delta_matches_slicing_token_ids",
-            ),
+            added_names(), ("_ExplodingTokenIds", "_LOGPROBS", "_FALLBACK", "_BYTES", test)
         )
 
     def test_already_applied_is_skipped_however_formatted(self) -> None:
@@ -69,31 +63,20 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         self.assertSkips(older, NotApplicable, "has no _ExplodingTokenIds (dynamo added it")
 
     def test_drift(self) -> None:
+        helper, sentinel = "extract_from_completion_output", "class _ExplodingTokenIds:"
         cases = [
             (OLD_MESSAGE, "copied", '_ExplodingTokenIds.__iter__ raising AssertionError("copied")'),
-            (
-                "raise AssertionError(",
-                "raise RuntimeError(",
-                "no `_ExplodingTokenIds.__iter__` raising AssertionError('...')",
-            ),
-            (
-                "import extract_from_completion_output",
-                "import parse_logprob_options",
-                "no `from dynamo.common.backend.logprobs import extract_from_completion_output`",
-            ),
-            ("from types import SimpleNamespace\n", "", "no `from types import SimpleNamespace`"),
-            ("import pytest\n", "", "no `import pytest`"),
-            ("def _logprob(", "def _lp(", "no module-level `_logprob(...)` helper"),
+            ("raise AssertionError(", "raise OSError(", "no `_ExplodingTokenIds.__iter__` raising"),
+            (f"import {helper}", "import parse", f"no module-level `{helper}`"),
+            ("from types import SimpleNamespace\n", "", "no module-level `SimpleNamespace`"),
+            ("import pytest\n", "", "no module-level `pytest`"),
+            ("def _logprob(", "def _lp(", "no module-level `_logprob`"),
             ("pytest.mark.gpu_0, ", "", "`pytestmark` without gpu_0"),
-            (
-                "def test_extract_completion_returns",
-                "def test_returns",
-                "no `test_extract_completion_*` test to add after",
-            ),
+            ("def test_extract_completion_r", "def test_r", "no `test_extract_completion_*` test"),
             (
                 "def test_prompt",
                 "_LOGPROBS = []\n\n\ndef test_prompt",
-                "_LOGPROBS already defined with other content",
+                "_LOGPROBS already defined with",
             ),
         ]
         for old, new, found in cases:
@@ -101,8 +84,10 @@ class TestHelperDeltaTests(TargetedCodemodTest):
                 self.assertDrifts(BEFORE, found, (old, new))
         # The sentinel renamed, while the test it serves is there.
         served = "test_extract_completion_skips_token_ids_when_logprobs_empty"
-        renamed = ("class _ExplodingTokenIds:", "class _Exploding:")
-        served_test = ("def test_prompt_logprobs", f"def {served}")
+        renamed, served_test = (
+            (sentinel, "class _Other:"),
+            ("def test_prompt_logprobs", f"def {served}"),
+        )
         self.assertDrifts(BEFORE, f"{served} without `_ExplodingTokenIds`", renamed, served_test)
 
     def test_part_of_the_change_is_drift(self) -> None:

@@ -10,13 +10,7 @@ BEFORE = '''
     from typing import Any, Optional
 
 
-    def extract_from_completion_output(
-        output: Any,
-        num_output_tokens_so_far: int,
-        tokenizer: Any = None,
-        *,
-        include_bytes: bool = False,
-    ):
+    def extract_from_completion_output(output: Any, num_output_tokens_so_far: int, *, include_bytes=False):
         """Logprobs of one streamed chunk.
 
         Returns ``(None, None)`` when there is nothing to report.
@@ -29,25 +23,13 @@ BEFORE = '''
         new_token_ids = token_ids[num_output_tokens_so_far:]
         new_logprobs = new_logprobs[: len(new_token_ids)]
         return [d[t].logprob for d, t in zip(new_logprobs, new_token_ids)], None
-
-
-    def neighbour(output, num_output_tokens_so_far):
-        token_ids = list(getattr(output, "token_ids", None) or [])
-        return token_ids[num_output_tokens_so_far:]
     '''
 
 AFTER = '''
     from typing import Any, Optional, Sequence
 
 
-    def extract_from_completion_output(
-        output: Any,
-        num_output_tokens_so_far: int,
-        tokenizer: Any = None,
-        *,
-        include_bytes: bool = False,
-        new_token_ids: Optional[Sequence[int]] = None,
-    ):
+    def extract_from_completion_output(output: Any, num_output_tokens_so_far: int, *, include_bytes=False, new_token_ids: Optional[Sequence[int]] = None):
         """Logprobs of one streamed chunk.
 
         ``new_token_ids``, if given, must equal
@@ -70,54 +52,40 @@ AFTER = '''
         new_logprobs = output.logprobs[num_output_tokens_so_far:]
         new_logprobs = new_logprobs[: len(chunk_token_ids)]
         return [d[t].logprob for d, t in zip(new_logprobs, chunk_token_ids)], None
-
-
-    def neighbour(output, num_output_tokens_so_far):
-        token_ids = list(getattr(output, "token_ids", None) or [])
-        return token_ids[num_output_tokens_so_far:]
     '''
 
 
 class TestLogprobsHelperDelta(TargetedCodemodTest):
     TRANSFORM = LogprobsHelperDelta
 
-    def test_the_copy_is_skipped_when_the_delta_is_given_and_the_neighbour_untouched(self) -> None:
+    def test_the_copy_is_skipped_when_the_delta_is_given(self) -> None:
         self.assertApplies(BEFORE, AFTER)
 
     def test_without_typing_optional_the_annotation_is_pep_604(self) -> None:
         imports = ("from typing import Any, Optional", "from typing import Any")
         annotation = ("Optional[Sequence[int]]", "Sequence[int] | None")
-        after = AFTER.replace(*imports).replace(*annotation)
-        self.assertApplies(BEFORE.replace(*imports), after)
+        self.assertApplies(BEFORE.replace(*imports), AFTER.replace(*imports).replace(*annotation))
 
     def test_already_applied_is_skipped(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "already takes new_token_ids")
 
     def test_a_module_without_the_helper_is_not_applicable(self) -> None:
         source = "def unrelated():\n    return 1\n"
-        self.assertSkips(source, NotApplicable, "no shared logprob helper, so no history copy")
+        self.assertSkips(
+            source, NotApplicable, "no shared logprob helper module (releases <= 1.2.1)"
+        )
 
     def test_drift(self) -> None:
+        copy, local = 'list(getattr(output, "token_ids", None) or [])', "    chunk_token_ids = 0\n"
+        cursor = "num_output_tokens_so_far"
         cases = [
-            ("num_output_tokens_so_far", "start", "parameters (output, start, tokenizer)"),
-            (  # the cursor renamed in the body only: the broken statement is named
-                "token_ids[num_output_tokens_so_far:]\n",
-                "token_ids[offset:]\n",
-                "found `new_token_ids = token_ids[offset:]`",
-            ),
+            (f"{cursor}: int", "start: int", "parameters (output, start)"),
+            (f"token_ids[{cursor}:]", "token_ids[i:]", "found `new_token_ids = token_ids[i:]`"),
+            (copy, "output.token_ids", "no statement `token_ids = list(getattr(output"),
+            ("=False)", "=False, new_token_ids=None)", "`new_token_ids` in the signature but not"),
             (
-                'list(getattr(output, "token_ids", None) or [])\n    if',
-                "output.token_ids\n    if",
-                "no statement `token_ids = list(getattr(output",
-            ),
-            (  # the keyword without the body change
-                "include_bytes: bool = False,\n",
-                "include_bytes: bool = False,\n    new_token_ids=None,\n",
-                "`new_token_ids` in the signature but not the expected body",
-            ),
-            (
-                "    return [d[t]",
-                "    chunk_token_ids = None\n    return [d[t]",
+                "    return [d",
+                f"{local}    return [d",
                 "a body that already uses `chunk_token_ids`",
             ),
         ]

@@ -11,7 +11,7 @@ import libcst
 import pytest
 from libcst.codemod import CodemodContext, SkipFile
 
-from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, NotTarget, Outcome, Status
+from codemods.outcome import ENDINGS, Drifted, NotTarget, Outcome, Status
 from codemods.series import SERIES
 from tests.codemods.test_logprobs_helper import BEFORE
 
@@ -40,19 +40,20 @@ def test_the_target_in_a_clone_or_a_wheel_and_nothing_else(filename, is_target) 
 
 @pytest.mark.parametrize("step", SERIES, ids=lambda s: s.codemod.__name__)
 def test_every_command_skips_what_is_not_its_target(step) -> None:
-    """The same text under another name is skipped untouched; in the wheel it is the target."""
+    """The same text under another name is skipped untouched; in the wheel, or from stdin,
+    it is the target."""
     tree = libcst.parse_module(dedent(BEFORE))
     other = f"{HERE}sglang/{step.target.path.rpartition('/')[2]}"
     with pytest.raises(NotTarget, match=f"^not {step.target.path} \\(or {step.target.wheel_path}"):
         step.codemod(CodemodContext(filename=other)).transform_module(tree)
     wheel = CodemodContext(filename=f"/site-packages/{step.target.wheel_path}")
-    with contextlib.suppress(AlreadyApplied, NotApplicable, Drifted):  # not NotTarget
-        step.codemod(wheel).transform_module(tree)
+    for context in (wheel, CodemodContext()):  # libcst.tool's for a module from stdin
+        with contextlib.suppress(*ENDINGS):  # not NotTarget
+            step.codemod(context).transform_module(tree)
 
 
 def test_skips_are_skips_and_drift_a_failure_that_survives_a_worker() -> None:
-    assert all(issubclass(k, SkipFile) for k in (NotTarget, AlreadyApplied, NotApplicable))
-    assert not issubclass(Drifted, SkipFile)
+    assert [issubclass(k, SkipFile) for k in (NotTarget, *ENDINGS)] == [True] * 3 + [False]
     exc = pickle.loads(pickle.dumps(Drifted(TARGET, "parameters (output, i)")))
     assert str(exc) == (
         "components/src/dynamo/common/backend/logprobs.py: extract_from_completion_output: "

@@ -1,5 +1,6 @@
-"""The shared helpers, where the twins do not reach: AST matching, a signature or an
-import grown in the module's own style, and the carried tests."""
+"""The shared helpers, where the twins do not reach: AST matching, a function found and
+swapped by its qualified name, a signature or an import grown in the module's own style,
+and the carried tests."""
 
 from __future__ import annotations
 
@@ -28,36 +29,43 @@ def test_same_code_and_one_line() -> None:
     assert shape.one_line(node) == "f( a, b, )" and shape.one_line(node, limit=6) == "f( ..."
 
 
+def test_a_method_is_found_and_swapped_by_its_class() -> None:
+    tree = cst.parse_module(
+        "def m():\n    a\nclass A:\n    def m(self):\n        b\nclass B:\n    def m(self):\n        c\n"
+    )
+    method = shape.find_function(tree, "B.m")
+    assert method is not None and shape.code(method) == "def m(self):\n    c"
+    assert shape.find_function(tree, "C.m") is None and shape.find_function(tree, "A.x") is None
+    new = shape.replace_function(tree, "B.m", fn("def m(self):\n    d\n"))
+    assert new.code == tree.code.replace("        c\n", "        d\n")
+    with pytest.raises(LookupError):
+        shape.replace_function(tree, "B.x", method)
+
+
 @pytest.mark.parametrize(
-    ("before", "kwonly", "after"),
+    ("before", "after"),
     [
-        ("def f(a, b):", True, "def f(a, b, *, c = None):"),
+        ("def f(a, b):", "def f(a, b, *, c = None):"),
         (
             "def f(\n    a,\n    *,\n    b=1,\n):",
-            True,
             "def f(\n    a,\n    *,\n    b=1,\n    c = None,\n):",
         ),
-        ("def f(\n    self, a\n):", False, "def f(\n    self, a, c = None\n):"),
+        ("def f(\n    self, a\n):", "def f(\n    self, a, c = None\n):"),  # positional
     ],
 )
-def test_a_parameter_joins_in_the_signature_style(before: str, kwonly: bool, after: str) -> None:
+def test_a_parameter_joins_in_the_signature_style(before: str, after: str) -> None:
     param = cst.Param(cst.Name("c"), default=cst.Name("None"), equal=cst.AssignEqual())
-    new = shape.add_param(fn(f"{before}\n    pass\n"), param, kwonly=kwonly)
-    assert shape.code(new) == f"{after}\n    pass"
-
-
-def test_a_positional_parameter_is_refused_after_a_star() -> None:
-    with pytest.raises(ValueError, match="takes \\*, \\*args or \\*\\*kwargs"):
-        shape.add_param(fn("def f(a, *, b):\n    pass\n"), cst.Param(cst.Name("c")))
+    grow = shape.add_param if "self" in before else shape.add_kwonly_param
+    assert shape.code(grow(fn(f"{before}\n    pass\n"), param)) == f"{after}\n    pass"
 
 
 @pytest.mark.parametrize(
     ("imports", "after"),
     [
-        ("from typing import Any, Optional\n", "from typing import Any, Optional, Sequence\n"),
+        ("from typing import Any\n", "from typing import Any, Sequence\n"),
         (
-            "from collections.abc import Callable\nfrom typing import Any\n",
-            "from collections.abc import Callable, Sequence\nfrom typing import Any\n",
+            "from typing import Any\nfrom collections.abc import Callable\n",
+            "from typing import Any\nfrom collections.abc import Callable, Sequence\n",
         ),
         (
             "if True:\n    from typing import Sequence\n",
@@ -65,17 +73,10 @@ def test_a_positional_parameter_is_refused_after_a_star() -> None:
         ),
         ("import os\n", "import os\nfrom collections.abc import Sequence\n"),
     ],
-    ids=["joins-typing", "prefers-collections-abc", "already-there", "a-new-import"],
 )
 def test_with_sequence_import_follows_the_module(imports: str, after: str) -> None:
     tree = cst.parse_module(f"{imports}\n\ndef f():\n    from typing import Sequence\n")
     assert shape.with_sequence_import(tree).code.startswith(f"{after}\n\ndef f():")
-
-
-def test_param_names_and_docstring_node() -> None:
-    assert shape.param_names(fn("def f(a, /, b, *, c):\n    pass\n")) == (["a", "b"], ["c"])
-    assert shape.docstring_node(fn('def f():\n    """Doc."""\n')) is not None
-    assert shape.docstring_node(fn("def f():\n    x = 1\n")) is None
 
 
 def test_the_carried_tests_are_read_and_never_collected_here() -> None:
