@@ -163,7 +163,9 @@ def dco_problems(commit: CommitInfo, replaced: Identity | None = None) -> list[s
     (the series identity, which the person's replaces)."""
     where = f"commit {commit.sha[:12]} ({commit.subject[:60]})"
     problems = [f"{where}: {f.message}" for f in precommit.dco_check(commit, where)]
-    if replaced is not None and any(_same(s, replaced) for s in precommit.sign_offs(commit.message)):
+    if replaced is not None and any(
+        _same(s, replaced) for s in precommit.sign_offs(commit.message)
+    ):
         problems.append(f"{where} still carries the series identity's sign-off ({replaced})")
     return problems
 

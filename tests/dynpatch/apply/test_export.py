@@ -189,7 +189,7 @@ def test_a_message_without_sign_off_fails_apply_naming_dco(
     assert gitio.local_changes(checkout.path) == []
 
 
-# --- the real pinned release (fetched from PyPI once, cached in .cache/ and vendor/) 
+# --- the real pinned release (fetched from PyPI once, cached in .cache/ and vendor/)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ The repo's own pin and patches/ are never touched."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from dynpatch import cli
 from dynpatch.apply import export as apply
+from dynpatch.apply import precommit
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
@@ -173,9 +175,7 @@ def test_the_checks_run_per_release_and_are_cached(
     this_interpreter(monkeypatch)
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.5")))
     # the newest on PyPI is the pinned 9.9.5: its row is marked, not doubled
-    newest_on_pypi(
-        monkeypatch, world.ws.wheels / "ai_dynamo-9.9.5-py3-none-any.whl"
-    )
+    newest_on_pypi(monkeypatch, world.ws.wheels / "ai_dynamo-9.9.5-py3-none-any.whl")
     out = tmp_path / "out"
     args = ("--versions", "9.9.5", "--skip", "verify")
     assert matrix(world.ws, out, *args, "--newest") == 0
@@ -221,8 +221,12 @@ def test_an_export_failing_git_am_or_upstreams_checks_is_a_row(
     assert row.test_upstream.status == NOT_RUN and row.committed_am.status == PASS
     assert not (tmp_path / "out" / "releases" / "9.9.9" / "patches").exists()
 
-    finding = [apply.Finding("flake8", "logprobs.py", 3, "E501")]
-    monkeypatch.setattr(apply.precommit.linters, "flake8", lambda *a: finding)
+    finding = (precommit.Finding("flake8", "logprobs.py", 3, "E501"),)
+    real = precommit.check_files
+    planted = lambda *a: [  # noqa: E731
+        dataclasses.replace(h, findings=finding) if h.hook == "flake8" else h for h in real(*a)
+    ]
+    monkeypatch.setattr(precommit, "check_files", planted)
     row = prepare(world, tmp_path / "out", "9.9.9")
     assert row.series == "error" and "flake8 (upstream settings)" in row.series_detail
     assert [o["status"] for o in row.outcomes] == APPLIED  # outcomes kept

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codemods.series import COMMIT_MESSAGE
-from dynpatch.apply.precommit.dco import sign_offs
+from dynpatch.apply.precommit import sign_offs
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
