@@ -26,14 +26,13 @@ RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is n
 def test_missing_valgrind_is_one_line_saying_how_to_install_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    (tmp_path / "vendor").mkdir()
-    (tmp_path / "vendor" / "dynamo.toml").write_text("")
+    (tmp_path / "dynamo.toml").write_text("")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["bench"]) == 2
     err = capsys.readouterr().err
     assert err == "error: valgrind not found: apt-get install valgrind\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["vendor"]  # nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dynamo.toml"]  # nothing written
 
 
 def test_the_rerun_command_names_what_was_asked_for() -> None:
