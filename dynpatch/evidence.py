@@ -100,14 +100,3 @@ def _read_json(path: Path) -> Any:
 
 def load(stage: str, out: Path) -> dict[str, Any] | None:
     return _read_json(out / f"{stage}.json")
-
-
-def reference_for(code_sha256: str, path: Path) -> dict[str, Any] | None:
-    """The reference record at ``path`` if it measured the code of ``code_sha256``, else
-    None; a file that is not a reference record is a ToolkitError."""
-    data = _read_json(path)
-    if data is None:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("code_sha256"), str):
-        raise ToolkitError(f"{path} has no code_sha256: not a reference record")
-    return data if data["code_sha256"] == code_sha256 else None

@@ -47,9 +47,8 @@ class Pin:
     branch: str
     path: Path
     releases: dict[str, Release] = field(default_factory=dict)
-    matrix: tuple[str, ...] = ()  # [matrix] versions, newest and all_from
+    matrix: tuple[str, ...] = ()  # [matrix] versions
     matrix_newest: bool = False
-    matrix_all_from: str = ""
 
     @property
     def pinned(self) -> Release:
@@ -126,7 +125,6 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
         path=path,
         matrix=tuple(str(v) for v in matrix.get("versions", ())),
         matrix_newest=bool(matrix.get("newest", False)),
-        matrix_all_from=str(matrix.get("all_from", "")),
     )
 
 

@@ -101,25 +101,6 @@ def check(cmd: Cmd, *, doing: str, timeout: float | None, **kw: Any) -> ProcResu
     return result
 
 
-def spawn(cmd: Cmd, *, doing: str, **kw: Any) -> subprocess.Popen[str]:
-    """A long-lived worker on text pipes (stdin, stdout); :func:`stop` ends it."""
-    return _start(cmd, doing, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **kw)
-
-
-def stop(proc: subprocess.Popen[str], goodbye: str | None = None, timeout: float = 30) -> None:
-    """End a worker: ``goodbye`` on its stdin and a wait, else kill its process group."""
-    if proc.poll() is not None:
-        return
-    try:
-        if goodbye is not None and proc.stdin is not None:
-            proc.stdin.write(goodbye)
-            proc.stdin.close()
-        proc.wait(timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        _kill_group(proc)
-        proc.wait()
-
-
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)

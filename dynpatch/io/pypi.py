@@ -4,11 +4,8 @@ laid out as files, and pip installs, every pip call through :mod:`dynpatch.io.pr
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
-import urllib.error
-import urllib.request
 import zipfile
 import zlib
 from collections.abc import Iterable
@@ -106,30 +103,3 @@ def pip_install_into(python: Path, requirements: Iterable[str], timeout: float =
     """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
     _pip("install", *wanted, shown=" ".join(wanted), timeout=timeout, python=python)
-
-
-def list_wheels(package: str, timeout: float = 60) -> dict[str, str]:
-    """Every wheel of ``package`` the index (``$PIP_INDEX_URL``, else PyPI) lists and has not
-    yanked: file name -> sha256. Any fault is one line, without URL user-info."""
-    # The JSON simple API (PEP 691): `pip index versions` cannot tell a version with a
-    # wheel from one whose only file is a source archive.
-    index = os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple/"
-    failed = proc.redact(f"cannot list the files of {package} on {index}")
-    url = f"{index.rstrip('/')}/{package}/"
-    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = json.load(response)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ToolkitError(f"{failed}: the answer is not the index's JSON listing") from None
-    except (urllib.error.URLError, OSError) as exc:
-        why = getattr(exc, "reason", None) or exc
-        raise ToolkitError(proc.redact(f"{failed}: {why}")) from None
-    try:
-        return {
-            f["filename"]: str(f["hashes"]["sha256"]).lower()
-            for f in data["files"]
-            if f["filename"].endswith(".whl") and not f.get("yanked")
-        }
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ToolkitError(f"{failed}: the listing lacks {exc}") from None
