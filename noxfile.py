@@ -101,7 +101,10 @@ def verify(session: nox.Session) -> None:
     _toolkit(session, "replay", "test")
     session.install("-c", CONSTRAINTS, _runtime(session))
     session.run("python", "-m", "dynpatch", "verify", *session.posargs)
-    session.run("pytest", "-m", "integration", "tests/dynpatch/replay/test_integration.py")
+    # Its two tests at once: each waits mostly on its own replay children.
+    session.run(
+        "pytest", "-n", "2", "-m", "integration", "tests/dynpatch/replay/test_integration.py"
+    )
 
 
 @nox.session

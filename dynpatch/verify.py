@@ -2,7 +2,7 @@
 
 The named scenarios and ``--budget`` hypothesis streams are replayed through the baseline's,
 the patched and (informative) the alternative's ``AggregatedHandler.generate``, one child
-process each; every record is compared as canonical JSON.
+process forking a copy per tree, two at a time; every record is compared as canonical JSON.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from dynpatch.fetch import Checkout, FetchOptions, pinned
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
-from dynpatch.replay.runner import Steps
 from dynpatch.replay.script import Script, to_json
 from dynpatch.trees import prepare_trees
 from dynpatch.workspace import Workspace
 
 DEFAULT_BUDGET = 200
+JOBS = 2  # trees replayed at once (copies of one child)
 _DRAW = threading.Lock()  # hypothesis is not thread-safe; the matrix verifies on threads
 # What the property streams reached, reported so a weak draw is visible.
 TRAITS = ("log_probs", "top_logprobs", "dropped", "flat", "error_chunk", "worker_exit", "raised")
@@ -65,6 +65,7 @@ class VerifyOptions(FetchOptions):
     seed: int | None = None  # None: a fresh one, printed
     scenario: list[str] | None = None  # only these named scenarios
     python: str = sys.executable  # interpreter of the replay children
+    alternative: bool = True  # also replay the alternative (informative; not in the matrix)
     out: Path | None = None  # None: out/verify
 
 
@@ -109,21 +110,25 @@ def check(
         with screen.status(f"drawing {args.budget} property streams (seed {seed}) ..."), _DRAW:
             properties = draw_scripts(args.budget, seed)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
-    count, results, skipped = len(names) + len(properties), {}, ""
+    count, skipped = len(names) + len(properties), ""
     out_dir.mkdir(parents=True, exist_ok=True)
     with files.owned_dir(out_dir, ".alternative-") as scratch:
         srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
         try:
-            srcs["alternative"] = variants.build(srcs["baseline"], scratch, variants.drop_copy)
+            if args.alternative:
+                srcs["alternative"] = variants.build(srcs["baseline"], scratch, variants.drop_copy)
+            else:
+                skipped = "not asked for"
         except ToolkitError as exc:  # this release's helper has no such copy to drop
             skipped = str(exc)
-        with Steps(screen, len(srcs)) as steps:
-            for label, src in srcs.items():
-                steps.start(f"replaying {count} scenarios on the {label} tree")
-                log = out_dir / "logs" / f"{label}.log"
-                tree = runner.Tree(label, src)
-                results[label] = runner.run_child(tree, job, log, python=args.python)
-                steps.done()
+        labelled = [runner.Tree(label, src) for label, src in srcs.items()]
+        t0, on = time.perf_counter(), f"{', '.join(srcs)} trees"
+        with screen.status(f"replaying {count} scenarios on the {on}, {JOBS} at a time ..."):
+            results = runner.run_trees(
+                labelled, job, out_dir / "logs", jobs=JOBS, python=args.python
+            )
+        seconds = time.perf_counter() - t0
+        screen.print(f"replayed {count} scenarios on the {on} in {seconds:.0f} s", markup=False)
     runner.check_trees(results["baseline"], results["patched"])
 
     expectations, waived = for_release(

@@ -8,7 +8,7 @@ Run it in the bench session's environment (valgrind on PATH), from the repositor
 Each round clones the baseline and the patched tree afresh, at a path of its own length
 (so every round's child lays memory out differently), counts each tree twice exactly as
 ``nox -s bench`` does (``plan.count`` with two full runs, both forked from
-one child once it has imported everything), and prints how far apart the two runs are:
+the tree's copy once it has imported everything), and prints how far apart the two runs are:
 the reference case (what the bench's agreement gate compares) and, for information, the
 worst of all counted parts. Exit status 1 when the reference case of any pair is more
 than ``--within`` percent apart (default 0.1). The spread of a tree's counts
@@ -22,7 +22,6 @@ import statistics
 import sys
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 
 from dynpatch.bench import BenchOptions, plan, valgrind
@@ -64,20 +63,9 @@ def main() -> int:
             start = time.perf_counter()
             root = Path(tmp) / f"round-{i:02d}{'-' * i}"  # a path of another length
             trees = prepare_trees(checkout, ws.patches, root / "trees")
-            tasks = [
-                (
-                    label,
-                    partial(
-                        plan.count,
-                        runner.Tree(label, trees.src(getattr(trees, label))),
-                        runs,
-                        root / label,
-                        **how,
-                    ),
-                )
-                for label in TREES
-            ]
-            for label, counted in plan.run_all(tasks, lambda *_: None).items():
+            pair = [runner.Tree(t, trees.src(getattr(trees, t))) for t in TREES]
+            found = plan.count(pair, dict.fromkeys(TREES, runs), root / "counts", **how)
+            for label, counted in found.items():
                 one, two = counted.runs
                 a = one.request(plan.REFERENCE).instructions
                 b = two.request(plan.REFERENCE).instructions

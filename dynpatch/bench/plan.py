@@ -1,6 +1,7 @@
 """What the bench measures, and the replay children that measure it
-(:mod:`dynpatch.replay.counted`): per tree one child under callgrind and one native child
-(allocation; the baseline's and the patched one's also time the A/B, taking turns).
+(:mod:`dynpatch.replay.counted`): one child under callgrind and one native child, each
+forking a copy per tree (natively: allocation; the baseline's and the patched tree's copies
+also time the A/B, taking turns).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -54,44 +54,50 @@ AGAIN = [{"what": "request", "case": REFERENCE.to_json()}]  # the agreement gate
 
 @dataclass(frozen=True)
 class Counted:
-    """One counted child: its runs' counts, in order, and its setup report."""
+    """One tree's counted copy: its runs' counts, in order, and its setup report."""
 
     runs: list[TreeCounts]
     hello: dict[str, Any]
 
 
 def count(
-    tree: runner.Tree,
-    runs: list[list[dict[str, Any]]],
+    trees: Sequence[runner.Tree],
+    runs: dict[str, list[list[dict[str, Any]]]],
     folder: Path,
     *,
     valgrind_path: str,
     prefix: Sequence[str] = (),
-) -> Counted:
-    """One child under callgrind on ``tree``, its job, result, log and dumps in ``folder``,
-    counting each run's measurements in a copy forked once everything is imported."""
-    result = runner.run_child(
-        tree,
-        {"counted": runs},
-        folder / "child.log",
+) -> dict[str, Counted]:
+    """One child under callgrind for every tree (each tree's ``runs``), its job, result, log
+    and dumps in ``folder``: per tree, the counts of its runs, each in a copy forked once
+    everything is imported."""
+    found = runner.run_trees(
+        trees,
+        {},
+        folder,
+        each={t.label: {"counted": runs[t.label]} for t in trees},
+        jobs=JOBS,
         timeout=3600,  # a hang guard: on a loaded machine a child gets a fraction of a core
         folder=folder,
         wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
         env=ENV,
     )
     dumps = valgrind.read_parts(folder)
-    reported = result["runs"]
-    unknown = sorted(set(dumps) - {r["pid"] for r in reported})
+    reported = {r["pid"] for tree in found.values() for r in tree["runs"]}
+    unknown = sorted(set(dumps) - reported)
     if unknown:
-        raise ToolkitError(f"{tree.label}: callgrind dumps of processes no run reported: {unknown}")
-    counts = [
-        TreeCounts(tree.label, parts_of(r, dumps.get(r["pid"], {}), tree.label)) for r in reported
-    ]
-    return Counted(counts, {k: v for k, v in result.items() if k != "runs"})
+        raise ToolkitError(f"callgrind dumps of processes no run reported: {unknown}")
+    return {
+        label: Counted(
+            [TreeCounts(label, parts_of(r, dumps.get(r["pid"], {}), label)) for r in tree["runs"]],
+            {k: v for k, v in tree.items() if k != "runs"},
+        )
+        for label, tree in found.items()
+    }
 
 
 def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any], float]:
-    """Every tree's native child at once: the allocation samples of both long streams, and
+    """Every tree natively, all at once (one child, a copy per tree): the allocation samples of both long streams, and
     the A/B's op times of the baseline and the patched tree, which take turns through two
     FIFOs in ``folder``. Per tree its result, and the load average when they started."""
     folder.mkdir(parents=True)
@@ -103,13 +109,10 @@ def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any],
     jobs = {label: dict(alloc) for label in trees}
     for i, label in enumerate(PAIR):
         jobs[label]["ab"] = {**ab, "first": i == 0, "baton": [str(baton[i]), str(baton[1 - i])]}
-    tasks = [
-        (t, partial(runner.run_child, tree, jobs[t], folder / f"{t}.log"))
-        for t, tree in trees.items()
-    ]
     loadavg = os.getloadavg()[0]
     try:
-        return run_all(tasks, lambda name, seconds: None, jobs=len(tasks)), loadavg
+        found = runner.run_trees(list(trees.values()), {}, folder, each=jobs, jobs=len(trees))
+        return found, loadavg
     finally:
         for fifo in baton:
             fifo.unlink()

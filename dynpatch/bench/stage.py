@@ -166,14 +166,16 @@ def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -
     """Every tree counted (the baseline and patched twice), allocated and (the pair) timed."""
     layout = valgrind.fixed_layout()
     kw = {"valgrind_path": valgrind_path, "prefix": layout}
-    tasks: list[tuple[str, Any]] = []
-    for label, tree in tree_of.items():
-        runs = [plan.measures(), *([plan.AGAIN] if label in plan.PAIR else [])]
-        name = f"{label} counts" + (", twice" if len(runs) == 2 else "")
-        tasks.append((name, partial(plan.count, tree, runs, stage / "children" / label, **kw)))
-    tasks.insert(1, ("allocation and A/B", partial(plan.native, tree_of, stage / "native")))
+    runs = {t: [plan.measures(), *([plan.AGAIN] if t in plan.PAIR else [])] for t in tree_of}
+    counting = partial(plan.count, list(tree_of.values()), runs, stage / "children", **kw)
+    tasks = [
+        ("counts", counting),
+        ("allocation and A/B", partial(plan.native, tree_of, stage / "native")),
+    ]
     err.print(
-        f"counting with {valgrind.TOOL}: {len(tree_of)} trees, {plan.JOBS} tasks at a time",
+        f"counting with {valgrind.TOOL}: {len(tree_of)} trees in one child (the baseline "
+        f"and the patched tree twice), {plan.JOBS} trees at a time; natively beside it: "
+        "allocation and the timed A/B",
         markup=False,
     )
     finished: dict[str, float] = {}
@@ -183,8 +185,8 @@ def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -
         err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
 
     done = plan.run_all(tasks, step_done)
-    native, loadavg = done.pop("allocation and A/B")
-    counted = {name.split()[0]: c for name, c in done.items()}
+    native, loadavg = done["allocation and A/B"]
+    counted: dict[str, plan.Counted] = done["counts"]
     runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
     samples = {t: native[t]["alloc"] for t in tree_of}
     return {

@@ -231,9 +231,8 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
         else:
             what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
             screen.print(f"{stage} ({what})")
-            job = CheckJob(
-                checkout, folder / "patches", folder, ctx.ws.trees, python, ctx.budget, ctx.seed
-            )
+            where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
+            job = CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
             done = run_check(stage, job, screen)[0]
             setattr(row, attr, done)
             if done.status in (PASS, FAIL):  # an error is not kept: the next run retries

@@ -45,6 +45,7 @@ class CheckJob:
     python: Path  # the interpreter with the release's runtime
     budget: int  # verify: hypothesis streams
     seed: int
+    alternative: bool = True  # verify: also the alternative (informative; bump saves it)
 
 
 def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record | None]:
@@ -58,7 +59,12 @@ def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record
             options = test_upstream.UpstreamTestOptions(tier="cpu", python=str(job.python))
             result = test_upstream.check(options, *where)
         else:
-            options = verify.VerifyOptions(budget=job.budget, seed=job.seed, python=str(job.python))
+            options = verify.VerifyOptions(
+                budget=job.budget,
+                seed=job.seed,
+                python=str(job.python),
+                alternative=job.alternative,
+            )
             result = verify.check(options, *where)
     except ToolkitError as exc:
         return Check(ERROR, str(exc), time.perf_counter() - start), None

@@ -1,18 +1,23 @@
-"""The replay child, one per tree: ``python -m dynpatch.replay.child JOB.json RESULT.json``.
+"""The replay child: ``python -m dynpatch.replay.child JOB.json RESULT.json``.
 
 It imports dynamo's real handler from the tree first on its ``PYTHONPATH``
 (:mod:`~.handler`), runs the job and writes its setup report with what the job found,
 atomically (nothing when the child dies first). The job's keys say what it does:
-``counted`` (under callgrind) or ``alloc`` (natively) the bench's measurements
-(:mod:`~.counted`), ``withhold`` a release's own fix judged (:mod:`~.reads`), else
-verify's replays. Standard library plus the replay package only.
+``trees`` the job once per tree, each in a copy of this child forked once the heavy
+libraries are imported (:func:`fork_trees`); ``counted`` (under callgrind) or ``alloc``
+(natively) the bench's measurements (:mod:`~.counted`), ``withhold`` a release's own fix
+judged (:mod:`~.reads`), else verify's replays. Standard library plus the replay package.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +38,76 @@ async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]
     return out
 
 
+# What dynamo's handler imports that costs most to start: imported once, before the copies
+# are forked (under valgrind they take about 70 s of the 75 a start-up takes here).
+PRELOAD = ("torch", "transformers")
+
+
+def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Job ``trees`` (label -> ``src``, ``log`` and the tree's own job keys): the rest of
+    ``job`` run on each tree in a copy of this process, ``job["jobs"]`` at a time, each
+    writing into ``folder/<label>``; per label its result (a SetupError if one refused)."""
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):  # then the tree's own import says why
+            importlib.import_module(name)
+    shared = {k: v for k, v in job.items() if k not in ("trees", "jobs")}
+    pids: dict[int, str] = {}
+    ended: list[str] = []  # trees whose copy died without its result
+    for label, spec in job["trees"].items():
+        (folder / label).mkdir(parents=True, exist_ok=True)
+        while len(pids) >= max(1, int(job.get("jobs", 1))):
+            ended += _reap(pids, folder)
+        if (pid := os.fork()) == 0:
+            _copy({**shared, **spec, "tree": label}, folder / label)
+        pids[pid] = label
+    while pids:
+        ended += _reap(pids, folder)
+    if ended:
+        raise RuntimeError("; ".join(ended))
+    results = {t: json.loads((folder / t / "result.json").read_text()) for t in job["trees"]}
+    for label, result in results.items():
+        if not result.get("ok"):
+            raise SetupError(f"{label}: {result.get('error')}")
+    return results
+
+
+def _copy(job: dict[str, Any], folder: Path) -> None:
+    """In a forked copy: output to the tree's log, dynamo imported from ``job["src"]``,
+    ``job`` run, its result written to ``folder/result.json``; never returns."""
+    status = 1
+    try:
+        with open(job["log"], "w") as log:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+        sys.path.insert(0, job["src"])
+        importlib.invalidate_caches()
+        try:
+            found = work(job, folder)
+        except SetupError as exc:
+            found = {"ok": False, "error": str(exc)}
+        write_atomic(folder / "result.json", json.dumps(found))
+        status = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+
+
+def _reap(pids: dict[int, str], folder: Path) -> list[str]:
+    """Wait for one tree's copy: what went wrong when it ended without its result."""
+    pid, status = os.wait()
+    label = pids.pop(pid)
+    if status == 0 and (folder / label / "result.json").is_file():
+        return []
+    return [f"the {label} tree's copy ended with wait status {status}, no result"]
+
+
 def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     """The setup report and what ``job`` found (``folder``: where forked runs write)."""
+    if "trees" in job:
+        return {"ok": True, "trees": fork_trees(job, folder)}
     if "counted" in job:
         return counted.counted(job, folder)
     replay = Replay(Path(job["standin"]))

@@ -1,19 +1,18 @@
-"""Parent side of the replay: one child process per tree (:mod:`~.child`), its result read
-back; every way a child fails is one ToolkitError naming the tree and its log."""
+"""Parent side of the replay: one child process (:mod:`~.child`) for one tree, or one for
+several that forks a copy per tree; its result read back; every way a child fails is one
+ToolkitError naming the tree and its log."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
@@ -22,6 +21,7 @@ from dynpatch.replay.handler import TREE_MODULES, inside
 from dynpatch.workspace import TOOLKIT
 
 CHILD_MODULE = "dynpatch.replay.child"
+VALGRIND_LINE = re.compile(r"==\d+==")  # valgrind's own lines in a child's log
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,12 @@ class Tree:
     src: Path  # the tree's components/src
 
 
-def child_env(src: Path, base: dict[str, str] | None = None) -> dict[str, str]:
-    """``base`` (default: this environment) with ``src`` first on ``PYTHONPATH``, then the
-    ``tensorrt_llm`` stand-in and this toolkit."""
+def child_env(src: Path | None, base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this environment) with ``src`` (if any) first on ``PYTHONPATH``,
+    then the ``tensorrt_llm`` stand-in and this toolkit."""
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join([str(src), str(STANDIN_DIR), str(TOOLKIT)])
+    path = [*([str(src)] if src else []), str(STANDIN_DIR), str(TOOLKIT)]
+    env["PYTHONPATH"] = os.pathsep.join(path)
     env.pop("PYTHONHOME", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # keep the trees clean (they are reused by digest)
     return env
@@ -54,10 +55,65 @@ def run_child(
     """The result of the child that ran ``job`` on ``tree`` (its command line passed through
     ``wrap``, ``env`` added; job and result in ``folder``, else a temporary one): set up,
     exited 0 and imported dynamo from ``tree``, else a ToolkitError."""
-    if not (tree.src / "dynamo").is_dir():
-        raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
+    job = {**job, "tree": tree.label}
+    kw = {"python": python, "timeout": timeout, "folder": folder, "wrap": wrap, "env": env}
+    result = _launch([tree], tree.label, tree.src, job, log, **kw)
+    check_origins(tree, result)
+    return result
+
+
+def run_trees(
+    trees: Sequence[Tree],
+    job: dict[str, Any],
+    logs: Path,
+    *,
+    each: dict[str, dict[str, Any]] | None = None,
+    jobs: int = 2,
+    **kw: Any,
+) -> dict[str, dict[str, Any]]:
+    """``job`` on every tree in one child (:func:`~.child.fork_trees`: the heavy libraries
+    imported once, then a copy per tree, ``jobs`` at a time, with the tree's own keys from
+    ``each``); logs in ``logs`` (``child.log``, ``<label>.log``); per tree its result,
+    checked as :func:`run_child` checks one. ``kw``: as :func:`run_child`'s."""
+    specs = {
+        t.label: {
+            "src": str(t.src),
+            "log": str(logs / f"{t.label}.log"),
+            **(each or {}).get(t.label, {}),
+        }
+        for t in trees
+    }
+    what = "/".join(specs)
+    logs.mkdir(parents=True, exist_ok=True)
+    result = _launch(
+        trees, what, None, {**job, "trees": specs, "jobs": jobs}, logs / "child.log", **kw
+    )
+    found: dict[str, dict[str, Any]] = result["trees"]
+    for tree in trees:
+        check_origins(tree, found[tree.label])
+    return found
+
+
+def _launch(
+    trees: Sequence[Tree],
+    what: str,
+    src: Path | None,
+    job: dict[str, Any],
+    log: Path,
+    *,
+    python: str = sys.executable,
+    timeout: float = 1200.0,
+    folder: Path | None = None,
+    wrap: Callable[[list[str]], Sequence[str]] = list,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Run the child on ``job`` with ``src`` first on its path; its result when it set up
+    and exited 0, else a ToolkitError naming ``what`` and the log."""
+    for tree in trees:
+        if not (tree.src / "dynamo").is_dir():
+            raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
     log.parent.mkdir(parents=True, exist_ok=True)
-    job = {**job, "tree": tree.label, "standin": str(STANDIN_DIR)}
+    job = {**job, "standin": str(STANDIN_DIR)}
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
         where = Path(tmp) if folder is None else folder
         job_file, result_file = where / "job.json", where / "result.json"
@@ -65,25 +121,25 @@ def run_child(
         with log.open("w") as fh:
             status = proc.run(
                 list(wrap([python, "-m", CHILD_MODULE, str(job_file), str(result_file)])),
-                doing=f"the {tree.label} replay (log: {log})",
+                doing=f"the {what} replay (log: {log})",
                 timeout=timeout,
                 cwd=where,
-                env={**child_env(tree.src), **(env or {})},
+                env={**child_env(src), **(env or {})},
                 stdout=fh,
                 merge_stderr=True,
             ).returncode
         if not result_file.is_file():
-            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+            lines = log.read_text(errors="replace").strip().splitlines()
+            tail = [ln for ln in lines if not VALGRIND_LINE.match(ln)][-3:]
             raise ToolkitError(
-                f"{tree.label} replay exited with status {status} without a result "
+                f"{what} replay exited with status {status} without a result "
                 f"(a crash or an uncaught process exit); log {log}: {' / '.join(tail)}"
             )
         result: dict[str, Any] = json.loads(result_file.read_text())
     if not result.get("ok"):
-        raise ToolkitError(f"{tree.label} replay refused to run: {result.get('error')}")
+        raise ToolkitError(f"{what} replay refused to run: {result.get('error')}")
     if status != 0:
-        raise ToolkitError(f"{tree.label} replay exited with status {status}; log {log}")
-    check_origins(tree, result)
+        raise ToolkitError(f"{what} replay exited with status {status}; log {log}")
     return result
 
 
@@ -118,25 +174,3 @@ def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
             f"the two trees reach dynamo's fatal exit differently (baseline: {seams[0]}, "
             f"patched: {seams[1]}): their fatal-path events cannot be compared"
         )
-
-
-class Steps:
-    """The parent's child runs, one line each on ``console``: ``[2/3] what (+12 s)``."""
-
-    def __init__(self, console: Console, total: int):
-        self.console, self.total, self.count = console, total, 0
-        self._t0 = time.perf_counter()
-
-    def __enter__(self) -> Steps:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def start(self, what: str) -> None:
-        elapsed = time.perf_counter() - self._t0
-        line = f"[{self.count + 1}/{self.total}] {what} (+{elapsed:.0f} s)"
-        self.console.print(line, markup=False)
-
-    def done(self) -> None:
-        self.count += 1

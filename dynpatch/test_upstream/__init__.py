@@ -11,6 +11,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,10 +29,7 @@ from dynpatch.trees import Trees, prepare_trees
 from dynpatch.workspace import Workspace
 
 Carried = tuple[set[tuple[str, str]], set[tuple[str, str]]]  # (file, test): new, changed
-_WHAT = {
-    "mutant": "the carried tests on the baseline code",
-    "ignored": "the carried tests on a helper that ignores new_token_ids",
-}
+_MUTANTS = "the baseline code and on a helper that ignores new_token_ids"
 
 
 @dataclass
@@ -170,13 +168,22 @@ def run_tier(
     out_dir: Path,
     screen: Console,
 ) -> TierResult:
-    """Baseline, patched, then the carried tests on the two mutants; the tier's verdict."""
+    """Baseline and patched, then the carried tests on the two mutants; the tier's verdict.
+    Each pair runs at once (on the GPU one after the other: one device)."""
 
-    def pytest(side: str, tree: Path, targets: Sequence[str] = ()) -> Run:
-        with screen.status(f"{tier.title}: dynamo's tests, {_WHAT.get(side, side)} ..."):
-            return run_pytest(tier, side, tree, python, out_dir, targets)
+    def pytest(what: str, sides: dict[str, tuple[Path, Sequence[str]]]) -> dict[str, Run]:
+        with (
+            screen.status(f"{tier.title}: dynamo's tests, {what} ..."),
+            ThreadPoolExecutor(1 if tier is tiers.GPU else len(sides)) as pool,
+        ):
+            futures = {
+                side: pool.submit(run_pytest, tier, side, tree, python, out_dir, targets)
+                for side, (tree, targets) in sides.items()
+            }
+        return {side: f.result() for side, f in futures.items()}
 
-    base, patched = pytest("baseline", trees.baseline), pytest("patched", trees.patched)
+    pair = {"baseline": (trees.baseline, ()), "patched": (trees.patched, ())}
+    base, patched = pytest("baseline and patched", pair).values()
     result = TierResult(tier, {"baseline": base, "patched": patched})
     result.problems += verdict.run_problems(base, "baseline")
     result.problems += verdict.run_problems(patched, "patched")
@@ -186,8 +193,9 @@ def run_tier(
     every = carried[0] | carried[1]
     result.elsewhere = sorted(f"{p}::{n}" for p, n in every if p not in collected)
     if new or changed:
-        for side in ("mutant", "ignored"):
-            result.runs[side] = pytest(side, mutant_trees[side], sorted(new | changed))
+        targets = sorted(new | changed)
+        mutants_ = {side: (mutant_trees[side], targets) for side in ("mutant", "ignored")}
+        result.runs |= pytest(f"the carried tests on {_MUTANTS}", mutants_)
         mutant, ignored = result.runs["mutant"], result.runs["ignored"]
         result.proof = verdict.proof(new, changed, patched, mutant, ignored, tier.title)
         result.problems += result.proof.problems

@@ -127,15 +127,14 @@ def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str
 
     names = list(scenarios.NAMED)
     job: dict[str, object] = {"scenarios": names, "scripts": []}
-    results = {}
     with files.owned_dir(scratch_root, ".wheel-replay-") as tmp:
-        for label, wheel in (("baseline", stock), ("patched", patched)):
+        pair = (("baseline", stock), ("patched", patched))
+        for label, wheel in pair:
             with err.status(f"installing {wheel.name} into a folder of its own ..."):
                 pypi.pip_install_target(str(wheel), tmp / label)
-            with err.status(f"replaying {len(names)} scenarios on the installed {label} ..."):
-                tree = replay_runner.Tree(label, tmp / label)
-                log = tmp / f"{label}.log"
-                results[label] = replay_runner.run_child(tree, job, log, python=python)
+        with err.status(f"replaying {len(names)} scenarios on the installed wheels ..."):
+            trees = [replay_runner.Tree(label, tmp / label) for label, _ in pair]
+            results = replay_runner.run_trees(trees, job, tmp / "logs", python=python)
     replay_runner.check_trees(results["baseline"], results["patched"])
     expectations = {s.name: s.expect for s in scenarios.named(names)}
     outcomes = verify.compare(results["baseline"], results["patched"], expectations)

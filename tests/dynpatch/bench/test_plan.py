@@ -57,11 +57,14 @@ def test_tasks_run_two_at_a_time_and_the_first_failure_is_raised_after_the_rest(
 @pytest.mark.skipif(
     shutil.which("valgrind") is None or not callgrind.supported(), reason="needs valgrind (amd64)"
 )
-def test_a_counted_child_under_callgrind_reports_every_part_of_each_forked_run(
+def test_one_counted_child_under_callgrind_reports_every_part_of_each_trees_forked_runs(
     tmp_path: Path,
 ) -> None:
     # The fake handler copies the whole history into every chunk: late chunks cost more.
-    src = fake_dynamo_tree(tmp_path / "tree", new_token_ids=True)
+    trees = [
+        runner.Tree("baseline", fake_dynamo_tree(tmp_path / "b")),
+        runner.Tree("patched", fake_dynamo_tree(tmp_path / "p", new_token_ids=True)),
+    ]
     case, stream = Case(16, 2), Case(256, 1)
     full = [
         {"what": "request", "case": case.to_json()},
@@ -69,10 +72,10 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_each_forked_run(
         {"what": "windows", "case": stream.to_json(), "windows": [[16, 32], [224, 240]]},
     ]
     again = [{"what": "request", "case": case.to_json()}]
-    got = plan.count(
-        runner.Tree("patched", src), [full, again], tmp_path / "c", valgrind_path=valgrind.find()
-    )
-    counts, second = got.runs
+    runs = {"baseline": [again], "patched": [full, again]}
+    got = plan.count(trees, runs, tmp_path / "c", valgrind_path=valgrind.find())
+    assert [got["baseline"].hello["has_new_token_ids"], len(got["baseline"].runs)] == [False, 1]
+    counts, second = got["patched"].runs
     labels = ["request-16x2", "engine-16x2", "windows-256x1-16-32", "windows-256x1-224-240"]
     assert [p.label for p in counts.parts] == labels
     request, engine = counts.request(case), counts.request(case, "engine")
@@ -80,11 +83,11 @@ def test_a_counted_child_under_callgrind_reports_every_part_of_each_forked_run(
     early, late = counts.windows(stream)
     assert early.chunks == late.chunks == 16
     assert late.per_chunk > 1.1 * early.per_chunk  # a copy of 224 tokens against 16
-    assert got.hello["has_new_token_ids"] is True
-    # Both runs forked from one child: the same memory image, the same count.
+    assert got["patched"].hello["has_new_token_ids"] is True
+    # Both runs forked from one copy: the same memory image, the same count.
     assert [p.label for p in second.parts] == ["request-16x2"]
     assert second.request(case).instructions == request.instructions
-    assert len(list((tmp_path / "c").glob("callgrind.out.*.1"))) == 2  # one per run
+    assert len(list((tmp_path / "c").glob("callgrind.out.*.1"))) == 3  # one per run
 
 
 def test_native_children_sample_allocation_and_the_pair_times_its_ops(
@@ -102,5 +105,5 @@ def test_native_children_sample_allocation_and_the_pair_times_its_ops(
     assert loadavg >= 0 and found["patched"]["has_new_token_ids"]
     assert [len(found[t]["alloc"]["1"]) for t in trees] == [5, 5, 5]  # chunks 1, 8, ... 29
     assert [len(found[t]["ops_ns"]) for t in trees] == [3, 3, 0]  # the alternative: not timed
-    logs = ["alternative.log", "baseline.log", "patched.log"]
+    logs = ["alternative.log", "baseline.log", "child.log", "patched.log"]
     assert sorted(p.name for p in (tmp_path / "n").iterdir()) == logs  # the FIFOs are gone

@@ -70,6 +70,15 @@ def test_a_child_that_imports_elsewhere_cannot_set_up_or_dies_says_so(tmp_path: 
     refused = r"refused to run: .*binds exit_worker_on_fatal_error.*os\._exit.*cannot observe"
     with pytest.raises(ToolkitError, match=refused):
         run("baseline", fake_dynamo_tree(tmp_path / "n", fatal="none"))
+    # One child for two trees: the tree that cannot set up is named, the other ran.
+    good = runner.Tree("patched", fake_dynamo_tree(tmp_path / "g", new_token_ids=True))
+    both = [runner.Tree("baseline", fake_dynamo_tree(tmp_path / "n2", fatal="none")), good]
+    with pytest.raises(ToolkitError, match=r"refused to run: baseline: handler_base neither"):
+        runner.run_trees(both, {"scenarios": []}, tmp_path / "logs")
+    assert (tmp_path / "logs" / "patched.log").is_file()
+    (both[0].src / "dynamo" / "common" / "backend" / "logprobs.py").write_text("raise OSError\n")
+    with pytest.raises(ToolkitError, match="the baseline tree's copy ended with wait status"):
+        runner.run_trees(both, {"scenarios": []}, tmp_path / "logs")
     # A tensorrt_llm ahead of the stand-in on the path is not the stand-in, whatever it says.
     src = fake_dynamo_tree(tmp_path / "t")
     (src / "tensorrt_llm").mkdir()
