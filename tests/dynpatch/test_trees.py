@@ -42,6 +42,7 @@ def test_a_series_that_does_not_apply_says_which_patch(synthetic_release, tmp_pa
     at = next(i for i, line in enumerate(lines) if line.startswith("@@ ")) + 1
     lines[at] = " # a context line upstream does not have\n"
     first.write_text("".join(lines))
-    with pytest.raises(ToolkitError, match=rf"does not apply to upstream/9\.9\.9: {first.name}: "):
+    applies = rf"does not apply to upstream/9\.9\.9: {first.name}: patch failed: {HELPER}:"
+    with pytest.raises(ToolkitError, match=applies):
         prepare_trees(checkout, patches, tmp_path / "trees")
     assert not any((tmp_path / "trees").glob("patched-*"))  # nothing half-built is kept

@@ -102,20 +102,6 @@ def test_a_signed_series_with_provenance_proved_by_git_am_then_kept_as_it_is(
     assert stale.read_text() == edited
 
 
-def test_am_problem_names_the_patch_and_file(synthetic_release, tmp_path) -> None:
-    rel = synthetic_release()
-    checkout = fetch(rel.pin, rel.ws)
-    patches = tmp_path / "patches"
-    apply.export_series(checkout, rel.pin, REAL_CACHE, patches)
-    series = [patches / n for n in (patches / "series").read_text().split()]
-    lines = series[0].read_text().splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if line.startswith("@@ ")) + 1
-    lines[at] = " # a context line upstream does not have\n"
-    series[0].write_text("".join(lines))
-    problem = am_problem(checkout, series, tmp_path / "bad")
-    assert problem.startswith(f"{series[0].name}: patch failed: {HELPER}:"), problem
-
-
 def test_drifted_source_fails_with_every_outcome_and_writes_nothing(
     synthetic_release, tmp_path
 ) -> None:
