@@ -18,18 +18,9 @@ from dynpatch.series import series_digest
 from dynpatch.test_upstream import tiers
 from dynpatch.test_upstream.runner import Run
 from tests.dynpatch.test_upstream.test_tiers import fake_site
+from tests.fixtures.releases import fake_runtime
 from tests.fixtures.synthetic import REAL_CACHE, REPO
 from tests.fixtures.upstream_tree import FILES
-
-
-def fake_dists(site: Path, runtime: str) -> Path:
-    """Metadata-only distributions, so the interpreter probe finds these versions."""
-    for name, version in (("ai_dynamo_runtime", runtime), ("pytest_asyncio", "0.0.0")):
-        info = site / f"{name}-{version}.dist-info"
-        info.mkdir(parents=True)
-        dist = name.replace("_", "-")
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-    return site
 
 
 @pytest.fixture
@@ -40,7 +31,7 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     checkout = fetch(rel.pin, rel.ws)
     patches = rel.ws.patches
     export_series(checkout, rel.pin, REAL_CACHE, patches)
-    monkeypatch.setenv("PYTHONPATH", str(fake_dists(tmp_path / "site", "9.9.9")))
+    monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
 
     def run(*extra: str) -> int:  # in the release's workspace, tmp_path
@@ -182,7 +173,7 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
     stage.patches.rename(stage.tmp / "moved")
     assert error_of() == f"error: no patch series in {stage.patches}: run `nox -s apply` first"
     (stage.tmp / "moved").rename(stage.patches)
-    monkeypatch.setenv("PYTHONPATH", str(fake_dists(stage.tmp / "site2", "1.0.0")))
+    monkeypatch.setenv("PYTHONPATH", str(fake_runtime(stage.tmp / "site2", "1.0.0")))
     assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
     assert not (stage.tmp / "out").exists()
 
