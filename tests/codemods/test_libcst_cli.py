@@ -18,7 +18,7 @@ from codemods.series import SERIES, Step, run_series
 from dynpatch.io import pypi
 from dynpatch.pin import load_pin
 from tests.codemods import test_handler_call_passes_delta as loop
-from tests.fixtures.synthetic import REPO
+from tests.fixtures.synthetic import REPO, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = sorted({s.target.path for s in SERIES})
@@ -71,9 +71,7 @@ def test_on_the_pinned_release_each_makes_its_part_of_the_series(tmp_path: Path)
     assert pypi.sha256_of(wheel) == pin.pinned.sha256
     with zipfile.ZipFile(wheel) as zf:
         base = {s.target.path: zf.read(s.target.wheel_path).decode() for s in SERIES}
-    for path, text in base.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
+    write_files(tmp_path, base)
     # A drifted copy of the loop's file, in a wheel's layout: its command fails on it.
     drifted = tmp_path / "site" / SERIES[2].target.wheel_path
     drifted.parent.mkdir(parents=True)

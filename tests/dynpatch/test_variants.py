@@ -11,6 +11,10 @@ import pytest
 from dynpatch import variants
 from dynpatch.errors import ToolkitError
 from tests.fixtures.snippets import HELPER, HELPER_PATCHED
+from tests.fixtures.synthetic import write_files
+
+LOGPROBS = "dynamo/common/backend/logprobs.py"
+OTHER = "dynamo/trtllm/request_handlers/handler_base.py"
 
 
 class History(list):
@@ -52,18 +56,11 @@ def test_the_mutant_copies_the_history_again_and_answers_the_same() -> None:
 
 
 def test_build_copies_the_tree_and_changes_only_the_helper(tmp_path: Path) -> None:
-    src = tmp_path / "patched"
-    helper = src / "dynamo/common/backend/logprobs.py"
-    other = src / "dynamo/trtllm/request_handlers/handler_base.py"
-    for path, text in ((helper, HELPER_PATCHED), (other, "X = 1\n")):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    src = write_files(tmp_path / "patched", {LOGPROBS: HELPER_PATCHED, OTHER: "X = 1\n"})
     dest = variants.build(src, tmp_path / "mutant", variants.plant)
-    assert (dest / "dynamo/common/backend/logprobs.py").read_text() == variants.plant(
-        HELPER_PATCHED
-    )
-    assert (dest / "dynamo/trtllm/request_handlers/handler_base.py").read_text() == "X = 1\n"
-    assert helper.read_text() == HELPER_PATCHED  # the patched tree is untouched
+    assert (dest / LOGPROBS).read_text() == variants.plant(HELPER_PATCHED)
+    assert (dest / OTHER).read_text() == "X = 1\n"
+    assert (src / LOGPROBS).read_text() == HELPER_PATCHED  # the patched tree is untouched
 
 
 def test_the_alternative_copies_only_the_delta_and_answers_as_the_baseline() -> None:

@@ -12,6 +12,7 @@ import pytest
 from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import tiers, verdict
 from dynpatch.test_upstream.runner import Failure, run_pytest
+from tests.fixtures.synthetic import write_files as write
 
 TESTS = "components/src/dynamo/common/backend/tests"
 TEST_MODULE = """\
@@ -57,13 +58,6 @@ class TestClass:
         assert double(0) == 1
 """
 GPU_ONLY = "import pytest\npytestmark = [pytest.mark.pre_merge, pytest.mark.gpu_1]\n\n\ndef test_gpu():\n    assert False\n"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
 
 
 def test_outcomes_failures_modules_and_junit_are_read_back(

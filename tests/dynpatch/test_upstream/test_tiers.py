@@ -15,6 +15,7 @@ from dynpatch.standin import STANDIN_DIR
 from dynpatch.test_upstream import interpreter, tiers
 from dynpatch.test_upstream.interpreter import Interpreter
 from dynpatch.test_upstream.tiers import CPU, GPU, STANDIN, Plan
+from tests.fixtures.synthetic import write_files
 
 VERSION = "1.6.1"
 READY = Interpreter(
@@ -130,10 +131,7 @@ def fake_site(root: Path, trtllm: str | None) -> Path:
         made[f"tensorrt_llm-{trtllm}.dist-info/METADATA"] = (
             f"Name: tensorrt-llm\nVersion: {trtllm}\n"
         )
-    for rel, text in made.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_files(root, made)
 
 
 @pytest.mark.parametrize("trtllm", [None, "", "1.1.0"])  # none (only the stand-in), bare, installed

@@ -21,7 +21,7 @@ from dynpatch import wheel as command
 from dynpatch.errors import ToolkitError
 from dynpatch.workspace import Workspace
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import git, write_pin
+from tests.fixtures.synthetic import git, write_files, write_pin
 
 HELPER = "dynamo/common/backend/logprobs.py"
 NEW_TEST = "dynamo/common/backend/tests/test_new.py"
@@ -34,12 +34,6 @@ METADATA = "Metadata-Version: 2.1\nName: ai-dynamo\nVersion: 9.9.9\n\nVersion: 9
 UPSTREAM = "ai_dynamo-9.9.9-py3-none-any.whl"
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-
-
 def make_series(ws: Workspace, changes: dict[str, str], base: dict[str, str] = FILES) -> None:
     """patches/: one commit over the repository layout of ``base``."""
     repo = ws.root / "repo"
@@ -48,7 +42,7 @@ def make_series(ws: Workspace, changes: dict[str, str], base: dict[str, str] = F
     repo.mkdir()
     git(repo, "init", "-q")
     for message, files in (("base", base), ("perf: the change", changes)):
-        _write(repo / "components/src", files)
+        write_files(repo / "components/src", files)
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", message)
     names = git(repo, "format-patch", "-1", "-o", str(ws.patches)).split()
@@ -60,7 +54,7 @@ def make_release(root: Path, metadata: str = METADATA) -> Workspace:
     ws, tree = Workspace(root), root / "wheel-src" / "ai_dynamo-9.9.9"
     info = "ai_dynamo-9.9.9.dist-info"
     wheel = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    _write(tree, {**FILES, f"{info}/METADATA": metadata, f"{info}/WHEEL": wheel})
+    write_files(tree, {**FILES, f"{info}/METADATA": metadata, f"{info}/WHEEL": wheel})
     ws.wheels.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "wheel", "pack", "-d", str(ws.wheels), str(tree)]
     subprocess.run(cmd, check=True, capture_output=True)
