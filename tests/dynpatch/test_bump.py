@@ -24,6 +24,7 @@ from dynpatch.io import git as gitio
 from dynpatch.matrix import stages
 from dynpatch.pin import load_pin, with_version
 from dynpatch.workspace import TOOLKIT, Workspace
+from tests.fixtures import snippets
 from tests.fixtures.releases import (
     DRIFTED,
     FIXED_UPSTREAM,
@@ -36,10 +37,7 @@ from tests.fixtures.synthetic import REPO
 from tests.fixtures.upstream_tree import FILES
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
-OLD = {
-    path: text.replace('if not getattr(output, "logprobs", None):', "if output.logprobs is None:")
-    for path, text in FILES.items()
-}
+OLD = {**FILES, "dynamo/common/backend/logprobs.py": snippets.HELPER_IS_NONE_GUARD}
 
 
 def snapshot(v) -> tuple[bytes, dict[str, bytes]]:
