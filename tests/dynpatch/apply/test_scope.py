@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import libcst
 import pytest
 
 from codemods import handler_response_loop_tests, helper_delta_tests
-from codemods.series import run_series
+from codemods.series import run_codemod, run_series
 from dynpatch.apply.scope import lines_changed_in
 from dynpatch.errors import ToolkitError
 from tests.codemods.test_helper_delta_tests import BEFORE as TEST_MODULE  # dynamo's shape
@@ -53,24 +54,18 @@ def test_the_import_of_a_declared_name_is_in_scope() -> None:
 
 
 def test_methods_added_to_a_class_or_rewritten_count_as_their_target() -> None:
-    import libcst
-
-    from codemods.series import run_codemod
-    from tests.fixtures.snippets import HANDLER_TESTS
-
+    old = snippets.HANDLER_TESTS  # dynamo's shape
     step = handler_response_loop_tests
-    _, _, tree = run_codemod(
-        step.HandlerResponseLoopTests, step.PATH, libcst.parse_module(HANDLER_TESTS)
-    )
+    _, _, tree = run_codemod(step.HandlerResponseLoopTests, step.PATH, libcst.parse_module(old))
     new = tree.code
     label, names = step.TARGET.qualname, step.added_names()
-    counts = lines_changed_in(HANDLER_TESTS, new, [], added={label: names})
-    grown = len(new.splitlines()) - len(HANDLER_TESTS.splitlines())
+    counts = lines_changed_in(old, new, [], added={label: names})
+    grown = len(new.splitlines()) - len(old.splitlines())
     assert counts == {label: (grown + 7, 7)}  # the builder's 7 rewritten lines
     # A line changed in a method the step did not add is churn (one line out, one in).
     churned = new.replace("return _ConcreteHandler(MagicMock())", "return _ConcreteHandler(None)")
     with pytest.raises(ToolkitError, match=r"2 changed line\(s\) outside"):
-        lines_changed_in(HANDLER_TESTS, churned, [], added={label: names})
+        lines_changed_in(old, churned, [], added={label: names})
 
 
 def test_definitions_are_defs_classes_and_assignments_present_and_unambiguous() -> None:
