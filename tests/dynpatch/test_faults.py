@@ -146,15 +146,11 @@ def _sha(world: World) -> str:
 @pytest.mark.parametrize(
     ("breaks", "needle"),
     [
-        (
-            lambda pin: pin.write_text(pin.read_text().replace("[upstream]", "[upstream")),
-            "malformed",
-        ),
         (lambda pin: pin.write_bytes(b"\xff\xfe"), "is malformed: not UTF-8 text"),
         (lambda pin: pin.unlink() or pin.mkdir(), "cannot read the pin file"),
         (Path.unlink, "no dynamo.toml in"),
     ],
-    ids=["syntax", "not-utf8", "folder", "missing"],
+    ids=["not-utf8", "folder", "missing"],
 )
 def test_a_broken_pin_is_one_line_and_the_fixed_pin_just_works(
     applied: World, breaks, needle
@@ -245,17 +241,14 @@ INJECT = "--upload-pack=touch pwned;"
 REFUSED = {  # troubleshooting.md: identity, git URL not dynamo, option injection, a token in
     # a URL, --version not the pin, bad cached wheel, unreachable URL, stale series, --source path
     "author-dot": (lambda w: ["apply", "--author", ". <a@b.c>"], "not an identity of the form"),
-    "author-newline": (lambda w: ["apply", "--author", "J\nDoe <j@x.invalid>"], "not an identity"),
     "author-trailing": (lambda w: ["apply", "--author", "Jane <j@x.invalid>\n"], "not an identity"),
-    "author-bare": (lambda w: ["apply", "--author", "nobody"], "not an identity of the form"),
     "not-dynamo": (_not_dynamo, "has no components/src/dynamo/: not a dynamo tree"),
     "ref-inject": (_git("--ref", INJECT), "is not a valid git tag"),
     "ref-dash": (_git("--ref", "-c"), "--ref: expected one argument"),
     "ref-spaced": (_git("--ref", f"v9.9.9 {INJECT}"), "is not a valid git tag"),
     "url-inject": (_git("--url", INJECT), ""),
     "url-ext": (_git("--url", "ext::sh -c touch% pwned"), ""),
-    "unreachable": (_git("--url", "file:///nonexistent/x.git"), "cannot fetch v9.9.9 from file:"),
-    "token": (
+    "token": (  # an unreachable URL, and a token in it
         _git("--url", "https://someone:SECRET-TOKEN@127.0.0.1:9/dynamo.git"),
         "cannot fetch v9.9.9 from https://127.0.0.1:9/dynamo.git",
     ),
