@@ -35,7 +35,6 @@ class World(Workspace):
 
     def __init__(self, root: Path) -> None:
         super().__init__(root)
-        self.tmp = root
         self.wheel = self.wheels / "ai_dynamo-9.9.9-py3-none-any.whl"
         self.checkout = self.vendor / "pypi-9.9.9"
 
@@ -43,7 +42,7 @@ class World(Workspace):
         return subprocess.run(
             self.argv(*args),
             env=self.env(fault, **env),
-            cwd=self.tmp,
+            cwd=self.root,
             capture_output=True,
             text=True,
         )
@@ -63,7 +62,7 @@ class World(Workspace):
             "pin": self.pin.read_bytes(),
             "vendor": sorted(os.listdir(self.vendor)) if self.vendor.is_dir() else None,
         }
-        clone = self.tmp / "clone"  # a user's own clone (--source path)
+        clone = self.root / "clone"  # a user's own clone (--source path)
         state |= {"clone": _repo_state(clone)} if gitio.is_git_repo(clone) else {}
         return state | (_repo_state(self.checkout) if gitio.is_git_repo(self.checkout) else {})
 
@@ -132,7 +131,7 @@ def applied_once(tmp_path_factory: pytest.TempPathFactory, formatter_env: Path) 
 @pytest.fixture
 def applied(applied_once: World, tmp_path: Path) -> World:
     """After one good ``apply`` (a series and a work branch): a copy per test."""
-    shutil.copytree(applied_once.tmp, tmp_path, symlinks=True, dirs_exist_ok=True)
+    shutil.copytree(applied_once.root, tmp_path, symlinks=True, dirs_exist_ok=True)
     return World(tmp_path)
 
 
@@ -157,7 +156,7 @@ def test_a_broken_pin_is_one_line_and_the_fixed_pin_just_works(
 ) -> None:
     good, before = applied.pin.read_bytes(), applied.snapshot()
     breaks(applied.pin)
-    where = applied.pin if applied.pin.exists() else applied.tmp  # the file, or where it is not
+    where = applied.pin if applied.pin.exists() else applied.root  # the file, or where it is not
     one_error(applied.run("apply"), needle, str(where))
     one_error(applied.run("pin", "runtime"), needle)  # what the noxfile asks
     if applied.pin.is_dir():
@@ -201,17 +200,17 @@ def _git(*args: str):  # type: ignore[no-untyped-def]
 
 
 def _not_dynamo(w: World) -> list[str]:
-    other = _upstream_repo(w.tmp / "other", {"README.md": "not dynamo\n"})
+    other = _upstream_repo(w.root / "other", {"README.md": "not dynamo\n"})
     return ["apply", "--source", "git", "--url", f"file://{other}"]
 
 
 def _path(problem: str):  # type: ignore[no-untyped-def]
     def plant(w: World) -> list[str]:
-        clone = _upstream_repo(w.tmp / "clone", _dynamo_files())
-        (w.tmp / "plain" / "components/src/dynamo").mkdir(parents=True)
+        clone = _upstream_repo(w.root / "clone", _dynamo_files())
+        (w.root / "plain" / "components/src/dynamo").mkdir(parents=True)
         if problem == "dirty":
             (clone / HELPER).write_text("edited\n")
-        where = {"dirty": clone, "not-git": w.tmp / "plain", "missing": w.tmp / "no"}
+        where = {"dirty": clone, "not-git": w.root / "plain", "missing": w.root / "no"}
         where["not-top"] = clone / "components"
         path = ["--path", str(where[problem])] if problem in where else []
         return ["apply", "--source", "path", *path]
@@ -273,9 +272,9 @@ def test_a_refusal_is_one_line_and_leaves_everything_as_it_was(
     one_error(proc, needle)
     assert applied.snapshot() == before
     assert "--timeout" not in args or time.monotonic() - start < 30
-    assert not list(applied.tmp.rglob("pwned")) and not (ROOT / "pwned").exists()
+    assert not list(applied.root.rglob("pwned")) and not (ROOT / "pwned").exists()
     assert "SECRET" not in proc.stdout + proc.stderr
-    for path in applied.tmp.rglob("*"):
+    for path in applied.root.rglob("*"):
         assert path.is_symlink() or not path.is_file() or b"SECRET" not in path.read_bytes()
     if applied.wheel.exists():  # the cache keeps no wheel but the pinned one
         assert zipfile.is_zipfile(applied.wheel) and pypi.sha256_of(applied.wheel) == _sha(applied)
@@ -288,7 +287,7 @@ def _recovers(world: World, good: object, **env: str) -> None:
     """The next run needs no --force, gives the good series and leaves nothing of the dead."""
     ok(world.run("apply", **env))
     assert _tree_bytes(world.patches) == good and world.wheel.is_file()
-    assert not list(world.tmp.glob(".patches.*")) and not list(world.vendor.glob(".*"))
+    assert not list(world.root.glob(".patches.*")) and not list(world.vendor.glob(".*"))
     assert not list(world.scratch.glob("apply-*")) and not list(world.wheels.glob(".*"))
 
 
@@ -300,9 +299,9 @@ def _no_checkout(world: World) -> dict[str, str]:
 def _no_wheel(world: World) -> dict[str, str]:
     """pip is given a local index of the wheel, which leaves the cache."""
     shutil.rmtree(world.checkout)
-    (world.tmp / "index").mkdir()
-    world.wheel.rename(world.tmp / "index" / world.wheel.name)
-    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(world.tmp / "index")}
+    (world.root / "index").mkdir()
+    world.wheel.rename(world.root / "index" / world.wheel.name)
+    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(world.root / "index")}
 
 
 @pytest.mark.parametrize(
@@ -324,7 +323,7 @@ def test_a_kill_at_a_named_step_leaves_old_or_new_whole(
     stale, checkout = _tree_bytes(applied.patches), _repo_state(applied.checkout)
     env = prepare(applied)
     assert applied.run("apply", fault=step, **env).returncode == -signal.SIGKILL
-    assert list(applied.tmp.glob(left)), f"the kill at {step} left nothing to clean"
+    assert list(applied.root.glob(left)), f"the kill at {step} left nothing to clean"
     now = _tree_bytes(applied.patches)
     assert now in (stale, good) or (step == "swap.aside" and now is None)  # or moved aside
     if gitio.is_git_repo(applied.checkout):
@@ -341,7 +340,7 @@ def test_sigkill_of_the_process_group_at_any_moment(applied: World, delay: float
     proc = subprocess.Popen(
         applied.argv("apply"),
         env=applied.env(),
-        cwd=applied.tmp,
+        cwd=applied.root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -368,7 +367,7 @@ def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: Wo
 def test_two_concurrent_applies_both_succeed(applied: World) -> None:
     (applied.patches / "series").write_text("stale\n")
     procs = [
-        subprocess.Popen(applied.argv("apply", *force), env=applied.env(), cwd=applied.tmp)
+        subprocess.Popen(applied.argv("apply", *force), env=applied.env(), cwd=applied.root)
         for force in ((), ("--force",))
     ]
     assert [p.wait(timeout=300) for p in procs] == [0, 0]
@@ -393,7 +392,7 @@ def test_a_user_commit_on_the_work_branch_needs_force(applied: World) -> None:
 
 def test_path_source_never_changes_the_users_checked_out_branch(world: World) -> None:
     """Also the row "dynpatch/work checked out somewhere": refused even with --force."""
-    clone = _upstream_repo(world.tmp / "clone", _dynamo_files())
+    clone = _upstream_repo(world.root / "clone", _dynamo_files())
     git(clone, "checkout", "-q", "-b", "my-topic")
     before = _repo_state(clone)
     ok(world.run("apply", "--source", "path", "--path", str(clone)))
@@ -468,8 +467,8 @@ def _dynamo_files(extra: str = "") -> dict[str, str]:
 
 
 def test_the_git_cache_is_per_url_and_records_it(world: World) -> None:
-    a = _upstream_repo(world.tmp / "a", _dynamo_files())
-    b = _upstream_repo(world.tmp / "b", _dynamo_files("# another fork\n"))
+    a = _upstream_repo(world.root / "a", _dynamo_files())
+    b = _upstream_repo(world.root / "b", _dynamo_files("# another fork\n"))
     out_a = ok(world.run("fetch", "--source", "git", "--url", f"file://{a}")).stdout
     out_b = ok(world.run("fetch", "--source", "git", "--url", f"file://{b}")).stdout
     assert f"Upstream: file://{a} v9.9.9" in out_a and f"Upstream: file://{b} v9.9.9" in out_b
@@ -529,7 +528,7 @@ def test_a_folder_that_cannot_be_replaced_is_one_line(
     with immutable(path) if frozen else contextlib.nullcontext():
         one_error(applied.run("apply"), str(path), needle)
     assert applied.snapshot() == before
-    assert not list(applied.tmp.glob(".patches.*"))
+    assert not list(applied.root.glob(".patches.*"))
 
 
 def test_an_old_patches_folder_that_cannot_be_removed_warns_once(applied: World) -> None:
@@ -537,7 +536,7 @@ def test_an_old_patches_folder_that_cannot_be_removed_warns_once(applied: World)
     good = _tree_bytes(applied.patches)
     stale = applied.patches / "series"
     stale.write_text("stale\n")
-    with immutable(stale, moves_within=applied.tmp):
+    with immutable(stale, moves_within=applied.root):
         proc = ok(applied.run("apply"))
         assert _tree_bytes(applied.patches) == good
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
