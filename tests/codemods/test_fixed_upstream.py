@@ -12,7 +12,7 @@ from codemods.fixed_upstream import Candidate
 from codemods.outcome import Status
 from codemods.series import SERIES, run_series
 from tests.fixtures import snippets
-from tests.fixtures.releases import DRIFTED, FIXED_UPSTREAM
+from tests.fixtures.releases import FIXED_UPSTREAM
 from tests.fixtures.upstream_fixes import FORWARDED, HANDLER_FORWARDING, variant
 
 HELPER = FORWARDED  # takes `delta_ids` (after the tokenizer)
@@ -91,12 +91,3 @@ def test_a_fix_judged_by_a_run_is_fixed_upstream_and_writes_nothing() -> None:
     helper = f"{SERIES[0].target.path}: extract_from_completion_output"
     assert result.outcomes[0].detail == f"{helper}: fixed upstream: {result.upstream_fix}"
     assert result.outcomes[3].detail.endswith("no change to test: the fix is already upstream")
-
-
-def test_a_real_drift_has_no_candidate() -> None:
-    result = run_series(wheel(DRIFTED))
-    assert Status.DRIFTED in {o.status for o in result.outcomes}
-    assert result.candidate is None and not result.fixed_upstream
-    # a helper with its own parameter, and a loop that does not pass the delta
-    half = {**FIXED_UPSTREAM, SERIES[1].target.wheel_path: snippets.HANDLER}
-    assert run_series(wheel(half)).candidate is None
