@@ -21,7 +21,7 @@ from dynpatch.apply import tools as formatting
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.workspace import Workspace
-from tests.fixtures import snippets
+from tests.fixtures import snippets, synthetic
 from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, build_wheel, git, write_pin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,11 +89,7 @@ def _repo_state(repo: Path) -> dict[str, object]:
 def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
+    return synthetic.one_error(proc.stderr, *needles)
 
 
 def ok(proc: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:

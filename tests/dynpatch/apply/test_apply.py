@@ -12,7 +12,7 @@ from dynpatch.apply.tools import tools_python
 from dynpatch.cli import main
 from tests.fixtures import snippets
 from tests.fixtures.releases import FIXED_UPSTREAM
-from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES
+from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, one_error
 
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
 HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
@@ -46,10 +46,9 @@ def test_several_findings_print_their_table_then_one_error_line(apply, tmp_path:
     }
     status, out, err = apply(files)
     assert status == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"error: codespell (upstream settings) fails at {HELPER}:")
-    assert lines[0].endswith("teh ==> the (+1 more in the table above)")
+    line = one_error(err)
+    assert line.startswith(f"error: codespell (upstream settings) fails at {HELPER}:")
+    assert line.endswith("teh ==> the (+1 more in the table above)")
     assert "upstream pre-commit findings" in out
     assert "SPDX header" in out and "no SPDX header" in out and "teh ==> the" in out
     assert not (tmp_path / "patches").exists() and not (tmp_path / "out").exists()

@@ -37,7 +37,7 @@ from tests.fixtures.releases import (
     this_interpreter,
     wheel,
 )
-from tests.fixtures.synthetic import REPO
+from tests.fixtures.synthetic import REPO, one_error
 from tests.fixtures.upstream_tree import FILES as TESTED
 
 SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
@@ -238,9 +238,7 @@ def test_bad_inputs_are_one_line(world: Vendor, tmp_path: Path, capsys) -> None:
 
     def error_of(ws: Workspace, *extra: str) -> str:
         assert matrix(ws, out, *extra) == 2
-        lines = capsys.readouterr().err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), lines
-        return lines[0]
+        return one_error(capsys.readouterr().err)
 
     assert error_of(world.ws, "--versions", "9.9.9,0.0.1").startswith(
         'error: unknown version 0.0.1: dynamo.toml has no [releases."0.0.1"] entry'

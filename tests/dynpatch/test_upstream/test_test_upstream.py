@@ -19,7 +19,7 @@ from dynpatch.test_upstream import tiers
 from dynpatch.test_upstream.runner import Run
 from tests.dynpatch.test_upstream.test_tiers import fake_site
 from tests.fixtures.releases import fake_runtime
-from tests.fixtures.synthetic import REAL_CACHE, REPO
+from tests.fixtures.synthetic import REAL_CACHE, REPO, one_error
 from tests.fixtures.upstream_tree import FILES
 
 
@@ -158,10 +158,7 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
 def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
     def error_of(*extra: str) -> str:
         assert stage(*extra) == 2
-        captured = capsys.readouterr()
-        lines = captured.err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), captured.err
-        return lines[0]
+        return one_error(capsys.readouterr().err)
 
     assert (
         error_of("--tier", "fast")
