@@ -11,9 +11,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.trees import prepare_trees
-from tests.fixtures.synthetic import REAL_CACHE
-
-HELPER = "components/src/dynamo/common/backend/logprobs.py"
+from tests.fixtures.synthetic import HELPER, REAL_CACHE
 
 
 def test_trees_are_the_base_and_the_series_applied_and_are_reused(

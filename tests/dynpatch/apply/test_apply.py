@@ -12,10 +12,7 @@ from dynpatch.apply.tools import tools_python
 from dynpatch.cli import main
 from tests.fixtures import snippets
 from tests.fixtures.releases import FIXED_UPSTREAM
-from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, one_error
-
-HELPER = "components/src/dynamo/common/backend/logprobs.py"
-HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
+from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE, SYNTHETIC_FILES, one_error
 
 
 @pytest.fixture

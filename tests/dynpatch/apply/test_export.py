@@ -20,11 +20,9 @@ from dynpatch.pin import load_pin
 from dynpatch.test_upstream import tiers, verdict
 from dynpatch.test_upstream.runner import run_pytest
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import REAL_CACHE, REPO, SYNTHETIC_FILES
+from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE, REPO, SYNTHETIC_FILES
 
 AUTHOR = gitio.parse_identity("Test Author <test@example.invalid>")
-HELPER = "components/src/dynamo/common/backend/logprobs.py"
-HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
 HOOKS = ["isort", "black", "flake8", "ruff", "codespell", "SPDX header", "DCO"]
 
 

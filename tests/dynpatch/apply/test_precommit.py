@@ -15,10 +15,8 @@ from dynpatch.errors import ToolkitError
 from dynpatch.io.git import CommitInfo, Identity
 from tests.fixtures import snippets
 from tests.fixtures.snippets import SPDX_HEADER
-from tests.fixtures.synthetic import REAL_CACHE
+from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE
 
-HELPER = "components/src/dynamo/common/backend/logprobs.py"
-HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
 JANE = Identity("Jane Doe", "jane@example.invalid")
 BODY = "def f():\n    return 1\n"
 
