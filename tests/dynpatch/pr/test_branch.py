@@ -175,8 +175,6 @@ def test_drop_sign_off_removes_only_that_identity() -> None:
         f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\nSigned-off-by: Other <o@example.invalid>\n"
     )
     out = branches.drop_sign_off(msg, SERIES)
-    assert f"Signed-off-by: {SERIES}" not in out
-    assert "Signed-off-by: Other <o@example.invalid>" in out
     assert f"Reviewed-by: {PERSON}" in out
     assert "someone is not a sign-off" in out
     assert sign_offs(out) == [Identity("Other", "o@example.invalid")]

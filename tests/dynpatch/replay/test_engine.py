@@ -38,8 +38,7 @@ def test_cumulative_state_grows_in_place_for_every_choice() -> None:
     script = scenarios.stream(3, 2, k=5)
     engine = ReplayEngine(script, ERRORS)
     seen = drain(script, engine)
-    assert len(seen) == 6  # interleaved: one choice grows per result, both are reported
-    assert [len(s) for s in seen] == [2] * 6
+    assert [len(s) for s in seen] == [2] * 6  # one choice grows per result, both reported
     assert [len(s[0][1]) for s in seen] == [1, 1, 2, 2, 3, 3]
     assert [s[1][2] for s in seen] == [0, 1, 1, 2, 2, 3]  # a logprob position per token
     assert seen[-1][0][3] == "length" and seen[-1][1][3] == "length"

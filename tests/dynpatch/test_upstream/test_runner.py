@@ -81,7 +81,6 @@ def test_outcomes_failures_modules_and_junit_are_read_back(
     monkeypatch.setenv("PYTHONPATH", str(STANDIN_DIR))
     result = run_pytest(tiers.CPU, "patched", tree, sys.executable, tmp_path)
     key = f"{module}::"
-    assert result.problem == ""
     assert result.tests == {
         f"{key}test_passes": "passed",
         f"{key}test_fails[1]": "failed",
@@ -104,7 +103,6 @@ def test_outcomes_failures_modules_and_junit_are_read_back(
         f"{key}TestClass::test_method": Failure("assert 0 == 1", module, 40),
     }
     assert str(result.failures[f"{key}test_fails[2]"]) == "assert 4 == 3 (test_synthetic.py:20)"
-    assert list(result.collect_errors) == [broken]
     assert result.collect_errors[broken].startswith("ModuleNotFoundError: No module named 'not_")
     # The helper came from the tree; the only problem is the collection error.
     assert result.modules[verdict.HELPER_MODULE] == str(tree / helper)
