@@ -15,11 +15,9 @@ BEFORE = """
             )
             yield out
     """
-# The loop now passes the delta it built.
-AFTER = BEFORE.replace(
-    "output, tokens_so_far\n", 'output, tokens_so_far, new_token_ids=out["token_ids"]\n'
-)
 CALL = "output, tokens_so_far\n"
+# The loop now passes the delta it built.
+AFTER = BEFORE.replace(CALL, 'output, tokens_so_far, new_token_ids=out["token_ids"]\n')
 
 
 class TestHandlerCallPassesDelta(TargetedCodemodTest):
