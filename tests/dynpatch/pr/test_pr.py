@@ -14,17 +14,13 @@ from tests.fixtures.pr import HELPER, JANE, V1, World, git, nothing_written, one
 
 def test_dirty_checkout_is_an_error(world: World, pr) -> None:
     (world.repo / HELPER).write_text("edited\n")
-    status, _out, err = pr()
-    assert status == 2
-    one_error(err, "local changes", "logprobs.py")
+    one_error(refused(pr), "local changes", "logprobs.py")
     assert world.tip() is None and not world.out.exists()
 
 
 def test_a_title_that_is_not_a_conventional_commit_is_refused(world: World, pr) -> None:
     world.series(V1, message="Reuse the streamed delta\n\nBody.\n")
-    status, _out, err = pr()
-    assert status == 2
-    one_error(err, "is not a Conventional Commit")
+    one_error(refused(pr), "is not a Conventional Commit")
     nothing_written(world)
 
 
