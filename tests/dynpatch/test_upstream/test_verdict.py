@@ -8,27 +8,25 @@ import pytest
 
 from dynpatch.test_upstream import verdict
 from dynpatch.test_upstream.runner import Failure, Run
+from tests.fixtures.synthetic import HELPER, write_files
 
 LOGPROBS = "components/src/dynamo/common/backend/tests/test_logprobs.py"
 OTHER = "components/src/dynamo/common/backend/tests/test_engine.py"
 HANDLER_TESTS = "components/src/dynamo/trtllm/tests/test_trtllm_handler_base.py"
-HELPER_FILE = "components/src/dynamo/common/backend/logprobs.py"
 TYPE_ERROR = (
     "TypeError: extract_from_completion_output() got an unexpected keyword argument 'new_token_ids'"
 )
 
 
 def make_tree(root: Path) -> Path:
-    (root / HELPER_FILE).parent.mkdir(parents=True)
-    (root / HELPER_FILE).write_text("# helper\n")
-    return root
+    return write_files(root, {HELPER: "# helper\n"})
 
 
 def make_run(tree: Path, tests: dict[str, str], **kw: object) -> Run:
     run = Run("cpu-x", tree, 0, dict(tests), **{"junit": tree / "x.xml", **kw})  # type: ignore[arg-type]
     run.modules = {
         "dynamo": None,
-        verdict.HELPER_MODULE: str(tree / HELPER_FILE),
+        verdict.HELPER_MODULE: str(tree / HELPER),
         "dynamo._core": "/site-packages/dynamo/_core.abi3.so",
     }
     return run
@@ -87,10 +85,10 @@ def test_the_helper_must_come_from_the_runs_own_tree(trees: tuple[Path, Path]) -
     run = make_run(patched, {f"{LOGPROBS}::a": "passed"})
     run.modules["dynamo.llm"] = "/site-packages/dynamo/llm/__init__.py"
     assert verdict.import_problems(run, "patched") == []
-    run.modules[verdict.HELPER_MODULE] = str(baseline / HELPER_FILE)  # the unpatched code
+    run.modules[verdict.HELPER_MODULE] = str(baseline / HELPER)  # the unpatched code
     assert verdict.import_problems(run, "patched") == [
-        f"patched: imported {verdict.HELPER_MODULE} from {baseline / HELPER_FILE}, "
-        f"not from {(patched / HELPER_FILE).resolve()}"
+        f"patched: imported {verdict.HELPER_MODULE} from {baseline / HELPER}, "
+        f"not from {(patched / HELPER).resolve()}"
     ]
     del run.modules[verdict.HELPER_MODULE]
     assert verdict.import_problems(run, "patched") == [
