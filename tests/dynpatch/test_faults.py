@@ -445,10 +445,7 @@ def test_a_tampered_checkout_is_kept_without_force_and_rebuilt_with_it(
 
 
 def _upstream_repo(where: Path, files_: dict[str, str]) -> Path:
-    for rel, text in files_.items():
-        (where / rel).parent.mkdir(parents=True, exist_ok=True)
-        (where / rel).write_text(text)
-    git(where, "init", "-q")
+    git(synthetic.write_files(where, files_), "init", "-q")
     git(where, "add", "-A")
     git(where, "commit", "-q", "-m", "release")
     git(where, "tag", "v9.9.9")
