@@ -92,6 +92,13 @@ def one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
     return synthetic.one_error(proc.stderr, *needles)
 
 
+def refused(world: World, *args: str, needles: tuple[str, ...] = (), **env: str) -> None:
+    """``world.run(*args)`` is one error line holding ``needles`` and changes nothing."""
+    before = world.snapshot()
+    one_error(world.run(*args, **env), *needles)
+    assert world.snapshot() == before
+
+
 def ok(proc: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
     assert proc.returncode == 0, (proc.returncode, proc.stdout[-3000:], proc.stderr[-3000:])
     return proc
@@ -353,11 +360,9 @@ def test_sigkill_of_the_process_group_at_any_moment(applied: World, delay: float
 
 
 def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: World) -> None:
-    before = applied.snapshot()
+    held = ("another run holds", "waited 1 s")
     with files.lock(series.lock(applied.locks, applied.patches), "the test"):
-        proc = applied.run("apply", *OTHER, DYNPATCH_LOCK_TIMEOUT="1")
-    one_error(proc, "another run holds", "waited 1 s")
-    assert applied.snapshot() == before
+        refused(applied, "apply", *OTHER, needles=held, DYNPATCH_LOCK_TIMEOUT="1")
 
 
 def test_two_concurrent_applies_both_succeed(applied: World) -> None:
@@ -378,9 +383,7 @@ def test_a_user_commit_on_the_work_branch_needs_force(applied: World) -> None:
     tip = git(repo, "rev-parse", BRANCH).strip()
     mine = git(repo, "commit-tree", f"{tip}^{{tree}}", "-p", tip, "-m", "my own work").strip()
     git(repo, "update-ref", BRANCH, mine, tip)
-    before = applied.snapshot()
-    one_error(applied.run("apply"), "a commit this tool did not make", "--force")
-    assert applied.snapshot() == before
+    refused(applied, "apply", needles=("a commit this tool did not make", "--force"))
     ok(applied.run("apply", "--force"))
     assert git(repo, "rev-parse", BRANCH).strip() == tip
     assert mine in git(repo, "reflog", "show", "--format=%H", BRANCH)  # still reachable
@@ -397,10 +400,8 @@ def test_path_source_never_changes_the_users_checked_out_branch(world: World) ->
     assert git(clone, "rev-parse", "dynpatch/work~1") == git(clone, "rev-parse", "my-topic")
     git(clone, "checkout", "-q", "dynpatch/work")
     git(clone, "reset", "-q", "--hard", "my-topic")  # the tip is now stale for apply
-    held = _repo_state(clone)
     path = ("--source", "path", "--path", str(clone), "--force")
-    one_error(world.run("apply", *path), "dynpatch/work is checked out in")
-    assert _repo_state(clone) == held
+    refused(world, "apply", *path, needles=("dynpatch/work is checked out in",))  # clone kept
 
 
 # --- the cached checkout: edited, tag deleted or moved, a plain file ----------------------
@@ -432,10 +433,8 @@ def test_a_tampered_checkout_is_kept_without_force_and_rebuilt_with_it(
     """The base is checked by commit id, not by tree; what the user made is never lost
     without --force."""
     tamper(applied.checkout)
-    before = applied.snapshot()
     kept = applied.checkout.is_file() and applied.checkout.read_bytes()
-    one_error(applied.run("apply"), needle, "--force")
-    assert applied.snapshot() == before
+    refused(applied, "apply", needles=(needle, "--force"))
     assert kept == (applied.checkout.is_file() and applied.checkout.read_bytes())
     ok(applied.run("apply", "--force"))  # rebuilt from the wheel
     assert _repo_state(applied.checkout)["status"] == ""
@@ -517,10 +516,8 @@ def test_a_folder_that_cannot_be_replaced_is_one_line(
     else:
         shutil.rmtree(path)
         path.write_text("a file where the folder should be\n")
-    before = applied.snapshot()
     with immutable(path) if frozen else contextlib.nullcontext():
-        one_error(applied.run("apply"), str(path), needle)
-    assert applied.snapshot() == before
+        refused(applied, "apply", needles=(str(path), needle))
     assert not list(applied.root.glob(".patches.*"))
 
 
