@@ -166,7 +166,10 @@ def test_a_broken_pin_is_one_line_and_the_fixed_pin_just_works(
         applied.pin.rmdir()
     applied.pin.write_bytes(good)
     assert applied.snapshot() == before
-    ok(applied.run("apply", "--check"))
+    # Every row fails at reading the pin, and the state is as it was: the folder's row (the
+    # pin replaced by a folder and back) runs apply again.
+    if "cannot read" in needle:
+        ok(applied.run("apply", "--check"))
 
 
 def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
