@@ -97,9 +97,10 @@ def count(
 
 
 def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any], float]:
-    """Every tree natively, all at once (one child, a copy per tree): the allocation samples of both long streams, and
-    the A/B's op times of the baseline and the patched tree, which take turns through two
-    FIFOs in ``folder``. Per tree its result, and the load average when they started."""
+    """Every tree natively, all at once (one child, a copy per tree): the allocation
+    samples of both long streams, and the A/B's op times of the baseline and the patched
+    tree, which take turns through two FIFOs in ``folder``. Per tree its result, and the
+    load average when they started."""
     folder.mkdir(parents=True)
     baton = [folder / f"{label}.turn" for label in PAIR]
     for fifo in baton:

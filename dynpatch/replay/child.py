@@ -56,12 +56,12 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     for label, spec in job["trees"].items():
         (folder / label).mkdir(parents=True, exist_ok=True)
         while len(pids) >= max(1, int(job.get("jobs", 1))):
-            ended += _reap(pids, folder)
+            ended += _reap(pids, job["trees"], folder)
         if (pid := os.fork()) == 0:
             _copy({**shared, **spec, "tree": label}, folder / label)
         pids[pid] = label
     while pids:
-        ended += _reap(pids, folder)
+        ended += _reap(pids, job["trees"], folder)
     if ended:
         raise RuntimeError("; ".join(ended))
     results = {t: json.loads((folder / t / "result.json").read_text()) for t in job["trees"]}
@@ -95,13 +95,14 @@ def _copy(job: dict[str, Any], folder: Path) -> None:
         os._exit(status)
 
 
-def _reap(pids: dict[int, str], folder: Path) -> list[str]:
+def _reap(pids: dict[int, str], trees: dict[str, Any], folder: Path) -> list[str]:
     """Wait for one tree's copy: what went wrong when it ended without its result."""
     pid, status = os.wait()
     label = pids.pop(pid)
     if status == 0 and (folder / label / "result.json").is_file():
         return []
-    return [f"the {label} tree's copy ended with wait status {status}, no result"]
+    log = trees[label]["log"]
+    return [f"the {label} tree's copy ended with wait status {status}, no result (log {log})"]
 
 
 def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
