@@ -41,23 +41,10 @@ def child_env(src: Path | None, base: dict[str, str] | None = None) -> dict[str,
     return env
 
 
-def run_child(
-    tree: Tree,
-    job: dict[str, Any],
-    log: Path,
-    *,
-    python: str = sys.executable,
-    timeout: float = 1200.0,
-    folder: Path | None = None,
-    wrap: Callable[[list[str]], Sequence[str]] = list,
-    env: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """The result of the child that ran ``job`` on ``tree`` (its command line passed through
-    ``wrap``, ``env`` added; job and result in ``folder``, else a temporary one): set up,
-    exited 0 and imported dynamo from ``tree``, else a ToolkitError."""
-    job = {**job, "tree": tree.label}
-    kw = {"python": python, "timeout": timeout, "folder": folder, "wrap": wrap, "env": env}
-    result = _launch([tree], tree.label, tree.src, job, log, **kw)
+def run_child(tree: Tree, job: dict[str, Any], log: Path, **kw: Any) -> dict[str, Any]:
+    """The result of the child that ran ``job`` on ``tree``: set up, exited 0 and imported
+    dynamo from ``tree``, else a ToolkitError. ``kw``: :func:`_launch`'s options."""
+    result = _launch([tree], tree.label, tree.src, {**job, "tree": tree.label}, log, **kw)
     check_origins(tree, result)
     return result
 
@@ -74,7 +61,7 @@ def run_trees(
     """``job`` on every tree in one child (:func:`~.child.fork_trees`: the heavy libraries
     imported once, then a copy per tree, ``jobs`` at a time, with the tree's own keys from
     ``each``); logs in ``logs`` (``child.log``, ``<label>.log``); per tree its result,
-    checked as :func:`run_child` checks one. ``kw``: as :func:`run_child`'s."""
+    checked as :func:`run_child` checks one. ``kw``: :func:`_launch`'s options."""
     specs = {
         t.label: {
             "src": str(t.src),
@@ -107,8 +94,9 @@ def _launch(
     wrap: Callable[[list[str]], Sequence[str]] = list,
     env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run the child on ``job`` with ``src`` first on its path; its result when it set up
-    and exited 0, else a ToolkitError naming ``what`` and the log."""
+    """Run the child on ``job`` with ``src`` first on its path (its command line passed
+    through ``wrap``, ``env`` added; job and result in ``folder``, else a temporary one);
+    its result when it set up and exited 0, else a ToolkitError naming ``what`` and the log."""
     for tree in trees:
         if not (tree.src / "dynamo").is_dir():
             raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
