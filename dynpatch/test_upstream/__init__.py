@@ -194,8 +194,8 @@ def run_tier(
     result.elsewhere = sorted(f"{p}::{n}" for p, n in every if p not in collected)
     if new or changed:
         targets = sorted(new | changed)
-        mutants_ = {side: (mutant_trees[side], targets) for side in ("mutant", "ignored")}
-        result.runs |= pytest(f"the carried tests on {_MUTANTS}", mutants_)
+        on_mutants = {side: (mutant_trees[side], targets) for side in ("mutant", "ignored")}
+        result.runs |= pytest(f"the carried tests on {_MUTANTS}", on_mutants)
         mutant, ignored = result.runs["mutant"], result.runs["ignored"]
         result.proof = verdict.proof(new, changed, patched, mutant, ignored, tier.title)
         result.problems += result.proof.problems
