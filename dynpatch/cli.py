@@ -12,15 +12,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from dynpatch import apply as apply_command
-from dynpatch import bench, bump, console, evidence, fetch, pin, test_upstream, verify
-from dynpatch import matrix as matrix_command
-from dynpatch import pr as pr_command
-from dynpatch import wheel as wheel_command
+from dynpatch import console, evidence
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
+from dynpatch.fetch import SOURCES
 from dynpatch.io import git as gitio
-from dynpatch.matrix import stages as matrix_stages
+from dynpatch.services import checks as matrix_stages
+from dynpatch.verbs import apply as apply_command
+from dynpatch.verbs import bench, bump, fetch, pin, test_upstream, verify
+from dynpatch.verbs import matrix as matrix_command
+from dynpatch.verbs import pr as pr_command
+from dynpatch.verbs import wheel as wheel_command
 from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
@@ -67,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=_calls(run))
         add = p.add_argument
         if checkout:
-            add("--source", choices=fetch.SOURCES, help="where the release comes from: pypi")
+            add("--source", choices=SOURCES, help="where the release comes from: pypi")
             add("--version", help="the release (default: the pin's)")
             add("--url", help="--source git: the repository (default: the pin's)")
             add("--ref", help="--source git: a tag or commit (default: the release's tag)")

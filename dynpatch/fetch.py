@@ -14,7 +14,6 @@ from pathlib import Path
 
 from dynpatch import console
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, Release, load_pin
@@ -50,18 +49,6 @@ def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
     with console.err.status(doing), locked(pin, options, ws) as checkout:
         return pin, checkout
-
-
-def run(options: FetchOptions, ws: Workspace) -> StageResult:
-    """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
-    _pin, checkout = pinned(options, ws)
-    result = StageResult()
-    result.say(
-        f"checkout: {console.rel(checkout.path)}",
-        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})",
-        *(f"          {line.strip()}" for line in checkout.provenance),
-    )
-    return result
 
 
 def fetch(pin: Pin, ws: Workspace, version: str | None = None, force: bool = False) -> Checkout:

@@ -16,9 +16,7 @@ from tomlkit.items import Comment, Item, KeyType, SingleKey, Table, Trivia, Whit
 from tomlkit.toml_document import TOMLDocument
 
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
 from dynpatch.io import files
-from dynpatch.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -126,18 +124,6 @@ def _pin_of(data: dict[str, Any], path: Path) -> Pin:
         matrix=tuple(str(v) for v in matrix.get("versions", ())),
         matrix_newest=bool(matrix.get("newest", False)),
     )
-
-
-@dataclass(frozen=True)
-class PinQuery:
-    field: str  # version or runtime
-
-
-def show(query: PinQuery, ws: Workspace) -> StageResult:
-    """One value of the pin, for the noxfile (which never parses the pin itself)."""
-    pin = load_pin(ws.pin)
-    value = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
-    return StageResult(shown=[value[query.field]])
 
 
 def with_release(

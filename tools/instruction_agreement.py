@@ -24,11 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from dynpatch.bench import BenchOptions, plan, valgrind
-from dynpatch.bench.counts import TreeCounts
 from dynpatch.fetch import pinned
 from dynpatch.replay import runner
-from dynpatch.trees import prepare_trees
+from dynpatch.services.bench import BenchOptions, plan, valgrind
+from dynpatch.services.bench.counts import TreeCounts
+from dynpatch.services.trees import prepare_trees
 from dynpatch.workspace import Workspace
 
 TREES = ("baseline", "patched")

@@ -5,7 +5,7 @@ each run a copy of the child forked once dynamo is imported, so all count from t
 memory image. Each measurement is one labelled part: ``request`` (one whole request after
 a warm-up), ``engine`` (the engine double's stream alone) or ``windows`` (the chunks of one
 long request whose choice history lies in each window). The counts are in callgrind's
-dumps (:mod:`dynpatch.bench.valgrind`). Job ``alloc`` (native): tracemalloc peaks of
+dumps (:mod:`dynpatch.services.bench.valgrind`). Job ``alloc`` (native): tracemalloc peaks of
 sampled chunks, then with ``ab`` the A/B's op times, in turns with the other tree's child.
 """
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from dynpatch import series
-from dynpatch.apply import tools as formatting
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
+from dynpatch.services import formatters as formatting
 from dynpatch.workspace import Workspace
 from tests.fixtures import snippets, synthetic
 from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, build_wheel, git, write_pin

@@ -38,11 +38,5 @@ from dynpatch.io.git.repo import (
     worktrees_on,
 )
 from dynpatch.io.git.run import git_cmd, git_reason
-from dynpatch.io.git.values import (
-    UPSTREAM_IDENTITY,
-    Identity,
-    check_ref,
-    check_url,
-    parse_identity,
-)
+from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
 from dynpatch.io.proc import redact

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch.bench import valgrind
 from dynpatch.replay import callgrind
+from dynpatch.services.bench import valgrind
 from dynpatch.workspace import TOOLKIT as ROOT
 
 pytestmark = pytest.mark.skipif(not callgrind.supported(), reason="amd64 Linux only")

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import upstream_fix, verify
 from dynpatch.fetch import fetch
 from dynpatch.pin import load_pin
 from dynpatch.replay import runner, scenarios
-from dynpatch.trees import Trees, prepare_trees
+from dynpatch.services import replay_check as verify
+from dynpatch.services import upstream_fix
+from dynpatch.services.trees import Trees, prepare_trees
 from tests.fixtures.synthetic import REPO
 
 pytestmark = pytest.mark.integration

@@ -1,0 +1,141 @@
+"""What the bench measures, and the replay children that measure it
+(:mod:`dynpatch.replay.counted`): one child under callgrind and one native child, each
+forking a copy per tree (natively: allocation; the baseline's and the patched tree's copies
+also time the A/B, taking turns).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dynpatch.errors import ToolkitError
+from dynpatch.replay import runner
+from dynpatch.services.bench import valgrind
+from dynpatch.services.bench.counts import Case, TreeCounts, parts_of
+
+REFERENCE = Case(tokens=256, choices=4)
+REQUEST_CASES = (REFERENCE, Case(tokens=4096, choices=1))
+STREAM_TOKENS = 16384
+STREAMS = (Case(tokens=STREAM_TOKENS, choices=1), Case(tokens=STREAM_TOKENS, choices=4))
+WIDTH = 256
+WINDOWS = tuple((lo, lo + WIDTH) for lo in (256, 4096, 8192, 12288, STREAM_TOKENS - 2 * WIDTH))
+EARLY, LATE = WINDOWS[0], WINDOWS[-1]
+# Set in every counted child: str hashing fixed; dynamo's per-request INFO lines off, since
+# they print the wall-clock time, and formatting it costs a time-dependent count.
+ENV = {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
+JOBS = 2  # children at once (this machine has two cores)
+ALLOC_SAMPLES = 96  # sampled chunks per long stream for tracemalloc
+AB_WARMUP, AB_PAIRS = 5, 30  # the A/B's uncounted ops per tree, then its op pairs
+PAIR = ("baseline", "patched")
+COUNTED = (
+    "instructions (callgrind Ir) of the replay child's main thread while it replays the "
+    "requests through AggregatedHandler.generate: from asking for a request's first "
+    "chunk to receiving its last (building the handler and the engine double's script, "
+    "interpreter start-up and imports not counted); per-chunk figures count only the "
+    "chunks of one stream whose choice history lies in the window"
+)
+
+
+def measures() -> list[dict[str, Any]]:
+    """Every measurement of one tree's counted run."""
+    kinds = ("request", "engine")
+    found = [{"what": w, "case": c.to_json()} for c in REQUEST_CASES for w in kinds]
+    return found + [{"what": "windows", "case": s.to_json(), "windows": WINDOWS} for s in STREAMS]
+
+
+AGAIN = [{"what": "request", "case": REFERENCE.to_json()}]  # the agreement gate's run
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One tree's counted copy: its runs' counts, in order, and its setup report."""
+
+    runs: list[TreeCounts]
+    hello: dict[str, Any]
+
+
+def count(
+    trees: Sequence[runner.Tree],
+    runs: dict[str, list[list[dict[str, Any]]]],
+    folder: Path,
+    *,
+    valgrind_path: str,
+    prefix: Sequence[str] = (),
+) -> dict[str, Counted]:
+    """One child under callgrind for every tree (each tree's ``runs``), its job, result, log
+    and dumps in ``folder``: per tree, the counts of its runs, each in a copy forked once
+    everything is imported."""
+    found = runner.run_trees(
+        trees,
+        {},
+        folder,
+        each={t.label: {"counted": runs[t.label]} for t in trees},
+        jobs=JOBS,
+        timeout=3600,  # a hang guard: on a loaded machine a child gets a fraction of a core
+        folder=folder,
+        wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
+        env=ENV,
+    )
+    dumps = valgrind.read_parts(folder)
+    reported = {r["pid"] for tree in found.values() for r in tree["runs"]}
+    unknown = sorted(set(dumps) - reported)
+    if unknown:
+        raise ToolkitError(f"callgrind dumps of processes no run reported: {unknown}")
+    return {
+        label: Counted(
+            [TreeCounts(label, parts_of(r, dumps.get(r["pid"], {}), label)) for r in tree["runs"]],
+            {k: v for k, v in tree.items() if k != "runs"},
+        )
+        for label, tree in found.items()
+    }
+
+
+def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any], float]:
+    """Every tree natively, all at once (one child, a copy per tree): the allocation
+    samples of both long streams, and the A/B's op times of the baseline and the patched
+    tree, which take turns through two FIFOs in ``folder``. Per tree its result, and the
+    load average when they started."""
+    folder.mkdir(parents=True)
+    baton = [folder / f"{label}.turn" for label in PAIR]
+    for fifo in baton:
+        os.mkfifo(fifo)
+    alloc = {"alloc": [s.to_json() for s in STREAMS], "samples": ALLOC_SAMPLES}
+    ab = {"case": REFERENCE.to_json(), "warmup": AB_WARMUP, "pairs": AB_PAIRS}
+    jobs = {label: dict(alloc) for label in trees}
+    for i, label in enumerate(PAIR):
+        jobs[label]["ab"] = {**ab, "first": i == 0, "baton": [str(baton[i]), str(baton[1 - i])]}
+    loadavg = os.getloadavg()[0]
+    try:
+        found = runner.run_trees(list(trees.values()), {}, folder, each=jobs, jobs=len(trees))
+        return found, loadavg
+    finally:
+        for fifo in baton:
+            fifo.unlink()
+
+
+T = TypeVar("T")
+
+
+def run_all(
+    tasks: Sequence[tuple[str, Callable[[], T]]],
+    done: Callable[[str, float], None],
+    jobs: int = JOBS,
+) -> dict[str, T]:
+    """Run the named tasks ``jobs`` at a time (in the order given); ``done(name, seconds)``
+    as each ends. The first failure is raised once the others have ended."""
+    start = time.perf_counter()
+
+    def timed(name: str, task: Callable[[], T]) -> T:
+        value = task()
+        done(name, time.perf_counter() - start)
+        return value
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {name: pool.submit(timed, name, task) for name, task in tasks}
+    return {name: f.result() for name, f in futures.items()}

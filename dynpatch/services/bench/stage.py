@@ -1,0 +1,271 @@
+"""The bench: count each tree's instructions under callgrind, judge the gates, time the
+informative A/B, save.
+
+The trees: baseline, patched, the alternative (the baseline with only its history copy
+dropped; informative) and, with ``--mutant``, the patched tree with the copy planted back,
+whose gates must miss. The reviewer's script (``docs/bench/per_chunk_cost.py``) runs on
+the patched tree for the PR. ``out/bench/`` (``bench.json``, the plot, the children's logs
+and dumps) is replaced whole at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from dynpatch import console, evidence
+from dynpatch.console import err
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import Record
+from dynpatch.fetch import Checkout
+from dynpatch.io import files, proc
+from dynpatch.replay import callgrind, runner
+from dynpatch.replay.counted import WARMUP
+from dynpatch.services import variants
+from dynpatch.services.bench import ab, gates, plan, report, valgrind
+from dynpatch.services.bench.counts import TreeCounts, slope
+from dynpatch.services.trees import Trees, prepare_trees
+from dynpatch.workspace import Workspace
+
+RECORD, PLOT = "instructions.json", "instructions.png"
+VARIANTS = {  # judged by the gates beside the patched tree
+    "alternative": f"the baseline with `{variants.ALTERNATIVE}`, no keyword (informative)",
+    "mutant": f"the patched tree with `{variants.COPY}` planted back (its gates must miss)",
+}
+
+
+def cpu() -> str:
+    """The CPU's model name (from /proc/cpuinfo, else the platform) and how many."""
+    info = Path("/proc/cpuinfo")
+    names = (
+        [ln for ln in info.read_text().splitlines() if "model name" in ln] if info.is_file() else []
+    )
+    model = (
+        names[0].split(":", 1)[1].strip() if names else platform.processor() or platform.machine()
+    )
+    return f"{model} x{os.cpu_count()}"
+
+
+def rerun(python: str, tree: Path) -> dict[str, Any]:
+    """:data:`evidence.RERUN` run as a reviewer runs it, at the top of ``tree`` with no
+    argument (it loads the tree's helper by its path): its output, for the PR description."""
+    script = evidence.RERUN
+    done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree)
+    if done.returncode != 0:
+        raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
+    return {
+        "script": console.rel(script),
+        "sha256": hashlib.sha256(script.read_bytes()).hexdigest(),
+        "output": done.stdout,
+        "cpu": cpu(),
+    }
+
+
+def how(version: str, hello: dict[str, Any], layout: list[str]) -> dict[str, Any]:
+    """How the counts were made: the tool and its options, the interpreter, the machine."""
+    env = hello.get("environment") or {}
+    return {
+        "valgrind": version,
+        "options": list(valgrind.OPTIONS),
+        "python": f"{env.get('implementation')} {env.get('python')}",
+        "machine": f"{platform.machine()} ({cpu()})",
+        "environment": plan.ENV,
+        "address_randomisation": "off (setarch -R)" if layout else "on (setarch -R refused)",
+        "warmup_requests": WARMUP,
+    }
+
+
+def how_line(how: dict[str, Any]) -> str:
+    return (
+        f"how: {how['valgrind']} {' '.join(how['options'])} (counting switched on around "
+        f"the replayed requests only), {how['python']} on {how['machine']}, "
+        f"{' '.join(f'{k}={v}' for k, v in how['environment'].items())}, address-space "
+        f"randomisation {how['address_randomisation']}; 1 counted request per case after "
+        f"{how['warmup_requests']} warm-up"
+    )
+
+
+def preflight() -> str:
+    """valgrind's path, when this machine can count instructions; else one ToolkitError."""
+    valgrind_path = valgrind.find()
+    if not callgrind.supported():
+        raise ToolkitError(
+            f"instruction counts need x86-64 Linux (callgrind client requests), "
+            f"not {platform.system()} {platform.machine()}"
+        )
+    return valgrind_path
+
+
+def measure(
+    checkout: Checkout, patches: Path, trees_dir: Path, out_dir: Path, *, mutant: bool
+) -> Measured:
+    """Count every tree of ``checkout`` without and with the series in ``patches`` (trees
+    under ``trees_dir``), judge the gates, time the A/B; ``out_dir`` is replaced whole with
+    ``bench.json``, the plot, the children's logs and dumps."""
+    start = time.perf_counter()
+    valgrind_path = preflight()
+    version = valgrind.version(valgrind_path)
+    with err.status("preparing the baseline and patched trees ..."):
+        trees = prepare_trees(checkout, patches, trees_dir)
+    srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
+    with err.status(f"running {evidence.RERUN.name} on the patched tree ..."):
+        script = rerun(sys.executable, trees.patched)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
+        scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
+        build = variants.build
+        srcs["alternative"] = build(srcs["baseline"], scratch / "alternative", variants.drop_copy)
+        if mutant:
+            srcs["mutant"] = build(srcs["patched"], scratch / "mutant", variants.plant)
+        with files.staged_dir(out_dir) as stage:
+            found = _measure({t: runner.Tree(t, s) for t, s in srcs.items()}, stage, valgrind_path)
+            found["how"] = how(version, found["hello"], found["layout"])
+            data, lines, passed = _judge(found)
+            data["trees"] = {
+                "base": trees.base,
+                "series_sha256": trees.series_sha256,
+                "code_sha256": trees.code_sha256,
+                "release": checkout.release.version,
+                "mutant": mutant,
+                "alternative": variants.ALTERNATIVE,
+            }
+            data["seconds"] = round(time.perf_counter() - start, 1)
+            files.write_atomic(stage / "bench.json", json.dumps(data, indent=1) + "\n")
+            files.write_atomic(stage / PLOT, report.plot_png(found["counts"]))
+    return Measured(trees, passed, lines, data, found["counts"], script)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One bench run: the trees it counted, whether every gate passed, its lines as printed,
+    its record (``bench.json``), the counts, and the reviewer's script's output."""
+
+    trees: Trees
+    passed: bool
+    lines: list[str]
+    data: dict[str, Any]
+    counts: dict[str, TreeCounts]
+    script: dict[str, Any]
+
+    def record(self, command: str) -> Record:
+        """The evidence record of this run (its table and lines as the summary)."""
+        md = "\n".join([*report.table(self.counts), "", *(f"    {ln}" for ln in self.lines)])
+        details = {**{k: v for k, v in self.data.items() if k != "counts"}}
+        details["rerun"] = self.script
+        verdict = "pass" if self.passed else "fail"
+        t = self.trees
+        return Record("bench", t.base, t.series_sha256, command, verdict, md + "\n", details)
+
+
+def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -> dict[str, Any]:
+    """Every tree counted (the baseline and patched twice), allocated and (the pair) timed."""
+    layout = valgrind.fixed_layout()
+    kw = {"valgrind_path": valgrind_path, "prefix": layout}
+    runs = {t: [plan.measures(), *([plan.AGAIN] if t in plan.PAIR else [])] for t in tree_of}
+    counting = partial(plan.count, list(tree_of.values()), runs, stage / "children", **kw)
+    tasks = [
+        ("counts", counting),
+        ("allocation and A/B", partial(plan.native, tree_of, stage / "native")),
+    ]
+    err.print(
+        f"counting with {valgrind.TOOL}: {len(tree_of)} trees in one child (the baseline "
+        f"and the patched tree twice), {plan.JOBS} trees at a time; natively beside it: "
+        "allocation and the timed A/B",
+        markup=False,
+    )
+    finished: dict[str, float] = {}
+
+    def step_done(name: str, seconds: float) -> None:
+        finished[name] = round(seconds, 1)
+        err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
+
+    done = plan.run_all(tasks, step_done)
+    native, loadavg = done["allocation and A/B"]
+    counted: dict[str, plan.Counted] = done["counts"]
+    runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
+    samples = {t: native[t]["alloc"] for t in tree_of}
+    return {
+        "counts": {label: c.runs[0] for label, c in counted.items()},
+        "again": {label: counted[label].runs[1] for label in plan.PAIR},
+        "hello": counted["baseline"].hello,
+        "alloc": {
+            "slope_bytes_per_token": {
+                t: {n: slope([h for h, _ in s], [p for _, p in s]) for n, s in by.items()}
+                for t, by in samples.items()
+            },
+            "samples": samples,
+        },
+        "ab": ab.summary({t: native[t]["ops_ns"] for t in plan.PAIR}, loadavg),
+        "finished_after_s": finished,
+        "layout": layout,
+    }
+
+
+def _judge(found: dict[str, Any]) -> tuple[dict[str, Any], list[str], bool]:
+    """The run's record (``bench.json``), its lines as printed, and whether it passed."""
+    counts: dict[str, TreeCounts] = found["counts"]
+    alloc = found["alloc"]["slope_bytes_per_token"]
+    verdicts = gates.evaluate(counts["baseline"], counts["patched"], alloc)
+    verdicts.append(gates.agreement({t: counts[t] for t in plan.PAIR}, found["again"]))
+    met = sum(g.met for g in verdicts)
+    passed = met == len(verdicts)
+    lines = [report.slope_line(counts), *(g.line() for g in verdicts)]
+    lines.append(f"gates met: {met} of {len(verdicts)}")
+    judged: dict[str, list[gates.Gate]] = {}
+    for name, what in VARIANTS.items():
+        if name in counts:
+            judged[name] = gates.evaluate(counts["baseline"], counts[name], alloc, name=name)
+            lines += [f"{name}: {what}", *(f"  {g.line()}" for g in judged[name])]
+    if "mutant" in judged:
+        missed = [g.label.split(":")[0] for g in judged["mutant"] if not g.met]
+        caught = f"catch the planted history copy ({', '.join(missed)} missed)"
+        lines.append(f"mutant: the gates {caught if missed else 'do NOT catch the planted copy'}")
+        passed = passed and bool(missed)
+    lines += [found["ab"]["line"], how_line(found["how"])]
+    data = {
+        "what": plan.COUNTED,
+        "how": found["how"],
+        **report.figures(counts),
+        "agreement": {
+            t: [c.request(plan.REFERENCE).instructions for c in (counts[t], found["again"][t])]
+            for t in plan.PAIR
+        },
+        "alloc": found["alloc"],
+        "gates": [g.__dict__ for g in verdicts],
+        **{f"{n}_gates": [g.__dict__ for g in judged.get(n, [])] for n in VARIANTS},
+        "ab": found["ab"],
+        "verdict": "pass" if passed else "fail",
+        "finished_after_s": found["finished_after_s"],
+        "counts": {t: asdict(c) for t, c in counts.items()},
+    }
+    return data, lines, passed
+
+
+def record_reference(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Workspace) -> None:
+    """The reference in ``docs/bench/``, both files or neither (the folder's others stay):
+    baseline and patched only, named by the code they measured (its ``code_sha256``)."""
+    pair = {t: counts[t] for t in plan.PAIR}
+    ref = {
+        **{k: data["trees"][k] for k in ("code_sha256", "series_sha256", "base", "release")},
+        "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
+        **{k: data[k] for k in ("what", "how", "agreement", "gates")},
+        **report.figures(pair),
+        "command": "nox -s bench -- --record",
+    }
+    folder = ws.bench_docs
+    others = {p.name for p in folder.iterdir()} - {RECORD, PLOT} if folder.is_dir() else set()
+    with (
+        files.lock(ws.out / ".docs-bench.lock", f"{folder}"),
+        files.staged_dir(folder, keep=frozenset(others)) as tmp,
+    ):
+        files.write_atomic(tmp / RECORD, json.dumps(ref, indent=1, sort_keys=True) + "\n")
+        files.write_atomic(tmp / PLOT, report.plot_png(pair))

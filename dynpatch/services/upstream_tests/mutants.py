@@ -1,0 +1,54 @@
+"""The mutants of the mutation proof: ``mutant``, the baseline with the patched tests (they
+must fail for the right reason); ``ignored``, the patched tree whose helper accepts
+``new_token_ids`` and ignores it (the new tests must fail on their own assertions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+
+from codemods import shape
+from codemods.logprobs_helper import PARAM, TARGET
+from dynpatch.errors import ToolkitError
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+from dynpatch.services.trees import Trees
+
+
+def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
+    """A clone of the baseline at ``dest`` with the patched ``test_files``."""
+    patched = {path: (trees.patched / path).read_text() for path in test_files}
+    return _clone(trees.baseline, trees.base, dest, patched)
+
+
+def build_ignored(trees: Trees, dest: Path) -> Path:
+    """A clone of the patched tree at ``dest`` whose helper is the baseline's, accepting
+    ``new_token_ids`` and ignoring it."""
+    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text())
+    return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
+
+
+def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
+    gitio.clone_at(tree, ref, dest)
+    for path, text in changed.items():
+        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(dest / path, text)
+    return dest
+
+
+def accept_and_ignore(source: str) -> str:
+    """``source`` with ``new_token_ids=None`` added to the helper's keyword-only
+    parameters and its body unchanged."""
+    module = cst.parse_module(source)
+    fn = shape.find_function(module, TARGET.qualname)
+    if fn is None:
+        raise ToolkitError(f"{TARGET.path}: no {TARGET.qualname} to mutate")
+    param = cst.Param(
+        name=cst.Name(PARAM),
+        annotation=cst.Annotation(cst.parse_expression("object")),
+        equal=cst.AssignEqual(),
+        default=cst.Name("None"),
+    )
+    new_fn = shape.add_kwonly_param(fn, param)
+    return shape.replace_function(module, TARGET.qualname, new_fn).code

@@ -1,0 +1,108 @@
+"""``python -m dynpatch apply``: fetch -> codemods -> format -> commit -> ``patches/``, and
+the pre-commit record; with ``check``, regenerated in a temporary place and compared."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from dynpatch import console, series
+from dynpatch.console import err
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
+from dynpatch.fetch import FetchOptions, locked
+from dynpatch.io import files
+from dynpatch.io import git as gitio
+from dynpatch.pin import load_pin
+from dynpatch.services import precommit
+from dynpatch.services.export import SeriesFailed, apply_series
+from dynpatch.workspace import Workspace
+
+AUTHOR_ENV = "DYNPATCH_AUTHOR"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApplyOptions(FetchOptions):
+    check: bool = False  # regenerate in a temporary place; fail if patches/ differs
+    author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
+
+
+def run(args: ApplyOptions, ws: Workspace) -> StageResult:
+    start = time.perf_counter()
+    pin = load_pin(ws.pin)
+    author = gitio.parse_identity(args.author or os.environ.get(AUTHOR_ENV) or pin.author)
+    if args.version and args.version != pin.version and not args.check:
+        raise ToolkitError(
+            f"{console.rel(ws.patches)}/ is made against the pin ({pin.version}); apply "
+            f"--version {args.version} would rewrite it for another release: move the pin with "
+            f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
+        )
+    files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
+    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
+    status.start()
+    try:
+        with locked(pin, args, ws) as checkout:
+            status.stop()
+            fetched = time.perf_counter()
+            title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+            try:
+                report = apply_series(
+                    checkout,
+                    author=author,
+                    date=pin.date,
+                    branch=pin.branch,
+                    cache=ws.cache,
+                    patches_dir=ws.patches,
+                    check=args.check,
+                    force=args.force,
+                )
+            except SeriesFailed as exc:
+                console.out.print(
+                    console.outcome_table(exc.report.outcomes, exc.report.lines, title)
+                )
+                if len(exc.findings) > 1:
+                    precommit.show(exc.findings)
+                if exc.report.result.candidate is not None:  # apply has no replay to judge it
+                    judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
+                    err.print(
+                        f"upstream may have its own fix; to judge it by its code: {judge}",
+                        markup=False,
+                    )
+                raise
+    finally:
+        status.stop()
+    table = console.outcome_table(report.outcomes, report.lines, title)
+    if report.result.not_applicable:
+        console.out.print(table)
+        raise ToolkitError(report.result.problems()[0])
+    result = StageResult(shown=[table])
+    if not report.patches:
+        result.say("every target is already applied at the base: no patch to export")
+        return result
+    where = console.rel(ws.patches)
+    command = f"{precommit.COMMAND} -- --check" if args.check else precommit.COMMAND
+    digest = series.series_digest(ws.patches)
+    result.record = precommit.record(report.hooks, checkout.base, digest, command)
+    if args.check:
+        result.say(f"{where}/ is up to date ({', '.join(report.patches)})")
+    elif report.changed_files:
+        result.say(f"wrote {where}/: {', '.join(report.changed_files)}")
+    else:
+        result.say(f"{where}/ unchanged ({', '.join(report.patches)})")
+    if not args.check:
+        result.say(
+            f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
+        )
+    touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
+    result.say(
+        f"upstream pre-commit: {', '.join(r.hook for r in report.hooks)} pass ({touched} files, "
+        f"{messages} commit message{'s' if messages > 1 else ''})"
+    )
+    t = report.timings
+    result.say(
+        f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
+        f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
+        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
+    )
+    return result

@@ -1,0 +1,51 @@
+"""``python -m dynpatch bench``: count each tree's instructions under callgrind, judge the
+gates, time the informative A/B (:mod:`dynpatch.services.bench`); with ``--record`` the
+reference in ``docs/bench/``."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass
+
+from dynpatch import console
+from dynpatch.evidence import StageResult
+from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.services.bench import report
+from dynpatch.services.bench.stage import PLOT, RECORD, measure, preflight, record_reference
+from dynpatch.workspace import Workspace
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchOptions(FetchOptions):
+    mutant: bool = False  # also count a mutant, whose gates must miss
+    record: bool = False  # write the reference docs/bench/ (when the gates pass)
+
+
+def run(args: BenchOptions, ws: Workspace) -> StageResult:
+    """Count, judge, report; passed when every gate is met (and the mutant misses them)."""
+    start = time.perf_counter()
+    preflight()  # before the fetch: no valgrind, nothing written
+    _pin, checkout = pinned(args, ws)
+    out_dir = ws.out / "bench"
+    m = measure(checkout, ws.patches, ws.trees, out_dir, mutant=args.mutant)
+    shown = StageResult(m.passed)
+    shown.say(*report.table(m.counts), *m.lines)
+    shown.say(
+        f"{m.script['script']} on the patched tree (saved for the PR):",
+        m.script["output"].rstrip(),
+    )
+    written = f"{console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / PLOT)}"
+    shown.say(f"wrote {written} in {time.perf_counter() - start:.0f} s")
+    shown.record = m.record(_command(args))
+    if args.record and not m.passed:
+        shown.say("not recorded in docs/bench/: the gates did not pass")
+    elif args.record:
+        record_reference(m.data, m.counts, ws)
+        shown.say(f"reference: {console.rel(ws.bench_docs / RECORD)} and its plot")
+    return shown
+
+
+def _command(args: BenchOptions) -> str:
+    extra = [*(["--mutant"] if args.mutant else []), *(["--record"] if args.record else [])]
+    return shlex.join(["nox", "-s", "bench", *(["--", *extra] if extra else [])])

@@ -1,0 +1,207 @@
+"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse.
+
+Everything is built in a staging folder (``out/bump/``) first: the new pin text, the series
+regenerated on the new base (its ``git am`` proof included), its ``git range-diff`` against
+the committed one, then CPU test-upstream and verify on it with the release's runtime.
+Only when all pass are ``dynamo.toml`` and ``patches/`` replaced, as one
+transaction (:func:`dynpatch.io.files.together`). Drift, a failing check, or a release that
+already has the fix (merged, or its own fix judged by :mod:`dynpatch.services.upstream_fix`) refuses:
+exit 1, both untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dynpatch import console, evidence, series
+from dynpatch.console import err
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import Record, StageResult
+from dynpatch.fetch import Checkout, fetch
+from dynpatch.io import faults, files, pypi
+from dynpatch.io import git as gitio
+from dynpatch.pin import Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.services import checks as stages
+from dynpatch.services import releases, upstream_fix
+from dynpatch.services import runtimes as envs
+from dynpatch.services.export import ApplyReport, SeriesFailed, export_series
+from dynpatch.workspace import Workspace
+
+DEFAULT_BUDGET = 50  # hypothesis streams of the verify run (plus every named scenario)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BumpOptions:
+    version: str  # the ai-dynamo release to pin
+    budget: int = DEFAULT_BUDGET  # verify: hypothesis streams
+    seed: int = 0
+    skip: list[str] = field(default_factory=list)
+    out: Path | None = None  # staging folder (logs stay there); None: out/bump
+
+
+def run(args: BumpOptions, ws: Workspace) -> StageResult:
+    start = time.perf_counter()
+    pin = load_pin(ws.pin)
+    old, new = pin.version, args.version
+    if new == old:
+        raise ToolkitError(f"the pin is already at {old}")
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    series.names(ws.patches)  # the committed series must be there
+    # The pin and patches/ change together: no other run may read or write either meanwhile.
+    with files.lock(series.lock(ws.locks, ws.patches), f"the series in {ws.patches}"):
+        old_text = ws.pin.read_text()
+        out = args.out or ws.out / "bump"
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{new}-"))
+        try:
+            return _bump(args, ws, pin, old_text, stage, start)
+        except ToolkitError:  # bad input, unreachable source: leave no staging folder behind
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+
+
+def _bump(
+    args: BumpOptions, ws: Workspace, pin: Pin, old_text: str, stage: Path, start: float
+) -> StageResult:
+    """Stage, regenerate, check; then install or refuse (see the module docstring)."""
+    old, new = pin.version, args.version
+    result = StageResult()
+    result.say(f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})")
+
+    with err.status(f"fetching ai-dynamo {new} ..."):
+        release, trust = _release(pin, new, ws.wheels)
+        first = parse_pin(with_release(old_text, release, path=ws.pin), ws.pin)
+        checkout = fetch(first, ws, version=new)
+        release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
+        comment = f"sha256 recorded from PyPI on {time.strftime('%Y-%m-%d')} by `nox -s bump`"
+        added = with_release(old_text, release, comment if trust else "", ws.pin)
+        new_text = with_version(added, new, ws.pin)
+        staged = parse_pin(new_text, ws.pin)
+        checkout = fetch(staged, ws, version=new)  # re-verified with the tree
+    result.say(
+        f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})",
+        f"laid-out tree {release.tree}",
+    )
+
+    patches = stage / "patches"
+    with err.status("regenerating the series on the new base ..."):
+        report, problems = _regenerate(checkout, staged, args, ws, patches)
+    result.say(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
+    if report.result.fixed_upstream:
+        result.say(f"fixed upstream: {report.result.upstream_fix}")
+    if problems:
+        return _refuse(result, problems, ws, old, stage)
+
+    result.say(
+        f"git range-diff (committed series on {old} → regenerated on {new}):",
+        _range_diff(pin, ws, checkout, patches),
+    )
+    records: list[Record] = []
+    for name in stages.STAGES:
+        if name in args.skip:
+            result.say(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
+            continue
+        python = envs.release_python(new, ws.runtimes)
+        job = stages.CheckJob(checkout, patches, stage, ws.trees, python, args.budget, args.seed)
+        check, record = stages.run_check(name, job, err)
+        records += [record] if record else []
+        result.say(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
+        if check.status != stages.PASS:
+            problems.append(f"{name} {check.status}: {check.detail}")
+    if problems:
+        return _refuse(result, problems, ws, old, stage)
+
+    changed = _install_all(ws, new_text, patches)
+    for record in records:  # the checks' records now describe the pinned series
+        evidence.save(record, ws.patches, ws.evidence)
+    result.say(
+        f"pin moved {old} → {new}: {console.rel(ws.pin)} updated; {console.rel(ws.patches)}/ "
+        f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "
+        f"total {time.perf_counter() - start:.0f} s"
+    )
+    return result
+
+
+def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
+    """The release entry and how its sha256 is trusted ('' when the pin has it)."""
+    if version in pin.releases:
+        return pin.release(version), ""
+    name = releases.wheel_name(pin.package, version)
+    wheel = pypi.download_wheel(pin.package, version, name, wheels)
+    digest = pypi.sha256_of(wheel)
+    trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
+    return releases.release_for(pin, version, digest), trust
+
+
+def _regenerate(
+    checkout: Checkout, pin: Pin, args: BumpOptions, ws: Workspace, patches: Path
+) -> tuple[ApplyReport, list[str]]:
+    """The series made once on the new base into ``patches`` (outcomes, formatting and the
+    ``git am`` proof; a candidate upstream fix judged by a run of the release's code), and
+    what stops it being pinned (nothing: an empty list)."""
+    new = checkout.release.version
+    try:
+        report = export_series(checkout, pin, ws.cache, patches)
+    except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
+        python = functools.partial(envs.release_python, new, ws.runtimes)  # built only if judged
+        upstream_fix.settle(exc.report, checkout, python, ws.cache, patches.parent / "judge.log")
+        if exc.report.result.fixed_upstream:
+            return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
+        return exc.report, exc.report.result.problems() or [str(exc)]
+    if not report.patches:  # not applicable, or already applied (merged): nothing to pin
+        merged = f"the series is merged upstream in {new} (every target already applied)"
+        return report, report.result.problems() or [f"{merged}: retire it from {new} on"]
+    return report, []
+
+
+def _range_diff(pin: Pin, ws: Workspace, new_checkout: Checkout, new_patches: Path) -> str:
+    """``git range-diff`` of the committed series (on the pin's base) and the regenerated
+    one (on the new base), both applied with ``git am`` in one scratch repository."""
+    old_checkout, old_patches = fetch(pin, ws), ws.patches
+    with tempfile.TemporaryDirectory(prefix="dynpatch-range-diff-") as tmp:
+        repo = Path(tmp) / "repo"
+        gitio.clone_at(new_checkout.path, new_checkout.base, repo)
+        gitio.am(repo, [new_patches / n for n in series.names(new_patches)])
+        new_tip = gitio.rev_parse(repo, "HEAD") or ""
+        gitio.fetch_ref(repo, old_checkout.path, old_checkout.base, "refs/dynpatch/old-base")
+        gitio.git_cmd(repo, "checkout", "-q", "--detach", "refs/dynpatch/old-base")
+        gitio.am(repo, [old_patches / n for n in series.names(old_patches)])
+        old_tip = gitio.rev_parse(repo, "HEAD") or ""
+        return gitio.range_diff(
+            repo, f"{old_checkout.base}..{old_tip}", f"{new_checkout.base}..{new_tip}"
+        ).rstrip("\n")
+
+
+def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
+    """Replace patches/ and the pin as one transaction (:func:`files.together`): on any
+    failure, or in the next run after a kill, both are put back as they were."""
+    with files.together(ws.pin, ws.patches):
+        try:
+            changed = series.install(patches, ws.patches)
+            faults.checkpoint("bump.patches")
+            files.write_atomic(ws.pin, new_text)
+        except (OSError, ToolkitError) as exc:  # said only when together puts both back
+            raise ToolkitError(
+                f"could not install the new pin and patches/ ({exc}); both restored as they were"
+            ) from None
+    return changed
+
+
+def _refuse(
+    result: StageResult, problems: list[str], ws: Workspace, old: str, stage: Path
+) -> StageResult:
+    result.say(
+        f"REFUSED: {len(problems)} problem(s):",
+        *(f"  {p}" for p in problems),
+        f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
+        f"logs and the candidate series: {console.rel(stage)}",
+    )
+    result.ok = False
+    return result

@@ -1,0 +1,192 @@
+"""``python -m dynpatch matrix``: the series against many dynamo releases, one row each.
+
+Each release runs on its own thread: fetch and series (at most three at once), then its
+checks in this process (:mod:`.stages`; at most ``--jobs`` at once, each a child process
+on a core). Fetches, runtimes and check results are cached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from dynpatch import series
+from dynpatch.console import err
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import StageResult
+from dynpatch.pin import Pin, load_pin, version_key
+from dynpatch.services import checks as stages
+from dynpatch.services import formatters as formatting
+from dynpatch.services import releases, runtimes
+from dynpatch.verbs.matrix import release, report
+from dynpatch.workspace import Workspace
+
+QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the named ones)
+DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
+
+
+def default_jobs() -> int:
+    # Each heavy job is one busy child process at a time; more than the cores only slows
+    # every release down (and the timings in the table with it).
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatrixOptions:
+    versions: str | None = None  # comma-separated (None: the pin's [matrix])
+    newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
+    budget: int = QUICK_BUDGET
+    seed: int = DEFAULT_SEED
+    jobs: int = field(default_factory=lambda: default_jobs())
+    skip: list[str] = field(default_factory=list)
+    fresh: bool = False  # ignore cached test and verify results
+    out: Path | None = None  # None: out/matrix
+
+
+def run(args: MatrixOptions, ws: Workspace) -> StageResult:
+    start = time.perf_counter()
+    if args.jobs < 1:
+        raise ToolkitError("--jobs must be 1 or more")
+    if args.budget < 0:
+        raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
+    pin = load_pin(ws.pin)
+    candidates = releases.pinned(pin, _versions(args, pin))
+    series.names(ws.patches)  # the committed series must be there
+    if pin.matrix_newest if args.newest is None else args.newest:
+        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
+            try:
+                found = releases.newest(pin, ws.wheels, ws.tofu)
+            except ToolkitError as exc:
+                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
+        # The newest marks the row of its version if the matrix has it, else adds one.
+        same = [c.release.version == found.release.version for c in candidates]
+        candidates = [found if s else c for s, c in zip(same, candidates, strict=True)]
+        candidates += [] if any(same) else [found]
+        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    if not candidates:
+        raise ToolkitError("no releases to run: the pin's [matrix] lists none")
+    out = args.out or ws.out / "matrix"
+    out.mkdir(parents=True, exist_ok=True)
+    # Built once here: the threads would otherwise race to create the same formatter env.
+    formatting.tools_python(ws.cache)
+    ctx = release.Context(
+        pin=releases.with_candidates(pin, candidates),
+        ws=ws,
+        out=out,
+        budget=args.budget,
+        seed=args.seed,
+        skip=frozenset(args.skip),
+        toolkit=release.toolkit_digest(),
+        fresh=args.fresh,
+    )
+    rows = _run_all(candidates, ctx, args.jobs)
+    total = time.perf_counter() - start
+    bad = [r.version for r in rows if not r.ok]
+    summary = (
+        f"{report.tally(rows)}; {report.verdict(rows, args.skip)}; "
+        f"wall time {total:.0f} s with --jobs {args.jobs}"
+    )
+    meta = {
+        "created": report.now(),
+        "pinned": pin.version,
+        "toolkit": ctx.toolkit,
+        "committed_series_sha256": series.series_digest(ws.patches),
+        "budget": args.budget,
+        "seed": args.seed,
+        "seconds": round(total, 1),
+        "ok": not bad,
+        "summary": summary,
+    }
+    return StageResult(not bad, report.show(rows, meta, out))
+
+
+def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
+    versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
+    unknown = [v for v in versions if v not in pin.releases]
+    if unknown:
+        known = ", ".join(sorted(pin.releases, key=version_key))
+        raise ToolkitError(
+            f'unknown version {unknown[0]}: {pin.path.name} has no [releases."{unknown[0]}"] '
+            f"entry with its wheel sha256 (known: {known})"
+        )
+    return list(dict.fromkeys(versions))
+
+
+class StepScreen(Console):
+    """A stage's screen in the matrix: what it shows becomes a progress line of its release
+    (live displays of stages on many threads would fight over the terminal)."""
+
+    def __init__(self, step: Callable[[str], None]):
+        super().__init__(quiet=True)
+        self._step = step
+
+    @property
+    def is_terminal(self) -> bool:  # so no stage starts a live display of its own
+        return False
+
+    def status(self, status: Any, *args: Any, **kwargs: Any) -> Any:
+        self._step(str(status).rstrip(" ."))
+        return contextlib.nullcontext()
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        self._step(" ".join(str(o) for o in objects))
+
+
+def _run_all(
+    candidates: list[releases.ReleaseCandidate], ctx: release.Context, jobs: int
+) -> list[release.Row]:
+    width = max(len(c.release.version) for c in candidates)
+    light, heavy = threading.BoundedSemaphore(3), threading.BoundedSemaphore(jobs)
+
+    def one(candidate: releases.ReleaseCandidate) -> release.Row:
+        version = candidate.release.version
+        t0 = time.perf_counter()
+
+        def step(text: str) -> None:
+            line = f"[{time.strftime('%H:%M:%S')}] {version:<{width}}  {text}"
+            err.print(line, markup=False, highlight=False)
+
+        with light:
+            try:
+                row, checkout = release.prepare(candidate, ctx, step)
+            except ToolkitError as exc:
+                row = release.new_row(candidate, ctx)
+                row.series, row.series_detail = "error", str(exc)
+                step(f"error: {exc}")
+                return row
+            python = None
+            if row.runnable and set(stages.STAGES) - ctx.skip:
+                step(f"runtime env (ai-dynamo-runtime=={version})")
+                try:
+                    python = runtimes.release_python(version, ctx.ws.runtimes)
+                except ToolkitError as exc:
+                    row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
+        if row.runnable:
+            step("waiting for a free core")
+            with heavy:
+                release.check(row, ctx, checkout, python, StepScreen(step))
+        row.seconds = time.perf_counter() - t0
+        step(_done_text(row))
+        return row
+
+    with ThreadPoolExecutor(len(candidates)) as pool:
+        return list(pool.map(one, candidates))
+
+
+def _done_text(row: release.Row) -> str:
+    checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
+    said = [
+        f"{name} {c.status}" + (" (cached)" if c.cached else "")
+        for name, c in checks
+        if c.status not in (stages.NA, stages.NOT_RUN)
+    ]
+    return f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)"

@@ -1,0 +1,281 @@
+"""One release through the series: fetch, the series made once (codemods, format, export
+and its ``git am`` proof), the committed series' ``git am`` check (:func:`prepare`, which
+only reads the shared checkout), then CPU test-upstream and quick verify in-process
+(:func:`check`; output under the release's folder, no evidence record saved).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from codemods.series import SERIES
+from dynpatch import series
+from dynpatch.errors import ToolkitError
+from dynpatch.fetch import Checkout, fetch
+from dynpatch.io import files
+from dynpatch.pin import Pin
+from dynpatch.services import runtimes as envs
+from dynpatch.services import upstream_fix
+from dynpatch.services.checks import (
+    ERROR,
+    FAIL,
+    NA,
+    NOT_RUN,
+    PASS,
+    SKIPPED,
+    STAGES,
+    Check,
+    CheckJob,
+    run_check,
+)
+from dynpatch.services.export import ApplyReport, SeriesFailed, am_problem, export_series
+from dynpatch.services.releases import ReleaseCandidate
+from dynpatch.workspace import TOOLKIT, Workspace
+
+
+@dataclass
+class Row:
+    version: str
+    sha256: str
+    trust: str  # "pinned" or "trust-on-first-use"
+    newest: bool = False
+    pinned: bool = False  # the release patches/ is made against
+    note: str = ""
+    # one per series step: {"target", "status", "detail"}
+    outcomes: list[dict[str, str]] = field(default_factory=list)
+    # applied | already-applied | not-applicable | fixed-upstream | drifted | error
+    series: str = NOT_RUN
+    series_detail: str = ""
+    problems: list[str] = field(default_factory=list)  # why the series cannot be written
+    series_sha256: str = ""  # of this release's regenerated series
+    own_am: Check = field(default_factory=lambda: Check(NOT_RUN))
+    committed_am: Check = field(default_factory=lambda: Check(NOT_RUN))
+    test_upstream: Check = field(default_factory=lambda: Check(NOT_RUN))
+    verify: Check = field(default_factory=lambda: Check(NOT_RUN))
+    seconds: float = 0.0  # the release's whole run
+
+    @property
+    def ok(self) -> bool:
+        """No drift, no failed or broken check (a reasoned n/a is fine). The committed
+        series not applying to *another* release is a finding, not a failure; to the
+        pinned release it must apply."""
+        checks = [self.own_am, self.test_upstream, self.verify]
+        if self.pinned:
+            checks.append(self.committed_am)
+        good = ("applied", "already-applied", "not-applicable", FIXED_UPSTREAM)
+        return self.series in good and not any(c.bad for c in checks)
+
+    @property
+    def runnable(self) -> bool:
+        """The release has its own exported series to check further."""
+        return self.series == "applied" and self.own_am.status == PASS
+
+
+# A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
+# failure; the series can be retired from there on.
+FIXED_UPSTREAM = "fixed-upstream"
+
+
+@dataclass(frozen=True)
+class Context:
+    pin: Pin  # the pin, with every matrix release listed (in memory)
+    ws: Workspace
+    out: Path  # out/matrix
+    budget: int
+    seed: int
+    skip: frozenset[str] = frozenset()
+    toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
+    fresh: bool = False  # ignore cached results (they are still rewritten)
+
+    def folder(self, version: str) -> Path:
+        return self.out / "releases" / version
+
+
+def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
+    release = candidate.release
+    return Row(
+        version=release.version,
+        sha256=release.sha256,
+        trust=candidate.trust,
+        newest=candidate.newest,
+        pinned=release.version == ctx.pin.version,
+        note=candidate.note,
+    )
+
+
+def prepare(
+    candidate: ReleaseCandidate, ctx: Context, step: Callable[[str], None]
+) -> tuple[Row, Checkout]:
+    """Fetch, the release's own series (made and proved once) and the committed series'
+    ``git am`` check, for one release."""
+    release = candidate.release
+    row = new_row(candidate, ctx)
+    step("fetching")
+    checkout = fetch(ctx.pin, ctx.ws, version=release.version)
+    step("git am: the committed series")
+    row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
+    step("codemods + format + export + git am proof")
+    patches = ctx.folder(release.version) / "patches"
+    _series(checkout, ctx, patches, row)
+    if not row.series_sha256:  # nothing exported this time: no older series may linger
+        files.remove_tree(patches)
+    return row, checkout
+
+
+def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
+    """This release's own series into ``patches``, and the row's series columns: its
+    outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
+    try:
+        report = export_series(checkout, ctx.pin, ctx.ws.cache, patches)
+    except SeriesFailed as exc:
+        # A candidate upstream fix is judged by a run (its interpreter is built only then).
+        python = functools.partial(envs.release_python, row.version, ctx.ws.runtimes)
+        upstream_fix.settle(
+            exc.report, checkout, python, ctx.ws.cache, ctx.folder(row.version) / "judge.log"
+        )
+        row.outcomes = outcome_rows(exc.report)
+        _not_exported(row, exc)
+        return
+    except ToolkitError as exc:  # a tool or the checkout failed, not the series
+        _error(row, str(exc))
+        return
+    row.outcomes = outcome_rows(report)
+    if report.result.not_applicable:
+        row.series, row.series_detail = "not-applicable", report.outcomes[0].detail
+        row.own_am = Check(NA, "nothing to export")
+        row.test_upstream = row.verify = Check(NA, "the series does not apply here")
+    elif not report.patches:
+        merged = "the series is merged upstream: every target is already applied"
+        row.series, row.series_detail = "already-applied", merged
+        row.own_am = Check(NA, "every target already applied at the base: nothing to export")
+        row.test_upstream = row.verify = Check(NA, "no change to check")
+    else:
+        row.series = "applied"
+        row.series_sha256 = series.series_digest(patches)
+        row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
+
+
+def _not_exported(row: Row, exc: SeriesFailed) -> None:
+    if exc.proof:  # every target applied, but the export fails git am: the column says so
+        row.series, row.series_detail = "applied", str(exc)
+        row.own_am = Check(FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
+        row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+    elif exc.report.result.fixed_upstream:
+        row.series, row.series_detail = FIXED_UPSTREAM, exc.report.result.upstream_fix
+        row.own_am = Check(NA, "the fix is already upstream: nothing to export")
+        row.test_upstream = row.verify = Check(NA, "the fix is already upstream")
+    elif not exc.report.result.ok:
+        row.problems = exc.report.result.problems()
+        row.series, row.series_detail = "drifted", "; ".join(row.problems)
+        reason = "series drifted: nothing exported"
+        row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, reason)
+    else:  # made, but upstream's checks refuse it
+        _error(row, str(exc))
+
+
+def _error(row: Row, why: str) -> None:
+    row.series, row.series_detail = "error", why
+    row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+
+
+def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
+    """The report's outcomes as the row records them (one per series step)."""
+    steps = [f"{o.target.path}::{o.target.qualname}" for o in report.outcomes]
+    return [
+        {"target": t, "status": str(o.status), "detail": o.detail}
+        for t, o in zip(steps, report.outcomes, strict=True)
+    ]
+
+
+def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
+    """The committed series' ``git am`` column: it applies to a fresh copy of this
+    release's base, and reverses (the same proof ``apply_series`` makes of its export)."""
+    start = time.perf_counter()
+    patches = [patches_dir / n for n in series.names(patches_dir)]
+    with files.owned_dir(scratch, "am-") as tmp:
+        problem = am_problem(checkout, patches, tmp / "am")
+    seconds = time.perf_counter() - start
+    if problem:
+        return Check(FAIL, problem, seconds)
+    return Check(PASS, "applies and reverses", seconds)
+
+
+# --- heavy part: the stages, in-process --------------------------------------------
+
+
+def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, screen: Console) -> None:
+    """CPU test-upstream, then quick verify, on this release's own series (cached)."""
+    folder = ctx.folder(row.version)
+    cache_file = folder / "checks.json"
+    key = _cache_key(row, ctx, python)
+    cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    ran: dict[str, dict[str, Any]] = {}
+    for stage in STAGES:
+        attr = stage.replace("-", "_")
+        if stage in ctx.skip:
+            setattr(row, attr, Check(SKIPPED, f"--skip {stage}: not run"))
+        elif python is None:
+            setattr(row, attr, Check(ERROR, "no interpreter with this release's runtime"))
+        elif stage in cached:
+            setattr(row, attr, Check(**cached[stage], cached=True))
+        else:
+            what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
+            screen.print(f"{stage} ({what})")
+            where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
+            job = CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
+            done = run_check(stage, job, screen)[0]
+            setattr(row, attr, done)
+            if done.status in (PASS, FAIL):  # an error is not kept: the next run retries
+                ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
+    if ran:
+        folder.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"key": key, "checks": {**cached, **ran}}, indent=2)
+        files.write_atomic(cache_file, text + "\n")
+
+
+def toolkit_digest(roots: tuple[Path, ...] = (TOOLKIT / "codemods", TOOLKIT / "dynpatch")) -> str:
+    """sha256 over the toolkit's code: a cached result is reused only for the same code."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
+    parts = {
+        "wheel_sha256": row.sha256,
+        "series_sha256": row.series_sha256,
+        "toolkit": ctx.toolkit,
+        "budget": ctx.budget,
+        "seed": ctx.seed,
+        "python": sys.version,
+        "interpreter": str(python),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data.get("checks", {}) if data.get("key") == key else {}
+
+
+def series_steps() -> list[str]:
+    """``file::qualname`` of every step, in series order (the table's target columns)."""
+    return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]

@@ -1,0 +1,184 @@
+"""The matrix as Markdown (printed, and for the README and PR) and JSON (for machines).
+
+One row per release, the target columns in series order; every cell that is not a plain
+success has a note under the table saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from dynpatch import console
+from dynpatch.io import files
+from dynpatch.pin import version_key
+from dynpatch.services import checks as stages
+from dynpatch.services.checks import Check
+from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row, series_steps
+
+# Short headers of the series' steps, in SERIES order.
+TARGET_HEADERS = ("helper", "_extract_logprobs", "loop call", "helper tests", "handler test")
+_SHORT = {
+    "already-applied": "already",
+    "not-applicable": "n/a",
+    "drifted": "DRIFTED",
+    FIXED_UPSTREAM: "fixed upstream",
+}
+
+
+def column_notes(pinned: str) -> list[str]:
+    return [
+        "targets: applied, already (merged upstream), n/a, DRIFTED or fixed upstream (the "
+        "release's own fix, judged by running its code), each explained below.",
+        "own series: this release's series, regenerated on its base, applies with `git am` "
+        f"to a fresh copy of it and reverses; patches/ ({pinned}) as-is: the committed one "
+        "does (no on another release is a finding, FAIL on the pinned one an error).",
+        "test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
+        "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
+    ]
+
+
+def headers(pinned: str) -> list[str]:
+    tail = ["own series: git am", f"patches/ ({pinned}) as-is", "test-upstream CPU"]
+    return ["release", *TARGET_HEADERS, *tail, "verify quick"]
+
+
+def cells(row: Row) -> list[str]:
+    marks = [m for m, on in (("pin", row.pinned), ("newest", row.newest)) if on]
+    if row.trust != "pinned":
+        marks.append("TOFU sha256")
+    release = row.version + (f" ({', '.join(marks)})" if marks else "")
+    targets = [_SHORT.get(o["status"], o["status"]) for o in row.outcomes]
+    targets += ["-"] * (len(TARGET_HEADERS) - len(targets))
+    return [
+        release,
+        *targets,
+        _am(row.own_am, must=True),
+        _am(row.committed_am, must=row.pinned),
+        _check(row.test_upstream),
+        _check(row.verify),
+    ]
+
+
+def _am(check: Check, must: bool) -> str:
+    """The git am columns answer "does it apply?": yes, or no (FAIL where it must)."""
+    if check.status == stages.PASS:
+        return "yes"
+    if check.status == stages.FAIL:
+        return "FAIL" if must else "no"
+    return _check(check)
+
+
+def _check(check: Check) -> str:
+    word = check.status.upper() if check.bad else check.status
+    return word + (" (cached)" if check.cached else "")
+
+
+def notes(rows: list[Row]) -> list[str]:
+    """Why each cell that is not a plain success is what it is, release by release."""
+    lines = []
+    for row in rows:
+        v = row.version
+        if row.note:
+            lines.append(f"{v}: {row.note}")
+        if row.series in ("not-applicable", "already-applied"):
+            lines.append(f"{v}: {row.series.replace('-', ' ')}: {row.series_detail}")
+        elif row.series == FIXED_UPSTREAM:
+            lines.append(f"{v}: fixed upstream: {row.series_detail}")
+        elif row.series == "drifted":
+            lines += [f"{v}: DRIFTED: {p}" for p in row.problems or [row.series_detail]]
+        elif row.series == "error":
+            lines.append(f"{v}: ERROR: {row.series_detail}")
+        checks = (
+            ("own series", row.own_am),
+            ("committed series", row.committed_am),
+            ("test-upstream", row.test_upstream),
+            ("verify", row.verify),
+        )
+        for name, c in checks:
+            if c.status in (stages.PASS, stages.NA) and name in ("own series", "committed series"):
+                continue
+            if name == "committed series" and not row.pinned:
+                lines.append(f"{v}: committed series does not apply as-is: {c.detail}")
+                continue
+            if c.status == stages.NA or (c.status == stages.NOT_RUN and row.series != "applied"):
+                continue
+            cached = " (cached result)" if c.cached else ""
+            lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")
+    return lines
+
+
+# Rows whose fix is upstream already: the series can be retired from the first one on.
+_UPSTREAM = ((FIXED_UPSTREAM, "fixed upstream"), ("already-applied", "merged upstream"))
+
+
+def tally(rows: list[Row]) -> str:
+    """``N releases: a applied, b not applicable, c drifted`` (and the fixed or merged
+    upstream)."""
+    count = Counter(r.series for r in rows)
+    text = (
+        f"{len(rows)} releases: {count['applied']} applied, {count['not-applicable']} not "
+        f"applicable, {count['drifted']} drifted"
+    )
+    return text + "".join(f", {count[s]} {what}" for s, what in _UPSTREAM if count[s])
+
+
+def verdict(rows: list[Row], skip: list[str] | tuple[str, ...] = ()) -> str:
+    bad = [r.version for r in rows if not r.ok]
+    text = f"problems in {', '.join(bad)}" if bad else "every check that ran passed"
+    return text + (f" (skipped: {', '.join(skip)})" if skip else "")
+
+
+def retire(rows: list[Row]) -> list[str]:
+    """The lines saying from which release on the fix is upstream (none when it is not)."""
+    lines = []
+    for series, what in _UPSTREAM:
+        found = sorted((r.version for r in rows if r.series == series), key=version_key)
+        if found:
+            lines.append(f"{what} from {found[0]}: the series can be retired from {found[0]} on")
+    return lines
+
+
+def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
+    pinned = meta["pinned"]
+    head = headers(pinned)
+    targets = [(Path(t.split("::")[0]).name, t.split("::", 1)[1]) for t in series_steps()]
+    out = [
+        f"ai-dynamo version matrix, {meta['created']} (toolkit {meta['toolkit'][:12]}, "
+        f"patches/ {meta['committed_series_sha256'][:12]} for {pinned})",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+        *("| " + " | ".join(cells(row)) + " |" for row in rows),
+        "",
+        "Targets, in series order: "
+        + "; ".join(f"{h} = `{f}::{q}`" for h, (f, q) in zip(TARGET_HEADERS, targets, strict=True))
+        + ".",
+        "",
+        *(f"- {n}" for n in column_notes(pinned)),
+    ]
+    found = notes(rows)
+    if found:
+        out += ["", "Notes:", "", *(f"- {n}" for n in found)]
+    out += ["", f"    {meta['summary']}"]
+    return "\n".join(out) + "\n"
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
+    """Write ``out/matrix.md`` and ``out/matrix.json`` (each atomically); what to print:
+    the Markdown and any retire line."""
+    md, js = out / "matrix.md", out / "matrix.json"
+    text = markdown(rows, meta)
+    files.write_atomic(md, text)
+    data = {**meta, "columns": headers(meta["pinned"]), "targets": series_steps()}
+    data |= {"rows": [dataclasses.asdict(r) for r in rows], "notes": notes(rows)}
+    files.write_atomic(js, json.dumps(data, indent=2) + "\n")
+    return [text.rstrip("\n"), *retire(rows), f"wrote {console.rel(md)} and {console.rel(js)}"]

@@ -1,0 +1,58 @@
+"""The instruction-count gates and the two-run agreement, on synthetic counts."""
+
+from __future__ import annotations
+
+from dynpatch.services.bench import gates
+from tests.fixtures import bench as synthetic
+
+FLAT_ALLOC = {"baseline": {"1": 8.0, "4": 8.0}, "patched": {"1": 0.0, "4": -0.01}}
+
+
+def test_every_gate_met_by_a_patch_that_saves_and_stays_flat() -> None:
+    trees = synthetic.counted_trees()
+    verdicts = gates.evaluate(trees["baseline"], trees["patched"], FLAT_ALLOC)
+    assert [g.met for g in verdicts] == [True, True, True, True]
+    assert verdicts[0].line() == (
+        "gate 1: 256x4 instructions per request, patched/baseline <= 0.95: "
+        "0.917 (84,000,000 -> 77,000,000) -> met"
+    )
+    assert verdicts[1].detail.startswith("0.538 ")
+    assert verdicts[2].detail == "1 choice +0.00%, 4 choices +0.00%"
+    assert "history 15872-16127 vs 256-511, within 3%" in verdicts[2].label
+
+
+def test_each_gate_can_be_missed_and_names_the_tree_it_judged() -> None:
+    trees = synthetic.counted_trees()
+    mutant = synthetic.tree_counts(
+        "mutant",
+        (80_000_000, 157_000_000),  # 0.952 and 0.604: just over the limits
+        per_chunk={1: (30_000, 30_000), 4: (15_000, 15_500)},  # +3.3 % late in a stream
+    )
+    alloc = {"baseline": {"1": 8.0, "4": 8.0}, "mutant": {"4": 0.5}}  # 1 choice: not measured
+    verdicts = gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")
+    assert [g.met for g in verdicts] == [False, False, False, False]
+    assert all(g.line().endswith("-> MISSED") for g in verdicts)
+    assert "mutant/baseline <= 0.95" in verdicts[0].label
+    assert verdicts[2].detail == "1 choice +0.00%, 4 choices +3.33%"
+    assert verdicts[3].detail == (
+        "mutant n/a B/token (1ch), 0.500 B/token (4ch); "
+        "baseline 8.000 B/token (1ch), 8.000 B/token (4ch)"
+    )
+    alloc["mutant"]["1"] = 1.5
+    assert not gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")[3].met
+
+
+def test_two_runs_agree_within_half_a_percent_or_the_gate_says_by_how_much() -> None:
+    trees = synthetic.counted_trees()
+    close = {
+        "baseline": synthetic.tree_counts("baseline", (84_040_000, 1)),
+        "patched": synthetic.tree_counts("patched", (77_000_000, 1)),
+    }
+    gate = gates.agreement(trees, close)
+    assert gate.met
+    assert gate.detail == (
+        "baseline 84,000,000 and 84,040,000 (0.048%); patched 77,000,000 and 77,000,000 (0.000%)"
+    )
+    far = {**close, "patched": synthetic.tree_counts("patched", (77_400_000, 1))}
+    missed = gates.agreement(trees, far)
+    assert not missed.met and "(0.519%)" in missed.detail

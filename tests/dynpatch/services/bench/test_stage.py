@@ -1,0 +1,132 @@
+"""``bench``'s stage: its refusal without valgrind, the command a person reruns, how it
+says it counted, the reference it records, the reviewer's script it runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from dynpatch import evidence
+from dynpatch.cli import main
+from dynpatch.errors import ToolkitError
+from dynpatch.services.bench import report, stage
+from dynpatch.verbs import bench
+from dynpatch.workspace import Workspace
+from tests.fixtures import bench as synthetic
+
+RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
+
+
+def test_missing_valgrind_is_one_line_saying_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "dynamo.toml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["bench"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: valgrind not found: apt-get install valgrind\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dynamo.toml"]  # nothing written
+
+
+def test_the_rerun_command_names_what_was_asked_for() -> None:
+    assert bench._command(bench.BenchOptions()) == "nox -s bench"
+    both = bench.BenchOptions(mutant=True, record=True)
+    assert bench._command(both) == "nox -s bench -- --mutant --record"
+
+
+def test_the_how_line_says_what_was_counted_with_what_on_which_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cpuinfo = SimpleNamespace(is_file=lambda: True, read_text=lambda: "model name\t: A CPU\n")
+    monkeypatch.setattr(stage, "Path", lambda _path: cpuinfo)
+    env = {"environment": {"python": "3.11.7", "implementation": "CPython"}}
+    how = stage.how("valgrind-3.19.0", env, ["setarch", "x86_64", "-R"])
+    assert how["environment"] == {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
+    assert stage.how_line(how).startswith(
+        "how: valgrind-3.19.0 --tool=callgrind --instr-atstart=no --collect-atstart=no "
+        "(counting switched on around the replayed requests only), CPython 3.11.7 on "
+        f"{platform.machine()} (A CPU x{os.cpu_count()}), PYTHONHASHSEED=0 DYN_LOG=error, "
+        "address-space randomisation off (setarch -R); 1 counted request per case after 1 warm-up"
+    )
+
+
+def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(report, "plot_png", lambda trees: f"PNG {sorted(trees)}".encode())
+    ws = Workspace(tmp_path)
+    ws.bench_docs.mkdir(parents=True)
+    (ws.bench_docs / "per_chunk_cost.py").write_text("print('the reviewer script')\n")
+    (ws.bench_docs / "instructions.png").write_bytes(b"old")
+    trees = {**synthetic.counted_trees(), "mutant": synthetic.tree_counts("mutant", (1, 1))}
+    keys = ("code_sha256", "series_sha256", "base", "release")
+    data = {"trees": dict.fromkeys(keys, "x"), "what": "w", "how": {}, "agreement": {}, "gates": []}
+    stage.record_reference(data, trees, ws)
+    assert sorted(p.name for p in ws.bench_docs.iterdir()) == [
+        "instructions.json",
+        "instructions.png",
+        "per_chunk_cost.py",
+    ]
+    assert (ws.bench_docs / "instructions.png").read_bytes() == b"PNG ['baseline', 'patched']"
+    ref = json.loads((ws.bench_docs / "instructions.json").read_text())
+    assert ref["code_sha256"] == "x" and ref["command"] == "nox -s bench -- --record"
+    assert set(ref["requests"]["256x4"]) == {"chunks", "baseline", "patched", *RATIOS}
+
+
+FAST_TIMEIT = (
+    "import runpy, sys, timeit; timeit.Timer.autorange = lambda self, callback=None: (200, 0.0); "
+    'sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")'
+)
+
+
+def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the top of a tree, nothing on the path (it loads the helper by its path); on a
+    tree whose helper has no new_token_ids, the "without" column only."""
+    from tests.fixtures.snippets import HELPER, HELPER_PATCHED
+
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    # timeit takes 200 calls a sample: the timings are not checked, and autorange is slow.
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} -c '{FAST_TIMEIT}' \"$@\"\n")
+    python.chmod(0o755)
+    for name, text in (("patched", HELPER_PATCHED), ("baseline", HELPER)):
+        helper = tmp_path / name / "components/src/dynamo/common/backend/logprobs.py"
+        helper.parent.mkdir(parents=True)
+        helper.write_text(text)
+        # A plain checkout's package __init__ needs dynamo's compiled runtime.
+        (helper.parent / "__init__.py").write_text("raise ImportError('no dynamo._core')\n")
+    saved = stage.rerun(str(python), tmp_path / "patched")
+    assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
+    lines = saved["output"].splitlines()
+    assert lines[1].split() == ["history", "without", "(us)", "with", "(us)", "ratio"]
+    assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
+    base = stage.rerun(str(python), tmp_path / "baseline")["output"].splitlines()
+    assert "has no new_token_ids (the tree before this change): 'without' only" in base[1]
+    assert [len(ln.split()) for ln in base[2:]] == [3, 2, 2, 2]
+    with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
+        stage.rerun(str(python), tmp_path)  # no helper there
+
+
+def test_a_mutant_that_meets_every_gate_fails_the_run() -> None:
+    trees = synthetic.counted_trees()
+    mutant = synthetic.tree_counts("mutant", (77_000_000, 140_000_000))  # as good as patched
+    alloc = {t: {"1": 0.0, "4": 0.0} for t in ("baseline", "patched", "alternative", "mutant")}
+    how = stage.how("valgrind-3.19.0", {}, [])
+    found = {"counts": {**trees, "alternative": trees["patched"], "mutant": mutant}, "how": how}
+    found |= {"again": trees, "alloc": {"slope_bytes_per_token": alloc}, "finished_after_s": {}}
+    found["ab"] = {"line": "A/B"}
+    data, lines, passed = stage._judge(found)
+    assert not passed and data["verdict"] == "fail" and all(g["met"] for g in data["gates"])
+    assert "mutant: the gates do NOT catch the planted copy" in lines
+    found["counts"]["mutant"] = trees["baseline"]
+    assert stage._judge(found)[2]  # a mutant no better than the baseline misses gates 1-3

@@ -1,0 +1,210 @@
+"""`test-upstream` end to end through the command line, offline: the real series on a small
+tree in dynamo's shape (tests/fixtures/upstream_tree.py), a metadata-only runtime."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dynpatch import cli
+from dynpatch.fetch import fetch
+from dynpatch.io import git as gitio
+from dynpatch.series import series_digest
+from dynpatch.services import upstream_tests as stage_module
+from dynpatch.services.export import export_series
+from dynpatch.services.upstream_tests import tiers
+from dynpatch.services.upstream_tests.runner import Run
+from tests.dynpatch.services.upstream_tests.test_tiers import fake_site
+from tests.fixtures.releases import fake_runtime
+from tests.fixtures.synthetic import REAL_CACHE, REPO, one_error
+from tests.fixtures.upstream_tree import FILES
+
+
+@pytest.fixture
+def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request):
+    """A synthetic release (``FILES``, or the parametrised files) with its series exported;
+    returns a function that runs `test-upstream` on it with extra arguments."""
+    rel = synthetic_release(getattr(request, "param", FILES))
+    checkout = fetch(rel.pin, rel.ws)
+    patches = rel.ws.patches
+    export_series(checkout, rel.pin, REAL_CACHE, patches)
+    monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
+    monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
+
+    def run(*extra: str) -> int:  # in the release's workspace, tmp_path
+        monkeypatch.chdir(tmp_path)
+        return cli.main(["test-upstream", "--out", str(tmp_path / "out"), *extra])
+
+    run.tmp = tmp_path  # type: ignore[attr-defined]
+    run.patches = patches  # type: ignore[attr-defined]
+    run.base = checkout.base  # type: ignore[attr-defined]
+    return run
+
+
+def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
+    assert stage() == 0
+    printed = capsys.readouterr().out
+    assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
+    assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
+    assert "CPU tier: 3 tests on baseline, 13 on patched (10 new); regressions: none" in printed
+    # What the carried test fails on in each mutant, as the JUnit XML says.
+    assert (
+        "carried test test_logprobs.py::test_extract_completion_with_delta_matches_slicing_"
+        "token_ids\n"
+        "  on the baseline: 10 of 10 fail on TypeError: extract_from_completion_output() got "
+        "an unexpected keyword argument 'new_token_ids' (test_logprobs.py:70)\n"
+        "  new_token_ids accepted but ignored: 10 of 10 fail on AssertionError: token_ids "
+        "copied (test_logprobs.py:27)\n"
+        "carried tests: 10 fail on baseline, 10 pass on patched (of 10); with new_token_ids "
+        "accepted but ignored, 10 of the 10 cases of new tests fail on their own assertions\n"
+    ) in printed
+    assert (
+        "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
+        "::TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs, "
+        "trtllm/test_trtllm_handler_base.py::test_trtllm_handler_matches_shared"
+    ) in printed
+    assert "STAND-IN tier: not run (torch is not installed in " in printed
+    assert "GPU tier: not run (tensorrt_llm is not importable by " in printed
+    junits = [f"cpu-{side}.xml" for side in ("baseline", "ignored", "mutant", "patched")]
+    assert f"JUnit XML: out/junit/ ({', '.join(junits)})" in printed
+    assert "verdict: pass" in printed
+    assert sorted(p.name for p in (stage.tmp / "out" / "junit").iterdir()) == junits
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
+    assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
+    assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
+    assert record["details"]["tiers_run"] == ["cpu"]
+    not_run = [line.split(" (")[0] for line in record["details"]["tiers_not_run"]]
+    assert not_run == ["STAND-IN tier: not run", "GPU tier: not run"]
+    assert "carried tests: 10 fail on baseline, 10 pass on patched" in record["summary_md"]
+    assert (
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 12 | 0 | 0 | 0 |"
+        in (record["summary_md"])
+    )
+    cpu = record["details"]["tiers"]["cpu"]
+    assert cpu["patched"]["helper_imported_from"].startswith(
+        str(stage.tmp / "out" / "trees" / "patched-")
+    )
+    assert cpu["baseline"]["helper_imported_from"].startswith(
+        str(stage.tmp / "out" / "trees" / "baseline-")
+    )
+    assert len(cpu["carried_tests"]) == 10 and cpu["regressions"] == []
+    assert len(cpu["keyword_ignored_caught"]) == 10
+    # the mutant tree is thrown away; the cached trees stay clean
+    assert not list((stage.tmp / "out").glob(".mutants-*"))
+    for tree in (stage.tmp / "out" / "trees").iterdir():
+        assert gitio.local_changes(tree) == []
+
+
+# A release before 1.5: no sentinel in test_logprobs.py, no TestGenerateLocally.
+BEFORE_1_5 = {
+    **FILES,
+    "dynamo/common/backend/tests/test_logprobs.py": FILES[
+        "dynamo/common/backend/tests/test_logprobs.py"
+    ].split("\n\nclass _ExplodingTokenIds:")[0],
+    "dynamo/trtllm/tests/test_trtllm_handler_base.py": "def test_other():\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("stage", [BEFORE_1_5], indirect=True, ids=["before-1.5"])
+def test_a_release_the_tests_are_not_carried_to_says_so_and_passes(stage, capsys) -> None:
+    assert stage("--tier", "cpu") == 0
+    printed = capsys.readouterr().out
+    assert "CPU tier: the series carries no tests for this release" in printed
+    assert "carried test " not in printed and "verdict: pass" in printed
+
+
+def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
+    stage, capsys, monkeypatch
+) -> None:
+    """The patched helper broken for one case the old test covers; the GPU tier on fake
+    packages (no GPU here): an installed tensorrt_llm and a torch that sees one."""
+    patch = next(stage.patches.glob("0001-*.patch"))
+    text = patch.read_text()
+    broken = text.replace(
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far:]\n",
+        "+        chunk_token_ids = token_ids[num_output_tokens_so_far + 1 :]\n",
+    )
+    assert broken != text
+    patch.write_text(broken)
+    gpu_site = fake_site(stage.tmp / "gpu-site", "1.1.0")
+    dists = stage.tmp / "site"  # the pinned runtime's metadata, from the fixture
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(gpu_site), str(dists)]))
+    monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
+    assert stage() == 1
+    printed = capsys.readouterr().out
+    assert "CPU tier: 3 tests on baseline, 13 on patched (10 new); regressions: 1" in printed
+    assert (
+        "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
+        "::test_extract_completion_slices_from_offset (failed)"
+    ) in printed
+    assert "verdict: FAIL" in printed
+    assert 'GPU tier (-m "pre_merge and trtllm and (gpu_0 or gpu_1)")' in printed
+    assert "STAND-IN tier: not run (the GPU tier runs dynamo's handler tests for real)" in printed
+    facts = {
+        "tensorrt_llm": "1.1.0",
+        "tensorrt_llm_path": str(gpu_site / "tensorrt_llm"),
+        "gpu": "Fake GPU",
+        "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9",
+    }
+    assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in printed
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
+    assert record["verdict"] == "fail" and record["details"]["gpu"] == facts
+    assert record["details"]["tiers_run"] == ["cpu", "gpu"]
+
+
+def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
+    def error_of(*extra: str) -> str:
+        assert stage(*extra) == 2
+        return one_error(capsys.readouterr().err)
+
+    assert (
+        error_of("--tier", "fast")
+        == "error: unknown --tier 'fast': choose one of cpu, standin, gpu, all"
+    )
+    assert error_of("--tier", "gpu").startswith(
+        "error: --tier gpu: the GPU tier cannot run here: tensorrt_llm is not importable by "
+    )
+    stage.patches.rename(stage.tmp / "moved")
+    assert error_of() == f"error: no patch series in {stage.patches}: run `nox -s apply` first"
+    (stage.tmp / "moved").rename(stage.patches)
+    monkeypatch.setenv("PYTHONPATH", str(fake_runtime(stage.tmp / "site2", "1.0.0")))
+    assert error_of().startswith("error: pin mismatch: the tree is ai-dynamo 9.9.9, but ")
+    assert not (stage.tmp / "out").exists()
+
+    # An apply while it runs: the trees hold one series and patches/ another by the time the
+    # results are saved, so they are filed under neither (pytest stubbed out: not the point).
+    monkeypatch.setenv("PYTHONPATH", str(stage.tmp / "site"))
+    patch = next(stage.patches.glob("0001-*.patch"))
+
+    def apply_meanwhile(tier, trees, *_):  # type: ignore[no-untyped-def]
+        patch.write_text(patch.read_text() + "\n")
+        runs = {side: Run(f"cpu-{side}", trees.baseline, 0) for side in ("baseline", "patched")}
+        return stage_module.TierResult(tier, runs)
+
+    monkeypatch.setattr(stage_module, "run_tier", apply_meanwhile)
+    line = error_of("--tier", "cpu")
+    assert "changed while test-upstream ran" in line and "nothing saved" in line
+    assert not (stage.tmp / "out" / "evidence" / "test-upstream.json").exists()
+
+
+@pytest.mark.integration
+def test_the_committed_series_carries_its_regression_tests() -> None:
+    from codemods import handler_response_loop_tests, helper_delta_tests
+    from dynpatch.pin import load_pin
+    from dynpatch.services.trees import prepare_trees
+    from dynpatch.services.upstream_tests import series_carried_tests
+
+    added, changed = series_carried_tests(
+        prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
+    )
+    assert added == {
+        (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        (
+            handler_response_loop_tests.PATH,
+            "TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs",
+        ),
+    }
+    assert changed == {(handler_response_loop_tests.PATH, handler_response_loop_tests.COMPARISON)}

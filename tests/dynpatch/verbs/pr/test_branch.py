@@ -1,0 +1,177 @@
+"""dynpatch.verbs.pr.branch through `pr`: the branch is the series re-signed by the person;
+regenerating keeps or (with --force) replaces it, with a range-diff. And dynamo's title
+and DCO rules as pure checks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codemods.series import COMMIT_MESSAGE
+from dynpatch.cli import main
+from dynpatch.fetch import fetch
+from dynpatch.io import git as gitio
+from dynpatch.io.git import CommitInfo, Identity
+from dynpatch.pin import load_pin
+from dynpatch.services.precommit import sign_offs
+from dynpatch.verbs.pr import branch as branches
+from dynpatch.workspace import Workspace
+from tests.fixtures.pr import (
+    BRANCH,
+    HELPER,
+    JANE,
+    TITLE,
+    V1,
+    V2,
+    World,
+    git,
+    nothing_written,
+    one_error,
+    refused,
+)
+from tests.fixtures.synthetic import REPO
+
+
+def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
+    expected_tree = world.series(V1)
+    status, out, err = pr()
+    assert status == 0, err
+    tip = world.tip()
+    assert tip is not None
+    assert git(world.repo, "rev-list", "--count", f"{world.base}..{tip}").stdout.strip() == "1"
+    assert gitio.tree_of(world.repo, tip) == expected_tree  # exactly the series' content
+    fields = git(world.repo, "log", "-1", "--format=%an <%ae>%n%cn <%ce>%n%s", tip).stdout
+    assert fields.splitlines() == [JANE, JANE, TITLE]
+    message = git(world.repo, "cat-file", "commit", tip).stdout.split("\n\n", 1)[1]
+    # the series identity's sign-off replaced by the person's, nothing else changed
+    assert "Signed-off-by: Test Author" in next(world.patches.glob("*.patch")).read_text()
+    assert message == f"{COMMIT_MESSAGE}\nSigned-off-by: {JANE}\n"
+    # only the branch is new in the checkout: no other ref, HEAD and work tree untouched
+    refs = git(world.repo, "for-each-ref", "--format=%(refname)").stdout.split()
+    assert sorted(refs) == ["refs/heads/main", f"refs/heads/{BRANCH}", "refs/tags/v9.9.9"]
+    assert git(world.repo, "rev-parse", "HEAD").stdout.strip() == world.base
+    assert git(world.repo, "status", "--porcelain").stdout == ""
+    assert f"description  {world.out.relative_to(world.tmp)}" in out
+    assert err.count("warning: ") == 3  # none saved; a missing pre-commit record is no warning
+
+
+def test_the_same_series_keeps_the_branch_a_changed_one_needs_force(world: World, pr) -> None:
+    """...and a checked-out branch is never rewritten, even with --force."""
+    assert pr()[0] == 0
+    old = world.tip()
+    status, out, err = pr()
+    assert status == 0, err
+    assert world.tip() == old and f"{BRANCH} unchanged" in out
+    world.series(V2)
+    status, out, err = pr()
+    assert status == 2
+    one_error(err, "already exists", "differs (commit 1: content)", "--force")
+    assert "git range-diff" in out and "+# version 2 of the series" in out
+    assert world.tip() == old  # untouched, and no ref left behind
+    assert git(world.repo, "for-each-ref", "refs/dynpatch/").stdout == ""
+
+    status, out, err = pr("--force")
+    assert status == 0, err
+    new = world.tip()
+    assert new != old and f"replaced (was {old[:12]}" in out
+    assert "version 2" in git(world.repo, "show", f"{new}:{HELPER}").stdout
+    assert git(world.repo, "rev-parse", f"{BRANCH}@{{1}}").stdout.strip() == old  # reflog
+
+    git(world.repo, "checkout", "-q", BRANCH)  # a checked-out branch is never rewritten
+    world.series(V1)
+    one_error(refused(pr, "--force"), f"{BRANCH} is checked out in")
+    assert world.tip() == new
+
+
+def test_series_that_does_not_apply_leaves_nothing(world: World, pr) -> None:
+    patch = next(world.patches.glob("*.patch"))
+    patch.write_text(
+        patch.read_text().replace("\n     include_bytes: bool = False,\n", "\n     drifted,\n")
+    )
+    one_error(refused(pr), "does not apply to the base")
+    nothing_written(world)
+
+
+@pytest.mark.integration
+def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
+    checkout = fetch(load_pin(REPO.pin), REPO)
+    clone = tmp_path / "dynamo"
+    gitio.clone_at(checkout.path, checkout.base, clone)
+    ws = Workspace(tmp_path)  # the pin and a snapshot of patches/ (others may regenerate it)
+    shutil.copy(REPO.pin, ws.pin)
+    patches = shutil.copytree(REPO.patches, ws.patches)
+    out = ws.out / "pr" / "PR_DESCRIPTION.md"
+    monkeypatch.chdir(tmp_path)
+    argv = ["pr", "--source", "path", "--path", str(clone), "--identity", JANE]
+    status = main([*argv, "--allow-placeholder-identity"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")
+    # the branch holds what a plain `git am` of the series gives (on the clone's HEAD, the
+    # base: pr never moves it)
+    names = (patches / "series").read_text().split()
+    who = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    git(clone, *who, "am", "-q", *[str(patches / n) for n in names])
+    assert gitio.tree_of(clone, tip) == gitio.tree_of(clone, "HEAD")
+    subject = git(clone, "log", "-1", "--format=%s", tip).stdout.strip()
+    assert subject.startswith("perf(trtllm): ") and f"title {subject!r}: pass" in captured.out
+    text = out.read_text()
+    assert "`extract_from_completion_output`" in text and "#14402" in text
+
+
+# --- dynamo's title and DCO rules, as pure checks
+
+PERSON = Identity("Jane Doe", "jane@example.invalid")
+SERIES = Identity("dynamo-logprob-delta", "maintainers@example.invalid")
+
+
+def commit(message: str, author: Identity = PERSON) -> CommitInfo:
+    return CommitInfo("a" * 40, "b" * 40, author, author, message, signed=False)
+
+
+@pytest.mark.parametrize(
+    ("title", "ok"),
+    [
+        ("perf(trtllm): reuse the streamed delta for logprob extraction", True),
+        ("fix: handle an empty stream", True),
+        ("feat(common/backend)!: drop the old helper", True),
+        ("Perf(trtllm): capitalised type", False),
+        ("perf(trtllm) missing colon", False),
+        ("perf(): empty scope", False),
+        ("wip(trtllm): not a type dynamo accepts", False),
+        ("perf(trtllm):no space", False),
+        ("reuse the streamed delta", False),
+    ],
+)
+def test_titles_dynamo_accepts_and_the_types_named_otherwise(title: str, ok: bool) -> None:
+    problem = branches.title_problem(title)
+    assert problem is None if ok else "perf" in problem and "revert" in problem
+
+
+@pytest.mark.parametrize(
+    ("message", "needle"),
+    [
+        ("perf(x): y\n\nbody\n\nSigned-off-by: Jane Doe <jane@example.invalid>\n", None),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jane@example.invalid> \n", "no line matching"),
+        ("perf(x): y\n\nSigned-off-by: <jane@example.invalid>\n", "no line matching"),
+        ("perf(x): y\n\nSigned-off-by: Jon Doe <jane@example.invalid>\n", "is not the author"),
+        ("perf(x): y\n\nSigned-off-by: Jane Doe <jd@example.invalid>\n", "is not the author"),
+        (f"perf(x): y\n\nSigned-off-by: {SERIES}\nSigned-off-by: {PERSON}\n", "series identity"),
+    ],
+)
+def test_dco_problems(message: str, needle: str | None) -> None:
+    problems = branches.dco_problems(commit(message), replaced=SERIES)
+    assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
+
+
+def test_drop_sign_off_removes_only_that_identity() -> None:
+    msg = (
+        "perf(x): y\n\nSigned-off-by: someone is not a sign-off of SERIES\n\n"
+        f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\nSigned-off-by: Other <o@example.invalid>\n"
+    )
+    out = branches.drop_sign_off(msg, SERIES)
+    assert f"Reviewed-by: {PERSON}" in out
+    assert "someone is not a sign-off" in out
+    assert sign_offs(out) == [Identity("Other", "o@example.invalid")]
