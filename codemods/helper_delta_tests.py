@@ -1,6 +1,7 @@
-"""Carry ``carried/helper_delta_tests.template.py``, the CPU test of the helper's
+"""Carry ``carried/helper_delta_tests.template.py``, the CPU tests of the helper's
 ``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last
-``test_extract_completion_*``, on the module's own ``_ExplodingTokenIds`` (1.5.0 on)."""
+``test_extract_completion_*``, on the module's own ``_ExplodingTokenIds``, which the
+template's first class extends (here: a length that ``len()`` reports) (1.5.0 on)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ NEEDS = ("pytest", "extract_from_completion_output", "SimpleNamespace", "_logpro
 ANCHOR_PREFIX = "test_extract_completion_"
 SENTINEL = "_ExplodingTokenIds"
 SENTINEL_TEST = "test_extract_completion_skips_token_ids_when_logprobs_empty"
-# The sentinel's message, before and after: the old one would misreport the new test.
+# The sentinel's message, before and after: the old one would misreport the new tests.
 OLD_MESSAGE = "token_ids copied though no logprobs were requested"
 MESSAGE = "token_ids copied"
 
@@ -25,28 +26,40 @@ TARGET = Target(
     qualname="(new tests: new_token_ids)",
     expected=(
         f"a test module with module-level {', '.join(NEEDS)} and `{SENTINEL}` (whose "
-        f"__iter__ raises AssertionError({OLD_MESSAGE!r})), marked {', '.join(CPU_MARKS)} "
-        f"by `pytestmark`, with `{ANCHOR_PREFIX}*` tests to add to"
+        f"__len__ returns a number and __iter__ raises AssertionError({OLD_MESSAGE!r})), "
+        f"marked {', '.join(CPU_MARKS)} by `pytestmark`, with `{ANCHOR_PREFIX}*` tests to "
+        "add to"
     ),
 )
 
-# Inserted after the last `test_extract_completion_*` test of test_logprobs.py.
-TESTS = shape.carried("helper_delta_tests.template.py")
-
 _RAISE = m.Raise(exc=m.Call(func=m.Name("AssertionError"), args=[m.Arg(value=m.SimpleString())]))
+_RETURNS_NUMBER = m.FunctionDef(
+    body=m.IndentedBlock([m.SimpleStatementLine([m.Return(m.Integer())])])
+)
 
 
-def added_names() -> tuple[str, ...]:
-    """The top-level definitions ``HelperDeltaTests`` rewrites (``SENTINEL``) and adds."""
-    return (SENTINEL, *shape.top_level_names(cst.parse_module(TESTS).body))
+def template(name: str) -> tuple[cst.ClassDef, list[cst.BaseStatement]]:
+    """The carried template ``name``: its first class (the methods it sets on the module's
+    sentinel), and the statements it adds."""
+    extension, *tests = cst.parse_module(shape.carried(name)).body
+    assert isinstance(extension, cst.ClassDef) and extension.name.value == SENTINEL
+    return extension, tests
 
 
 class HelperDeltaTests(TargetedCommand):
     DESCRIPTION = (
-        "test_logprobs.py: add a CPU test that extract_from_completion_output(..., "
-        "new_token_ids=...) equals the helper's own slice and reads no history."
+        "test_logprobs.py: add CPU tests that extract_from_completion_output(..., "
+        "new_token_ids=...) equals the helper's own slice, reads no history, and slices "
+        "when the delta does not fit."
     )
     TARGET = TARGET
+    TEMPLATE = "helper_delta_tests.template.py"
+    DONE = "the delta tests"
+
+    @classmethod
+    def added_names(cls) -> tuple[str, ...]:
+        """The top-level definitions this command rewrites (``SENTINEL``) and adds."""
+        return (SENTINEL, *shape.top_level_names(template(cls.TEMPLATE)[1]))
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         present = shape.top_level_names(tree.body)
@@ -56,14 +69,15 @@ class HelperDeltaTests(TargetedCommand):
                 raise Drifted(TARGET, f"{SENTINEL_TEST} without `{SENTINEL}`")
             raise NotApplicable(
                 f"{PATH} has no {SENTINEL} (dynamo added it with the empty-logprobs fix, "
-                "1.5.0): the helper's delta test is not carried"
+                "1.5.0): the helper's tests are not carried"
             )
         method = shape.find_function(cst.Module([sentinel]), f"{SENTINEL}.__iter__")
         raises = m.findall(method, _RAISE) if method else []
         if len(raises) != 1:
             raise Drifted(TARGET, f"no `{SENTINEL}.__iter__` raising AssertionError('...')")
         message = raises[0].exc.args[0].value  # type: ignore[attr-defined]
-        new_stmts = list(cst.parse_module(TESTS).body)
+        extension, new_stmts = template(self.TEMPLATE)
+        extended = _extended(sentinel, extension)
         wanted = shape.top_level_names(new_stmts)
         clashes = [n for n in wanted if n in present]
         if clashes:
@@ -71,8 +85,9 @@ class HelperDeltaTests(TargetedCommand):
                 shape.same_code(tree.body[present[n]], shape.code(new_stmts[wanted[n]]))
                 for n in clashes
             )
-            if same and len(clashes) == len(wanted) and message.evaluated_value == MESSAGE:
-                raise AlreadyApplied(f"{PATH} already has the delta test")
+            done = extended is sentinel and message.evaluated_value == MESSAGE
+            if same and len(clashes) == len(wanted) and done:
+                raise AlreadyApplied(f"{PATH} already has {self.DONE}")
             part = "(only part of the change)" if same else "with other content"
             raise Drifted(TARGET, f"{', '.join(clashes)} already defined {part}")
         if message.evaluated_value not in (OLD_MESSAGE, MESSAGE):
@@ -87,6 +102,33 @@ class HelperDeltaTests(TargetedCommand):
         new_stmts[0] = new_stmts[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
         text = f"{message.prefix}{message.quote}{MESSAGE}{message.quote}"
         body = list(tree.body)
-        body[present[SENTINEL]] = sentinel.deep_replace(message, message.with_changes(value=text))  # type: ignore[call-overload]
+        body[present[SENTINEL]] = extended.deep_replace(message, message.with_changes(value=text))  # type: ignore[call-overload]
         at = max(anchors) + 1
         return tree.with_changes(body=[*body[:at], *new_stmts, *body[at:]])
+
+
+def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:
+    """``sentinel`` with the methods of ``extension`` set: each replaces the method of its
+    name (``__len__`` must return a number, as dynamo's does) or comes before the first
+    method. ``sentinel`` itself when it has them all already."""
+    block = sentinel.body
+    assert isinstance(block, cst.IndentedBlock)
+    body = list(block.body)
+    changed = False
+    for new in (s for s in extension.body.body if isinstance(s, cst.FunctionDef)):  # type: ignore[attr-defined]
+        name = new.name.value
+        at = next((i for i, s in enumerate(body) if shape.named([s], cst.FunctionDef, name)), None)
+        if at is not None and shape.same_code(body[at], shape.code(new)):
+            continue
+        if at is None and name == "__len__":
+            raise Drifted(TARGET, f"`{SENTINEL}` without `__len__`")
+        if at is not None and not (name == "__len__" and m.matches(body[at], _RETURNS_NUMBER)):
+            raise Drifted(TARGET, f"`{SENTINEL}.{name}` already defined with other content")
+        changed = True
+        if at is not None:
+            body[at] = new.with_changes(leading_lines=body[at].leading_lines)
+        else:
+            first = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef))
+            body.insert(first, new.with_changes(leading_lines=body[first].leading_lines))
+            body[first + 1] = body[first + 1].with_changes(leading_lines=[cst.EmptyLine()])
+    return sentinel.with_changes(body=block.with_changes(body=body)) if changed else sentinel

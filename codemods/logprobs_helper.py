@@ -1,5 +1,6 @@
 """Let ``extract_from_completion_output`` take the caller's delta as a keyword-only
-``new_token_ids`` and then skip copying the history; without it the old path runs."""
+``new_token_ids`` and then skip copying the history; without it, or when its length is not
+the chunk's, the old path runs."""
 
 from __future__ import annotations
 
@@ -29,10 +30,14 @@ TARGET = Target(
     + ", ".join(f"`{' '.join(statement.split())}`" for statement in BEFORE),
 )
 
-# What it becomes: the old path survives verbatim under `is None`.
-AFTER_GUARD = f"""\
-if {PARAM} is None:
-    token_ids = list(getattr(output, "token_ids", None) or [])
+# What it becomes: the caller's delta when its length is the chunk's (an O(1) check, so a
+# wrong delta never misaligns logprobs), else the old path, its copy and its bail-outs.
+AFTER_GUARD = (
+    'token_ids = getattr(output, "token_ids", None) or []',
+    f"chunk_length = max(len(token_ids) - {CURSOR}, 0)",
+    f"""\
+if {PARAM} is None or len({PARAM}) != chunk_length:
+    token_ids = list(token_ids)
     if not token_ids or {CURSOR} >= len(token_ids):
         return None, None
     {LOCAL} = token_ids[{CURSOR}:]
@@ -40,7 +45,8 @@ elif not {PARAM}:
     return None, None
 else:
     {LOCAL} = {PARAM}
-"""
+""",
+)
 AFTER_WINDOW = (
     f"new_logprobs = output.logprobs[{CURSOR}:]",
     f"new_logprobs = new_logprobs[: len({LOCAL})]",
@@ -48,10 +54,11 @@ AFTER_WINDOW = (
 
 # The contract, in the docstring's own style (a paragraph before ``Returns``).
 DOC_PARAGRAPH = (
-    f"``{PARAM}``, if given, must equal",
-    f"``output.token_ids[{CURSOR}:]``; it is not validated.",
-    "It spares copying the cumulative ``token_ids``, while",
-    f"``{CURSOR}`` still indexes ``output.logprobs``.",
+    f"``{PARAM}`` is the caller's ``output.token_ids[{CURSOR}:]``:",
+    "given, it spares copying the cumulative ``token_ids``. It is used",
+    "only when its length is that slice's (an O(1) check); otherwise the",
+    f"ids are copied and sliced as without it. ``{CURSOR}``",
+    "still indexes ``output.logprobs``.",
 )
 
 
@@ -74,22 +81,23 @@ class LogprobsHelperDelta(TargetedCommand):
             raise Drifted(TARGET, f"parameters ({', '.join(positional)})")
         body = list(fn.body.body)
         if PARAM in kwonly:
-            if isinstance(_find_run(body, (AFTER_GUARD, *AFTER_WINDOW)), int):
+            if isinstance(_find_run(body, (*AFTER_GUARD, *AFTER_WINDOW)), int):
                 raise AlreadyApplied(f"{TARGET.qualname} already takes {PARAM}")
             raise Drifted(TARGET, f"`{PARAM}` in the signature but not the expected body")
         start = _find_run(body, BEFORE)
         if isinstance(start, str):
             raise Drifted(TARGET, start)
-        if shape.references(fn, LOCAL):
-            raise Drifted(TARGET, f"a body that already uses `{LOCAL}`")
+        if used := [n for n in (LOCAL, "chunk_length") if shape.references(fn, n)]:
+            raise Drifted(TARGET, f"a body that already uses `{used[0]}`")
 
         first, window = body[start], body[start + 2]
-        guard = cst.parse_statement(AFTER_GUARD).with_changes(leading_lines=first.leading_lines)
+        guard = [cst.parse_statement(s) for s in AFTER_GUARD]
+        guard[0] = guard[0].with_changes(leading_lines=first.leading_lines)
         slice_, trim = (cst.parse_statement(s) for s in AFTER_WINDOW)
         slice_ = slice_.with_changes(leading_lines=window.leading_lines)
         # Below the run, the old local `new_token_ids` is the chunk's ids: renamed.
         rest = [m.replace(s, m.Name(PARAM), cst.Name(LOCAL)) for s in body[start + len(BEFORE) :]]
-        body[start:] = [guard, slice_, trim, *rest]
+        body[start:] = [*guard, slice_, trim, *rest]
 
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
         # Only len(), indexing and truthiness are used: a Sequence, in the module's style.

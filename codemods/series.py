@@ -43,8 +43,12 @@ SERIES: tuple[Step, ...] = (
     Step(logprobs_helper.LogprobsHelperDelta, imports=("Sequence",)),
     Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
     Step(handler_call_passes_delta.HandlerCallPassesDelta),
-    Step(helper_delta_tests.HelperDeltaTests, True, helper_delta_tests.added_names()),
-    Step(loop_tests.HandlerResponseLoopTests, True, loop_tests.added_names()),
+    Step(
+        helper_delta_tests.HelperDeltaTests, True, helper_delta_tests.HelperDeltaTests.added_names()
+    ),
+    Step(
+        loop_tests.HandlerResponseLoopTests, True, loop_tests.HandlerResponseLoopTests.added_names()
+    ),
 )
 
 

@@ -138,24 +138,23 @@ def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> 
 
 
 def with_sequence_import(tree: cst.Module) -> cst.Module:
-    """``tree`` importing ``Sequence`` as it takes such names: unchanged when it binds it;
-    else joined to its ``from collections.abc import``, else to its ``from typing import``,
+    """``tree`` importing ``Sequence`` from ``collections.abc`` (``typing``'s is deprecated):
+    unchanged when it binds the name; else joined to its ``from collections.abc import``,
     else a new ``from collections.abc import Sequence`` after its last import."""
     if "Sequence" in top_level_names(tree.body):
         return tree
     body = list(tree.body)
-    for module in ("collections.abc", "typing"):
-        name = m.MatchIfTrue(lambda node, module=module: code(node) == module)
-        for i, line in enumerate(body):
-            if m.matches(line, m.SimpleStatementLine([m.ImportFrom(name, relative=[])])):
-                stmt = line.body[0]  # type: ignore[attr-defined]
-                if isinstance(stmt.names, cst.ImportStar):
-                    continue
-                *head, last = stmt.names
-                sequence = cst.ImportAlias(cst.Name("Sequence"))
-                names = [*head, last.with_changes(comma=_COMMA), sequence]
-                body[i] = line.with_changes(body=[stmt.with_changes(names=names)])
-                return tree.with_changes(body=body)
+    name = m.MatchIfTrue(lambda node: code(node) == "collections.abc")
+    for i, line in enumerate(body):
+        if m.matches(line, m.SimpleStatementLine([m.ImportFrom(name, relative=[])])):
+            stmt = line.body[0]  # type: ignore[attr-defined]
+            if isinstance(stmt.names, cst.ImportStar):
+                continue
+            *head, last = stmt.names
+            sequence = cst.ImportAlias(cst.Name("Sequence"))
+            names = [*head, last.with_changes(comma=_COMMA), sequence]
+            body[i] = line.with_changes(body=[stmt.with_changes(names=names)])
+            return tree.with_changes(body=body)
     statement = m.SimpleStatementLine([m.Import() | m.ImportFrom()])
     at = max((i + 1 for i, s in enumerate(body) if m.matches(s, statement)), default=0)
     body.insert(at, cst.parse_statement("from collections.abc import Sequence\n"))

@@ -36,7 +36,9 @@ DESCRIPTION = (
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # a usage error is one error line too
-        sys.stderr.write(f"error: {self.prog}: {message} (see --help)\n")
+        # argparse quotes what it refused, a URL with its password as given: redacted.
+        line = gitio.redact(" ".join(message.splitlines()))
+        sys.stderr.write(f"error: {self.prog}: {line} (see --help)\n")
         sys.exit(2)
 
 

@@ -215,7 +215,7 @@ def _from_git(
                     f"{public} at {ref} (commit {commit[:12]}) has no {pin.repo_prefix}: "
                     "not a dynamo tree (nothing cached)"
                 )
-            gitio.git_cmd(tmp, "tag", release.base_tag, commit)
+            gitio.tag(tmp, release.base_tag, commit)
             gitio.config_set(tmp, "dynpatch.url", public)
             gitio.config_set(tmp, "dynpatch.ref", ref)
             faults.checkpoint("fetch.staged")

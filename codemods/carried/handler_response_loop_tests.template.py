@@ -16,14 +16,48 @@ class _CumulativeTokenIds:
 
 
 class TestGenerateLocally:
+    def _make_mock_interleaved_choices(self, token_ids_per_chunk):
+        """Mock GenerationResult streaming several choices: per chunk, one output per
+        choice with its index, its cumulative ids (a `_CumulativeTokenIds`) and a
+        logprob of -id/10 for each id."""
+        results = []
+        last_index = len(token_ids_per_chunk) - 1
+        for index, per_choice in enumerate(token_ids_per_chunk):
+            res = MagicMock()
+            res.outputs = []
+            for choice, token_ids in enumerate(per_choice):
+                output = MagicMock()
+                output.index = choice
+                output.token_ids = _CumulativeTokenIds(token_ids)
+                output.logprobs = [{t: _logprob(-t / 10)} for t in token_ids]
+                output.finish_reason = "stop" if index == last_index else None
+                output.stop_reason = None
+                output.request_perf_metrics = None
+                output.prompt_logprobs = []
+                res.outputs.append(output)
+            res.finished = index == last_index
+            results.append(res)
+
+        generation_result = MagicMock()
+
+        async def mock_aiter(self_mock):
+            for res in results:
+                yield res
+
+        generation_result.__aiter__ = mock_aiter
+        return generation_result
+
     @pytest.mark.asyncio
-    async def test_interleaved_choices_stream_aligned_logprobs(self):
-        choices = [
-            [[10], [20, 21], []],
-            [[10, 11, 12], [20, 21], [30]],
-            [[10, 11, 12, 13], [20, 21, 22], [30, 31]],
-        ]
-        result = self._make_mock_generation_result_sequence([[]] * 3, choices=choices)
+    async def test_interleaved_choices_stream_logprobs_without_copying_token_ids(self):
+        """Each chunk carries its own choice's new ids and their logprobs, which held
+        before too; what fails without the delta is the copy of the cumulative ids."""
+        result = self._make_mock_interleaved_choices(
+            [
+                [[10], [20, 21], []],
+                [[10, 11, 12], [20, 21], [30]],
+                [[10, 11, 12, 13], [20, 21, 22], [30, 31]],
+            ]
+        )
         handler = self._make_handler()
         handler._initiate_shutdown = mock.AsyncMock()
         handler.engine.llm.generate_async = MagicMock(return_value=result)
@@ -43,6 +77,11 @@ class TestGenerateLocally:
         assert [c["token_ids"] for c in chunks] == deltas
         assert [c.get("log_probs") for c in chunks] == [
             [-t / 10 for t in delta] or None for delta in deltas
+        ]
+        top = {"rank": 1, "token": None}
+        assert [c.get("top_logprobs") for c in chunks] == [
+            [[{**top, "token_id": t, "logprob": -t / 10}] for t in delta] or None
+            for delta in deltas
         ]
         handler._initiate_shutdown.assert_not_awaited()
 

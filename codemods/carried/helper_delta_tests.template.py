@@ -1,3 +1,11 @@
+class _ExplodingTokenIds:
+    def __init__(self, length: int = 2) -> None:
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+
 _LOGPROBS = [{1: _logprob(-1.0)}, {2: _logprob(-2.0)}, {3: _logprob(-3.0)}]
 _FALLBACK = {"fallback_to_first_on_missing": True}
 _BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
@@ -21,10 +29,18 @@ _BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
 def test_extract_completion_with_delta_matches_slicing_token_ids(
     token_ids, logprobs, cursor, options
 ):
-    """The caller's delta gives the same result, and the history is not read."""
+    """The caller's delta gives the same result, and the history is not copied."""
     output = SimpleNamespace(token_ids=token_ids, logprobs=logprobs)
     expected = extract_from_completion_output(output, cursor, **options)
-    output.token_ids = _ExplodingTokenIds()
+    output.token_ids = _ExplodingTokenIds(len(token_ids))
     delta = token_ids[cursor:]
     got = extract_from_completion_output(output, cursor, new_token_ids=delta, **options)
     assert got == expected
+
+
+def test_extract_completion_slices_token_ids_when_the_delta_does_not_fit():
+    """A delta of another length than the chunk's is not used: the ids are sliced."""
+    output = SimpleNamespace(token_ids=_ExplodingTokenIds(3), logprobs=_LOGPROBS)
+    fits = extract_from_completion_output(output, 1, new_token_ids=[2, 3])
+    output.token_ids = [1, 2, 3]
+    assert extract_from_completion_output(output, 1, new_token_ids=[2]) == fits

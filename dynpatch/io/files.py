@@ -192,7 +192,8 @@ def together(file: Path, folder: Path) -> Iterator[None]:
             _copy(folder, journal / "folder")
         except OSError as exc:
             raise os_error(exc, f"cannot save {file} and {folder} before replacing them") from None
-        write_atomic(journal / "folder.path", str(folder.resolve()))  # last: complete
+        complete = journal / "folder.path"
+        write_atomic(complete, str(folder.resolve()))  # last: complete
         try:
             yield
         except BaseException:
@@ -202,6 +203,9 @@ def together(file: Path, folder: Path) -> Iterator[None]:
                 journal.rename(f"{journal}-kept")  # outlives this run, for the next one
                 raise ToolkitError(f"{exc}: the next run puts {file} and {folder} back") from None
             raise
+        # Done: first the mark, so a removal of the journal cut short (in rmtree's order)
+        # leaves an incomplete journal, which the next run discards rather than puts back.
+        complete.unlink()
 
 
 def undo_dead(file: Path) -> None:

@@ -26,7 +26,8 @@ HELPER = "extract_from_completion_output"
 class WatchedIds(list):  # type: ignore[type-arg]
     """TEST DOUBLE of TRT-LLM's cumulative ``CompletionOutput.token_ids``: a list that
     records which positions are read. Iterating, indexing, slicing, copying, converting,
-    comparing or printing it reads positions; ``len()`` and the engine's appends read none."""
+    comparing, counting, sorting, reversing or printing it reads positions; ``len()`` and
+    the engine's appends read none."""
 
     __slots__ = ("read",)
 
@@ -65,8 +66,26 @@ def _reading_all(name: str) -> Callable[..., Any]:
     return read_all
 
 
-# What reads the whole list at once: membership, comparison, concatenation, repr, copy().
-_WHOLE = ("__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__repr__", "copy", "index")
+# What reads the whole list at once: membership, comparison, concatenation, repetition,
+# repr, copy(), count(), index(), and sort() and reverse() (which read everything in place).
+_WHOLE = (
+    "__contains__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__add__",
+    "__mul__",
+    "__rmul__",
+    "__repr__",
+    "copy",
+    "count",
+    "index",
+    "sort",
+    "reverse",
+)
 for _name in _WHOLE:
     setattr(WatchedIds, _name, _reading_all(_name))
 

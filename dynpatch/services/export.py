@@ -192,10 +192,7 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:
     """``path``'s content at ``rev`` (None when the file does not exist there)."""
-    try:
-        return gitio.git_cmd(repo, "show", f"{rev}:{path}")
-    except ToolkitError:
-        return None
+    return gitio.show_file(repo, rev, path)
 
 
 def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
@@ -219,7 +216,7 @@ def _apply_failure(repo: Path, patches: list[Path]) -> str:
     ``repo`` is back at the base (``gitio.am`` aborts)."""
     for patch in patches:
         try:
-            gitio.git_cmd(repo, "apply", "--check", str(patch))
+            gitio.apply_check(repo, patch)
         except ToolkitError as exc:
             detail = str(exc).split(": ", 1)[-1]
             detail = detail.split(f"{repo}: ", 1)[-1]

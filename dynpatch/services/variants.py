@@ -18,7 +18,7 @@ from dynpatch.io import files
 
 COPY = 'token_ids = list(getattr(output, "token_ids", None) or [])'
 ALTERNATIVE = 'token_ids = getattr(output, "token_ids", None) or []'
-ANCHOR = f"    if {PARAM} is None:\n"  # the patched helper's branch on the delta
+ANCHOR = f"    if {PARAM} is None or len({PARAM}) != chunk_length:\n"  # the branch on the delta
 MARK = "  # planted by dynpatch: the history copy (a mutant for the bench gate)"
 
 

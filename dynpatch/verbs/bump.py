@@ -171,7 +171,7 @@ def _range_diff(pin: Pin, ws: Workspace, new_checkout: Checkout, new_patches: Pa
         gitio.am(repo, [new_patches / n for n in series.names(new_patches)])
         new_tip = gitio.rev_parse(repo, "HEAD") or ""
         gitio.fetch_ref(repo, old_checkout.path, old_checkout.base, "refs/dynpatch/old-base")
-        gitio.git_cmd(repo, "checkout", "-q", "--detach", "refs/dynpatch/old-base")
+        gitio.checkout_detached(repo, "refs/dynpatch/old-base")
         gitio.am(repo, [old_patches / n for n in series.names(old_patches)])
         old_tip = gitio.rev_parse(repo, "HEAD") or ""
         return gitio.range_diff(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from codemods.helper_delta_tests import MESSAGE, OLD_MESSAGE, TESTS, HelperDeltaTests, added_names
+from codemods.helper_delta_tests import MESSAGE, OLD_MESSAGE, HelperDeltaTests
 from codemods.outcome import AlreadyApplied, NotApplicable
+from codemods.shape import carried
 from tests.codemods.support import TargetedCodemodTest
 
 BEFORE = dedent("""\
@@ -23,6 +24,9 @@ BEFORE = dedent("""\
 
 
     class _ExplodingTokenIds:
+        def __len__(self) -> int:
+            return 2
+
         def __iter__(self):
             raise AssertionError("token_ids copied though no logprobs were requested")
 
@@ -34,10 +38,21 @@ BEFORE = dedent("""\
     def test_prompt_logprobs():
         assert True
     """)
-# The test after the last test_extract_completion_*; the sentinel's message, which
-# named the empty-logprobs case, reworded to fit both.
-AFTER = BEFORE.replace(OLD_MESSAGE, MESSAGE).replace(
-    "\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt"
+# The sentinel extended (its __init__, its __len__) and reworded; the tests after the last
+# test_extract_completion_*.
+TEMPLATE = carried(HelperDeltaTests.TEMPLATE)
+EXTENSION, TESTS = TEMPLATE.split("\n\n\n", 1)
+SENTINEL = """\
+    def __init__(self, length: int = 2) -> None:
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+"""
+AFTER = (
+    BEFORE.replace(OLD_MESSAGE, MESSAGE)
+    .replace("\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt")
+    .replace("    def __len__(self) -> int:\n        return 2\n", SENTINEL)
 )
 
 
@@ -48,15 +63,19 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         self.assertApplies(BEFORE, AFTER)
         # A sentinel already reworded is kept as it is.
         self.assertApplies(BEFORE.replace(OLD_MESSAGE, MESSAGE), AFTER)
-        test = "test_extract_completion_with_delta_matches_slicing_token_ids"
+        tests = (
+            "test_extract_completion_with_delta_matches_slicing_token_ids",
+            "test_extract_completion_slices_token_ids_when_the_delta_does_not_fit",
+        )
         self.assertEqual(
-            added_names(), ("_ExplodingTokenIds", "_LOGPROBS", "_FALLBACK", "_BYTES", test)
+            HelperDeltaTests.added_names(),
+            ("_ExplodingTokenIds", "_LOGPROBS", "_FALLBACK", "_BYTES", *tests),
         )
 
     def test_already_applied_is_skipped_however_formatted(self) -> None:
-        self.assertSkips(AFTER, AlreadyApplied, "already has the delta test")
+        self.assertSkips(AFTER, AlreadyApplied, "already has the delta tests")
         squeezed = AFTER.replace("\n\n\n@pytest.mark.parametrize", "\n\n@pytest.mark.parametrize")
-        self.assertSkips(squeezed, AlreadyApplied, "already has the delta test")
+        self.assertSkips(squeezed, AlreadyApplied, "already has the delta tests")
 
     def test_without_the_sentinel_the_test_is_not_carried(self) -> None:
         older = BEFORE.replace("class _ExplodingTokenIds:", "class _Other:")
@@ -67,6 +86,16 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         cases = [
             (OLD_MESSAGE, "copied", '_ExplodingTokenIds.__iter__ raising AssertionError("copied")'),
             ("raise AssertionError(", "raise OSError(", "no `_ExplodingTokenIds.__iter__` raising"),
+            (
+                "        return 2\n",
+                "        return len(self.ids)\n",
+                "`_ExplodingTokenIds.__len__` already",
+            ),
+            (
+                "    def __len__(self) -> int:\n        return 2\n\n",
+                "",
+                "`_ExplodingTokenIds` without `__len__`",
+            ),
             (f"import {helper}", "import parse", f"no module-level `{helper}`"),
             ("from types import SimpleNamespace\n", "", "no module-level `SimpleNamespace`"),
             ("import pytest\n", "", "no module-level `pytest`"),
@@ -94,3 +123,8 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         test = TESTS[TESTS.index("@pytest.mark.parametrize") :]
         self.assertDrifts(AFTER, "only part of the change", (test, ""))
         self.assertDrifts(AFTER, "only part of the change", (MESSAGE + '"', OLD_MESSAGE + '"'))
+        self.assertDrifts(
+            AFTER,
+            "only part of the change",
+            (SENTINEL, "    def __len__(self) -> int:\n        return 2\n"),
+        )

@@ -26,21 +26,25 @@ BEFORE = '''
     '''
 
 AFTER = '''
-    from typing import Any, Optional, Sequence
+    from typing import Any, Optional
+    from collections.abc import Sequence
 
 
     def extract_from_completion_output(output: Any, num_output_tokens_so_far: int, *, include_bytes=False, new_token_ids: Optional[Sequence[int]] = None):
         """Logprobs of one streamed chunk.
 
-        ``new_token_ids``, if given, must equal
-        ``output.token_ids[num_output_tokens_so_far:]``; it is not validated.
-        It spares copying the cumulative ``token_ids``, while
-        ``num_output_tokens_so_far`` still indexes ``output.logprobs``.
+        ``new_token_ids`` is the caller's ``output.token_ids[num_output_tokens_so_far:]``:
+        given, it spares copying the cumulative ``token_ids``. It is used
+        only when its length is that slice's (an O(1) check); otherwise the
+        ids are copied and sliced as without it. ``num_output_tokens_so_far``
+        still indexes ``output.logprobs``.
 
         Returns ``(None, None)`` when there is nothing to report.
         """
-        if new_token_ids is None:
-            token_ids = list(getattr(output, "token_ids", None) or [])
+        token_ids = getattr(output, "token_ids", None) or []
+        chunk_length = max(len(token_ids) - num_output_tokens_so_far, 0)
+        if new_token_ids is None or len(new_token_ids) != chunk_length:
+            token_ids = list(token_ids)
             if not token_ids or num_output_tokens_so_far >= len(token_ids):
                 return None, None
             chunk_token_ids = token_ids[num_output_tokens_so_far:]
@@ -66,6 +70,17 @@ class TestLogprobsHelperDelta(TargetedCodemodTest):
         annotation = ("Optional[Sequence[int]]", "Sequence[int] | None")
         self.assertApplies(BEFORE.replace(*imports), AFTER.replace(*imports).replace(*annotation))
 
+    def test_sequence_joins_an_import_from_collections_abc(self) -> None:
+        imports = (
+            "from typing import Any, Optional",
+            "from typing import Any, Optional\n    from collections.abc import Iterable",
+        )
+        joined = (
+            "from typing import Any, Optional\n    from collections.abc import Sequence",
+            "from typing import Any, Optional\n    from collections.abc import Iterable, Sequence",
+        )
+        self.assertApplies(BEFORE.replace(*imports), AFTER.replace(*joined))
+
     def test_already_applied_is_skipped(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "already takes new_token_ids")
 
@@ -87,6 +102,11 @@ class TestLogprobsHelperDelta(TargetedCodemodTest):
                 "    return [d",
                 f"{local}    return [d",
                 "a body that already uses `chunk_token_ids`",
+            ),
+            (
+                "    return [d",
+                "    chunk_length = 1\n    return [d",
+                "a body that already uses `chunk_length`",
             ),
         ]
         for old, new, found in cases:

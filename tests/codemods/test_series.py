@@ -92,7 +92,7 @@ def test_tests_that_cannot_be_carried_do_not_block_the_fix(path, index, found) -
     ("index", "old", "new", "found"),
     [
         (3, "pytest.mark.core, ", "", "without core"),
-        (4, "_make_mock_generation", "_mk", "no TestGen"),
+        (4, "def _make_context", "def _mk", "no TestGenerateLocally._make_context"),
     ],
 )
 def test_a_drifted_test_module_blocks_the_series(index, old, new, found) -> None:

@@ -62,7 +62,10 @@ def test_a_parameter_joins_in_the_signature_style(before: str, after: str) -> No
 @pytest.mark.parametrize(
     ("imports", "after"),
     [
-        ("from typing import Any\n", "from typing import Any, Sequence\n"),
+        (
+            "from typing import Any\n",
+            "from typing import Any\nfrom collections.abc import Sequence\n",
+        ),
         (
             "from typing import Any\nfrom collections.abc import Callable\n",
             "from typing import Any\nfrom collections.abc import Callable, Sequence\n",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import series
+from dynpatch import cli, series
 from dynpatch.io import files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.services import formatters as formatting
@@ -284,6 +284,15 @@ def test_a_refusal_is_one_line_and_leaves_everything_as_it_was(
         assert path.is_symlink() or not path.is_file() or b"SECRET" not in path.read_bytes()
     if applied.wheel.exists():  # the cache keeps no wheel but the pinned one
         assert zipfile.is_zipfile(applied.wheel) and pypi.sha256_of(applied.wheel) == _sha(applied)
+
+
+def test_an_unknown_option_is_one_line_without_the_password_in_its_url(capsys) -> None:
+    with pytest.raises(SystemExit) as exited:  # argparse's own refusal
+        cli.main(["fetch", "--bogus", "https://user:TOKEN@example.invalid/x"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    synthetic.one_error(err, "unrecognized arguments: --bogus https://example.invalid/x")
+    assert "TOKEN" not in err and "user:" not in err
 
 
 # --- a run killed at any step: old or new, whole; the next run cleans up --------------------

@@ -13,7 +13,9 @@ from dynpatch.io.git.history import (
 )
 from dynpatch.io.git.repo import (
     am,
+    apply_check,
     apply_to_folder,
+    checkout_detached,
     clone_at,
     commit_id,
     commit_message,
@@ -32,11 +34,13 @@ from dynpatch.io.git.repo import (
     ref_exists,
     rev_parse,
     reverse_applies,
+    show_file,
+    tag,
     tree_of,
     update_ref,
     update_refs,
     worktrees_on,
 )
-from dynpatch.io.git.run import git_cmd, git_reason
+from dynpatch.io.git.run import git_reason
 from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
 from dynpatch.io.proc import redact

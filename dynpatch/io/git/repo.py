@@ -217,6 +217,29 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
         raise ToolkitError(f"patch series does not apply with git am: {exc}") from None
 
 
+def show_file(repo_dir: Path, rev: str, path: str) -> str | None:
+    """``path``'s content at ``rev`` (None when the file does not exist there)."""
+    try:
+        return git_cmd(repo_dir, "show", f"{rev}:{path}")
+    except ToolkitError:
+        return None
+
+
+def apply_check(repo_dir: Path, patch: Path) -> None:
+    """``git apply --check`` of ``patch`` on the work tree (raises, with git's reason)."""
+    git_cmd(repo_dir, "apply", "--check", str(patch))
+
+
+def checkout_detached(repo_dir: Path, rev: str) -> None:
+    """Check out ``rev`` (a commit id or a ref this tool made) with a detached HEAD."""
+    git_cmd(repo_dir, "checkout", "-q", "--detach", rev)
+
+
+def tag(repo_dir: Path, name: str, commit: str) -> None:
+    """A lightweight tag ``name`` (the toolkit's own) at ``commit``."""
+    git_cmd(repo_dir, "tag", name, commit)
+
+
 def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
     """Check the patches reverse cleanly on the work tree (last first)."""
     for patch in reversed(list(patches)):

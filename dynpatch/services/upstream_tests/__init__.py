@@ -139,7 +139,7 @@ def check(
 def series_carried_tests(trees: Trees) -> Carried:
     """(test file, test function) pairs the series adds, and those it changes, read off
     the two trees."""
-    touched = gitio.git_cmd(trees.patched, "diff", "--name-only", trees.base, "HEAD").split()
+    touched = gitio.changed_paths(trees.patched, trees.base, "HEAD")
     added, changed = set(), set()
     for path in (p for p in touched if "/tests/" in p and p.endswith(".py")):
         old = trees.baseline / path

@@ -30,7 +30,7 @@ RELATED_STATE = (
 )
 # The carried tests the text names (tests/dynpatch/pr checks that patches/ adds them).
 HELPER_TEST = "test_extract_completion_with_delta_matches_slicing_token_ids"
-HANDLER_TEST = "test_interleaved_choices_stream_aligned_logprobs"
+HANDLER_TEST = "test_interleaved_choices_stream_logprobs_without_copying_token_ids"
 # Where a reviewer starts: the helper, then the loop's call site; the tests need no item.
 START = (logprobs_helper.TARGET, handler_call_passes_delta.TARGET)
 OVERVIEW = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -79,6 +80,42 @@ def test_together_puts_both_back_or_leaves_its_journal_for_the_next_run(tmp_path
     assert pin.read_text() == "new"
     files.undo_dead(pin)  # what the next run's load_pin does
     assert pin.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
+
+
+def test_a_journal_whose_removal_was_cut_short_is_not_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed while removing the journal of a block that succeeded: the next run keeps the
+    new pair, not the old pin beside the part of the old folder the removal left."""
+    pin, folder = tmp_path / "pin.toml", tmp_path / "patches"
+    pin.write_text("old")
+    folder.mkdir()
+    for name in ("0001.patch", "series"):
+        (folder / name).write_text("old")
+    new = {"0002.patch": "new", "series": "new"}
+    remove_tree = files.remove_tree
+
+    class Killed(BaseException):
+        pass
+
+    def cut_short(path: Path) -> None:
+        if not path.name.startswith(".pin.toml.journal-"):
+            return remove_tree(path)
+        (path / "folder" / "0001.patch").unlink()  # rmtree's order is the file system's
+        raise Killed
+
+    monkeypatch.setattr(files, "remove_tree", cut_short)
+    with pytest.raises(Killed), files.together(pin, folder):
+        with files.staged_dir(folder) as tmp:
+            for name, text in new.items():
+                (tmp / name).write_text(text)
+        pin.write_text("new")
+    monkeypatch.undo()
+    gc.collect()  # the killed run's owner lock goes with it
+    files.undo_dead(pin)  # what the next run's load_pin does
+    assert pin.read_text() == "new"
+    assert {p.name: p.read_text() for p in folder.iterdir()} == new
     assert sorted(p.name for p in tmp_path.iterdir()) == ["patches", "pin.toml"]
 
 

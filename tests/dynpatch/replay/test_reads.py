@@ -26,9 +26,19 @@ SPELLINGS: dict[str, tuple[Callable[[Any], object], set[int]]] = {
     "copy.copy": (copy.copy, {0, 1, 2, 3, 4}),
     "islice": (lambda ids: list(itertools.islice(ids, 3, None)), {0, 1, 2, 3, 4}),
     "reversed, one": (lambda ids: next(reversed(ids)), {4}),
+    "reversed, all": (lambda ids: list(reversed(ids)), {0, 1, 2, 3, 4}),
     "membership": (lambda ids: 7 in ids, {0, 1, 2, 3, 4}),
+    "index": (lambda ids: ids.index(14), {0, 1, 2, 3, 4}),
+    "count": (lambda ids: ids.count(7), {0, 1, 2, 3, 4}),
     "equality": (lambda ids: ids == [1], {0, 1, 2, 3, 4}),
+    "less": (lambda ids: ids < [1], {0, 1, 2, 3, 4}),
+    "less or equal": (lambda ids: ids <= [1], {0, 1, 2, 3, 4}),
+    "greater": (lambda ids: ids > [1], {0, 1, 2, 3, 4}),
+    "greater or equal": (lambda ids: ids >= [1], {0, 1, 2, 3, 4}),
     "concatenation": (lambda ids: [0] + ids, {0, 1, 2, 3, 4}),  # noqa: RUF005
+    "repetition": (lambda ids: 3 * ids, {0, 1, 2, 3, 4}),
+    "sort": (lambda ids: ids.sort(), {0, 1, 2, 3, 4}),
+    "reverse": (lambda ids: ids.reverse(), {0, 1, 2, 3, 4}),
     "repr": (repr, {0, 1, 2, 3, 4}),
 }
 

@@ -13,7 +13,7 @@ from dynpatch.services.scope import lines_changed_in
 from tests.codemods.test_helper_delta_tests import BEFORE as TEST_MODULE  # dynamo's shape
 from tests.fixtures import snippets
 
-NEW_NAMES = helper_delta_tests.added_names()
+NEW_NAMES = helper_delta_tests.HelperDeltaTests.added_names()
 
 
 def added_tests() -> str:
@@ -34,7 +34,7 @@ def test_added_and_rewritten_definitions_are_in_scope_and_counted() -> None:
     label = helper_delta_tests.TARGET.qualname
     counts = lines_changed_in(TEST_MODULE, new, [], added={label: NEW_NAMES})
     added = len(new.splitlines()) - len(TEST_MODULE.splitlines())
-    assert counts == {label: (added + 1, 1)}  # and the sentinel's message, reworded
+    assert counts == {label: (added + 2, 2)}  # and the sentinel's message and length
 
 
 def test_the_import_of_a_declared_name_is_in_scope() -> None:
@@ -58,10 +58,10 @@ def test_methods_added_to_a_class_or_rewritten_count_as_their_target() -> None:
     step = handler_response_loop_tests
     _, _, tree = run_codemod(step.HandlerResponseLoopTests, step.PATH, libcst.parse_module(old))
     new = tree.code
-    label, names = step.TARGET.qualname, step.added_names()
+    label, names = step.TARGET.qualname, step.HandlerResponseLoopTests.added_names()
     counts = lines_changed_in(old, new, [], added={label: names})
     grown = len(new.splitlines()) - len(old.splitlines())
-    assert counts == {label: (grown + 7, 7)}  # the builder's 7 rewritten lines
+    assert counts == {label: (grown, 0)}  # only additions: nothing of dynamo rewritten
     # A line changed in a method the step did not add is churn (one line out, one in).
     churned = new.replace("return _ConcreteHandler(MagicMock())", "return _ConcreteHandler(None)")
     with pytest.raises(ToolkitError, match=r"2 changed line\(s\) outside"):

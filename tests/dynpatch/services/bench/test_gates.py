@@ -42,17 +42,43 @@ def test_each_gate_can_be_missed_and_names_the_tree_it_judged() -> None:
     assert not gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")[3].met
 
 
-def test_two_runs_agree_within_half_a_percent_or_the_gate_says_by_how_much() -> None:
+def test_a_per_chunk_count_that_falls_late_in_a_stream_misses_gate_3() -> None:
+    trees = synthetic.counted_trees()
+    falling = synthetic.tree_counts(
+        "patched", (77_000_000, 140_000_000), per_chunk={1: (30_000, 30_000), 4: (15_000, 14_000)}
+    )
+    gate = gates.evaluate(trees["baseline"], falling, FLAT_ALLOC)[2]
+    assert not gate.met
+    assert gate.detail == "1 choice +0.00%, 4 choices -6.67%"
+
+
+def test_two_runs_agree_within_a_tenth_of_a_percent_or_the_gate_says_by_how_much() -> None:
     trees = synthetic.counted_trees()
     close = {
-        "baseline": synthetic.tree_counts("baseline", (84_040_000, 1)),
+        "baseline": synthetic.tree_counts("baseline", (84_080_000, 1)),
         "patched": synthetic.tree_counts("patched", (77_000_000, 1)),
     }
     gate = gates.agreement(trees, close)
     assert gate.met
+    assert "two runs agree within 0.1% (256x4" in gate.label
     assert gate.detail == (
-        "baseline 84,000,000 and 84,040,000 (0.048%); patched 77,000,000 and 77,000,000 (0.000%)"
+        "baseline 84,000,000 and 84,080,000 (0.095%); patched 77,000,000 and 77,000,000 (0.000%)"
     )
-    far = {**close, "patched": synthetic.tree_counts("patched", (77_400_000, 1))}
+    far = {**close, "patched": synthetic.tree_counts("patched", (77_080_000, 1))}
     missed = gates.agreement(trees, far)
-    assert not missed.met and "(0.519%)" in missed.detail
+    assert not missed.met and "(0.104%)" in missed.detail
+
+
+def test_the_first_tree_apart_misses_the_agreement_even_when_the_last_agrees() -> None:
+    trees = synthetic.counted_trees()
+    second = {**trees, "baseline": synthetic.tree_counts("baseline", (84_100_000, 1))}
+    gate = gates.agreement(trees, second)
+    assert not gate.met and "(0.119%)" in gate.detail
+
+
+def test_a_second_run_lower_than_the_first_is_apart_by_as_much() -> None:
+    trees = synthetic.counted_trees()
+    second = {**trees, "patched": synthetic.tree_counts("patched", (76_900_000, 1))}
+    gate = gates.agreement(trees, second)
+    assert not gate.met
+    assert gate.detail.endswith("patched 77,000,000 and 76,900,000 (0.130%)")

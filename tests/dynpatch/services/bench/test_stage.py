@@ -108,11 +108,13 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     saved = stage.rerun(str(python), tmp_path / "patched")
     assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
     lines = saved["output"].splitlines()
-    assert lines[1].split() == ["history", "without", "(us)", "with", "(us)", "ratio"]
+    assert lines[1].split() == [
+        *("history", "without", "(us)", "with", "(us)", "one-liner", "(us)", "ratio")
+    ]
     assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
     base = stage.rerun(str(python), tmp_path / "baseline")["output"].splitlines()
-    assert "has no new_token_ids (the tree before this change): 'without' only" in base[1]
-    assert [len(ln.split()) for ln in base[2:]] == [3, 2, 2, 2]
+    assert "has no new_token_ids (the tree before this change): no 'with' column" in base[1]
+    assert [len(ln.split()) for ln in base[2:]] == [5, 3, 3, 3]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path)  # no helper there
 

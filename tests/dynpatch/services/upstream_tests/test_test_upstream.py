@@ -22,6 +22,8 @@ from tests.fixtures.releases import fake_runtime
 from tests.fixtures.synthetic import REAL_CACHE, REPO, one_error
 from tests.fixtures.upstream_tree import FILES
 
+TIMED_OUT = "pytest did not finish (exit -1): timed out after 1800s"
+
 
 @pytest.fixture
 def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request):
@@ -49,21 +51,27 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     printed = capsys.readouterr().out
     assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
     assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
-    assert "CPU tier: 3 tests on baseline, 13 on patched (10 new); regressions: none" in printed
-    # What the carried test fails on in each mutant, as the JUnit XML says.
+    assert "CPU tier: 3 tests on baseline, 14 on patched (11 new); regressions: none" in printed
+    # What each carried test fails on in each mutant, as the JUnit XML says.
+    keyword = "TypeError: extract_from_completion_output() got an unexpected keyword argument"
+    for name, cases, line in (
+        ("slices_token_ids_when_the_delta_does_not_fit", 1, 80),
+        ("with_delta_matches_slicing_token_ids", 10, 73),
+    ):
+        assert (
+            f"carried test test_logprobs.py::test_extract_completion_{name}\n"
+            f"  on the baseline: {cases} of {cases} fail on {keyword} 'new_token_ids' "
+            f"(test_logprobs.py:{line})\n"
+            f"  new_token_ids accepted but ignored: {cases} of {cases} fail on AssertionError: "
+            "token_ids copied (test_logprobs.py:30)\n"
+        ) in printed
     assert (
-        "carried test test_logprobs.py::test_extract_completion_with_delta_matches_slicing_"
-        "token_ids\n"
-        "  on the baseline: 10 of 10 fail on TypeError: extract_from_completion_output() got "
-        "an unexpected keyword argument 'new_token_ids' (test_logprobs.py:70)\n"
-        "  new_token_ids accepted but ignored: 10 of 10 fail on AssertionError: token_ids "
-        "copied (test_logprobs.py:27)\n"
-        "carried tests: 10 fail on baseline, 10 pass on patched (of 10); with new_token_ids "
-        "accepted but ignored, 10 of the 10 cases of new tests fail on their own assertions\n"
+        "carried tests: 11 fail on baseline, 11 pass on patched (of 11); with new_token_ids "
+        "accepted but ignored, 11 of the 11 cases of new tests fail on their own assertions\n"
     ) in printed
     assert (
         "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
-        "::TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs, "
+        "::TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying_token_ids, "
         "trtllm/test_trtllm_handler_base.py::test_trtllm_handler_matches_shared"
     ) in printed
     assert "STAND-IN tier: not run (torch is not installed in " in printed
@@ -78,9 +86,9 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert record["details"]["tiers_run"] == ["cpu"]
     not_run = [line.split(" (")[0] for line in record["details"]["tiers_not_run"]]
     assert not_run == ["STAND-IN tier: not run", "GPU tier: not run"]
-    assert "carried tests: 10 fail on baseline, 10 pass on patched" in record["summary_md"]
+    assert "carried tests: 11 fail on baseline, 11 pass on patched" in record["summary_md"]
     assert (
-        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 12 | 0 | 0 | 0 |"
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 13 | 0 | 0 | 0 |"
         in (record["summary_md"])
     )
     cpu = record["details"]["tiers"]["cpu"]
@@ -90,8 +98,8 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert cpu["baseline"]["helper_imported_from"].startswith(
         str(stage.tmp / "out" / "trees" / "baseline-")
     )
-    assert len(cpu["carried_tests"]) == 10 and cpu["regressions"] == []
-    assert len(cpu["keyword_ignored_caught"]) == 10
+    assert len(cpu["carried_tests"]) == 11 and cpu["regressions"] == []
+    assert len(cpu["keyword_ignored_caught"]) == 11
     # the mutant tree is thrown away; the cached trees stay clean
     assert not list((stage.tmp / "out").glob(".mutants-*"))
     for tree in (stage.tmp / "out" / "trees").iterdir():
@@ -135,7 +143,7 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
     monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
     assert stage() == 1
     printed = capsys.readouterr().out
-    assert "CPU tier: 3 tests on baseline, 13 on patched (10 new); regressions: 1" in printed
+    assert "CPU tier: 3 tests on baseline, 14 on patched (11 new); regressions: 1" in printed
     assert (
         "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
         "::test_extract_completion_slices_from_offset (failed)"
@@ -153,6 +161,27 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
     record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
     assert record["verdict"] == "fail" and record["details"]["gpu"] == facts
     assert record["details"]["tiers_run"] == ["cpu", "gpu"]
+
+
+def test_an_unfinished_keyword_ignored_mutant_run_fails_the_verdict(
+    stage, capsys, monkeypatch
+) -> None:
+    """Every other run real and passing; the keyword-ignored mutant's pytest killed at its
+    timeout (as run_pytest reports it): no evidence of what that mutant does."""
+    real = stage_module.run_pytest
+
+    def timed_out_on_ignored(tier, side, tree, *args):  # type: ignore[no-untyped-def]
+        if side != "ignored":
+            return real(tier, side, tree, *args)
+        return Run(f"{tier.name}-{side}", tree, -1, problem=TIMED_OUT)
+
+    monkeypatch.setattr(stage_module, "run_pytest", timed_out_on_ignored)
+    assert stage("--tier", "cpu") == 1
+    printed = capsys.readouterr().out
+    assert f"problem: CPU tier keyword-ignored mutant: {TIMED_OUT}\n" in printed
+    assert "CPU tier baseline mutant:" not in printed and "verdict: FAIL" in printed
+    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
+    assert f"CPU tier keyword-ignored mutant: {TIMED_OUT}" in record["details"]["problems"]
 
 
 def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
@@ -203,8 +232,12 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
     assert added == {
         (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
         (
+            helper_delta_tests.PATH,
+            "test_extract_completion_slices_token_ids_when_the_delta_does_not_fit",
+        ),
+        (
             handler_response_loop_tests.PATH,
-            "TestGenerateLocally::test_interleaved_choices_stream_aligned_logprobs",
+            "TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying_token_ids",
         ),
     }
     assert changed == {(handler_response_loop_tests.PATH, handler_response_loop_tests.COMPARISON)}

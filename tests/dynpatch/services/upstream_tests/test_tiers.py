@@ -160,6 +160,22 @@ def test_the_probe_asks_the_interpreter_and_never_offers_the_standin(
     )
 
 
+def test_an_installed_tensorrt_llm_shadowed_by_another_folder_has_no_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The distribution's version describes its own folder, not the checkout that
+    ``import tensorrt_llm`` loads from earlier on PYTHONPATH."""
+    shadow = write_files(tmp_path / "shadow", {"tensorrt_llm/__init__.py": ""})
+    site = fake_site(tmp_path / "site", "1.1.0")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shadow), str(site)]))
+    found = dataclasses.replace(interpreter.probe(sys.executable), runtime=VERSION)
+    assert found.tensorrt_llm == str(shadow / "tensorrt_llm")
+    assert found.tensorrt_llm_version is None
+    problem = tiers.gpu_problem(found, VERSION)
+    assert problem is not None
+    assert problem.endswith(f"({shadow / 'tensorrt_llm'}) is no installed distribution: no version")
+
+
 def test_probe_of_a_missing_interpreter_is_one_line() -> None:
     with pytest.raises(ToolkitError, match="Python interpreter not found: /nonexistent/python"):
         interpreter.probe("/nonexistent/python")
