@@ -34,9 +34,14 @@ TARGET = Target(
 
 
 @functools.cache
-def template(name: str) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
-    """The template's stand-in class, its methods, and the comparison's new lines."""
+def template(
+    name: str, case: str | None = None
+) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
+    """The template's stand-in class, its methods, and the comparison's new lines (those
+    of the template ``case`` when given)."""
     standin, cls, comparison = cst.parse_module(shape.carried(name)).body
+    if case is not None:
+        (comparison,) = cst.parse_module(shape.carried(case)).body
     methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]  # type: ignore[attr-defined]
     return standin, methods, list(comparison.body.body)  # type: ignore[return-value,attr-defined]
 
@@ -49,11 +54,12 @@ class HandlerResponseLoopTests(TargetedCommand):
     )
     TARGET = TARGET
     TEMPLATE = "handler_response_loop_tests.template.py"
+    CASE_TEMPLATE: str | None = None  # the comparison's lines from another template
 
     @classmethod
     def added_names(cls) -> tuple[str, ...]:
         """The definitions this command adds or rewrites, in order."""
-        standin, methods, _ = template(cls.TEMPLATE)
+        standin, methods, _ = template(cls.TEMPLATE, cls.CASE_TEMPLATE)
         return (standin.name.value, *(fn.name.value for fn in methods), COMPARISON)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -67,7 +73,7 @@ class HandlerResponseLoopTests(TargetedCommand):
         comparison = shape.named(tree.body, cst.FunctionDef, COMPARISON)
         if not isinstance(comparison, cst.FunctionDef):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
-        standin, methods, case = template(self.TEMPLATE)
+        standin, methods, case = template(self.TEMPLATE, self.CASE_TEMPLATE)
         self._refuse_done(tree, present, comparison)
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
@@ -95,7 +101,7 @@ class HandlerResponseLoopTests(TargetedCommand):
 
     def _refuse_done(self, tree: cst.Module, present: dict, comparison: cst.FunctionDef) -> None:
         """AlreadyApplied when the whole change is there, Drifted when part of it is."""
-        standin, methods, case = template(self.TEMPLATE)
+        standin, methods, case = template(self.TEMPLATE, self.CASE_TEMPLATE)
         old_standin = shape.named(tree.body, cst.ClassDef, STANDIN)
         tail = list(comparison.body.body)[-len(case) :]
         parts = {

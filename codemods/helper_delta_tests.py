@@ -108,17 +108,20 @@ class HelperDeltaTests(TargetedCommand):
 
 
 def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:
-    """``sentinel`` with the methods of ``extension`` set: each replaces the method of its
-    name (``__len__`` must return a number, as dynamo's does) or comes before the first
-    method. ``sentinel`` itself when it has them all already."""
+    """``sentinel`` with the methods of ``extension`` set, in its order: each replaces the
+    method of its name (``__len__`` must return a number, as dynamo's does) or comes after
+    the one set before it (the first: before the first method). ``sentinel`` itself when
+    it has them all already."""
     block = sentinel.body
     assert isinstance(block, cst.IndentedBlock)
     body = list(block.body)
+    at_next = next((i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)), len(body))
     changed = False
     for new in (s for s in extension.body.body if isinstance(s, cst.FunctionDef)):  # type: ignore[attr-defined]
         name = new.name.value
         at = next((i for i, s in enumerate(body) if shape.named([s], cst.FunctionDef, name)), None)
         if at is not None and shape.same_code(body[at], shape.code(new)):
+            at_next = at + 1
             continue
         if at is None and name == "__len__":
             raise Drifted(TARGET, f"`{SENTINEL}` without `__len__`")
@@ -127,8 +130,13 @@ def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:
         changed = True
         if at is not None:
             body[at] = new.with_changes(leading_lines=body[at].leading_lines)
-        else:
-            first = next(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef))
-            body.insert(first, new.with_changes(leading_lines=body[first].leading_lines))
-            body[first + 1] = body[first + 1].with_changes(leading_lines=[cst.EmptyLine()])
+            at_next = at + 1
+            continue
+        blank = [cst.EmptyLine(indent=False)] if at_next else []
+        body.insert(at_next, new.with_changes(leading_lines=blank))
+        if at_next + 1 < len(body) and not body[at_next + 1].leading_lines:
+            body[at_next + 1] = body[at_next + 1].with_changes(
+                leading_lines=[cst.EmptyLine(indent=False)]
+            )
+        at_next += 1
     return sentinel.with_changes(body=block.with_changes(body=body)) if changed else sentinel

@@ -16,7 +16,10 @@ from codemods import (
     handler_call_passes_delta,
     handler_extract_forwards_delta,
     helper_delta_tests,
+    helper_drops_copy,
     logprobs_helper,
+    one_liner_handler_tests,
+    one_liner_helper_tests,
 )
 from codemods import handler_response_loop_tests as loop_tests
 from codemods.outcome import ENDINGS, Outcome, Status, Target, TargetedCommand
@@ -38,17 +41,26 @@ class Step:
         return self.codemod.TARGET
 
 
+def _tests(
+    codemod: type[helper_delta_tests.HelperDeltaTests | loop_tests.HandlerResponseLoopTests],
+) -> Step:
+    """The step of a codemod that carries tests: what it adds is its scope."""
+    return Step(codemod, True, codemod.added_names())
+
+
 # A missing file is an empty module: each codemod says whether that is drift.
 SERIES: tuple[Step, ...] = (
     Step(logprobs_helper.LogprobsHelperDelta, imports=("Sequence",)),
     Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
     Step(handler_call_passes_delta.HandlerCallPassesDelta),
-    Step(
-        helper_delta_tests.HelperDeltaTests, True, helper_delta_tests.HelperDeltaTests.added_names()
-    ),
-    Step(
-        loop_tests.HandlerResponseLoopTests, True, loop_tests.HandlerResponseLoopTests.added_names()
-    ),
+    _tests(helper_delta_tests.HelperDeltaTests),
+    _tests(loop_tests.HandlerResponseLoopTests),
+)
+# The second design, for when reviewers prefer it: only the helper's copy dropped.
+ONE_LINER: tuple[Step, ...] = (
+    Step(helper_drops_copy.HelperDropsCopy),
+    _tests(one_liner_helper_tests.OneLinerHelperTests),
+    _tests(one_liner_handler_tests.OneLinerHandlerTests),
 )
 
 
@@ -195,3 +207,47 @@ take an optional keyword-only new_token_ids, and the response loop
 passes its delta. The chunks are unchanged. Callers that do not pass
 it, such as vLLM's handler, run the old code.
 """
+
+ONE_LINER_MESSAGE = """\
+perf(trtllm): slice the token history without copying it for logprobs
+
+TensorRT-LLM streams cumulative token ids. For each choice of each
+response, the TRT-LLM response loop calls the shared
+extract_from_completion_output, which copied the whole history with
+list(output.token_ids) only to slice the chunk's ids out of it. With
+logprobs on, an N-token choice copied 1 + 2 + ... + N ids, even in
+responses where it did not advance.
+
+The helper now slices output.token_ids without copying it first. No
+signature changes, and the chunks are unchanged for every caller.
+"""
+
+
+@dataclass(frozen=True)
+class Design:
+    """One way to make the fix: its codemods in order and its commit message; ``keyword``
+    is the parameter the helper gains ("": none)."""
+
+    name: str
+    steps: tuple[Step, ...]
+    message: str
+    keyword: str
+
+    @property
+    def title(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+DESIGNS = {
+    d.name: d
+    for d in (
+        Design("delta", SERIES, COMMIT_MESSAGE, logprobs_helper.PARAM),
+        Design("one-liner", ONE_LINER, ONE_LINER_MESSAGE, ""),
+    )
+}
+DEFAULT_DESIGN = "delta"  # this project's design, and the approach of dynamo PR #14402
+
+
+def design_titled(title: str) -> Design | None:
+    """The design whose commit title is ``title`` (None: none is)."""
+    return next((d for d in DESIGNS.values() if d.title == title), None)

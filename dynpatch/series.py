@@ -7,6 +7,7 @@ import difflib
 import hashlib
 from pathlib import Path
 
+from codemods.series import DEFAULT_DESIGN, DESIGNS, Design, design_titled
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files
 
@@ -26,6 +27,19 @@ def names(directory: Path) -> list[str]:
     if missing:
         raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
     return listed
+
+
+def design_of(directory: Path) -> Design:
+    """The design (:data:`codemods.series.DESIGNS`) the series in ``directory`` is made
+    with, told by its first patch's subject; the default when no design's title is found
+    (no series, or a broken one: the stages that read it say what is wrong)."""
+    try:
+        first = directory / names(directory)[0]
+        lines = first.read_text(errors="replace").splitlines()
+    except (ToolkitError, OSError, IndexError):
+        return DESIGNS[DEFAULT_DESIGN]
+    subjects = (ln.removeprefix("Subject: [PATCH] ") for ln in lines if ln.startswith("Subject: "))
+    return design_titled(next(subjects, "")) or DESIGNS[DEFAULT_DESIGN]
 
 
 def lock(locks: Path, directory: Path) -> Path:

@@ -143,17 +143,18 @@ def check_origins(tree: Tree, report: dict[str, Any]) -> None:
             raise ToolkitError(f"{tree.label} replay imported {name} from {path}, not {tree.src}")
 
 
-def check_trees(baseline: dict[str, Any], patched: dict[str, Any]) -> None:
+def check_trees(baseline: dict[str, Any], patched: dict[str, Any], keyword: str) -> None:
     """The baseline child ran a tree without the change and the patched one a tree with it
-    (a tree compared with itself proves nothing), both observing dynamo's fatal exit
-    through the same seam; else a ToolkitError."""
-    if baseline.get("has_new_token_ids"):
+    (a tree compared with itself proves nothing): for a design whose helper gains
+    ``keyword``, the patched helper takes it and the baseline's does not; both observe
+    dynamo's fatal exit through the same seam. Else a ToolkitError."""
+    if keyword and baseline.get("has_new_token_ids"):
         raise ToolkitError(
-            "the baseline tree already has extract_from_completion_output(new_token_ids=...)"
+            f"the baseline tree already has extract_from_completion_output({keyword}=...)"
         )
-    if not patched.get("has_new_token_ids"):
+    if keyword and not patched.get("has_new_token_ids"):
         raise ToolkitError(
-            "the patched tree lacks extract_from_completion_output(new_token_ids=...): "
+            f"the patched tree lacks extract_from_completion_output({keyword}=...): "
             "patches/ does not carry the change"
         )
     seams = baseline.get("fatal_seam"), patched.get("fatal_seam")

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from codemods.outcome import Outcome
-from codemods.series import COMMIT_MESSAGE, SERIES, SeriesResult, Step, run_series
+from codemods.series import DEFAULT_DESIGN, DESIGNS, Design, SeriesResult, run_series
 from dynpatch import series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
@@ -20,6 +20,7 @@ from dynpatch.pin import Pin
 from dynpatch.services import formatters as formatting
 from dynpatch.services import precommit, scope
 from dynpatch.services.precommit import Finding, HookResult
+from dynpatch.workspace import Workspace
 
 
 @dataclass
@@ -62,11 +63,11 @@ def apply_series(
     author: gitio.Identity,
     date: str,
     branch: str | None,
-    cache: Path,
+    ws: Workspace,
     patches_dir: Path,
     check: bool = False,
     force: bool = False,
-    steps: tuple[Step, ...] = SERIES,
+    design: Design = DESIGNS[DEFAULT_DESIGN],
 ) -> ApplyReport:
     """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``.
 
@@ -75,6 +76,7 @@ def apply_series(
     ``patches_dir`` is replaced whole. Otherwise the caller holds the checkout's lock.
     """
     marks = [time.perf_counter()]
+    steps = design.steps
     result = run_series(lambda path: read_at(checkout.path, checkout.base, path), steps)
     report = ApplyReport(result)
 
@@ -90,7 +92,7 @@ def apply_series(
         more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
         raise SeriesFailed(problems[0] + more, report)
 
-    python = formatting.tools_python(cache)
+    python = formatting.tools_python(ws)
     lap("tool env")
     old = {p: read_at(checkout.path, checkout.base, p) or "" for p in result.changed}
     new = formatting.format_upstream(result.changed, python)
@@ -116,12 +118,12 @@ def apply_series(
 
     moving = None if check else branch  # the work branch this run moves, if any
     tip = _work_branch_tip(checkout, moving, force) if moving else None
-    with files.owned_dir(cache / "scratch", "apply-") as tmp:
+    with files.owned_dir(ws.scratch, "apply-") as tmp:
         objects = None if moving else tmp / "objects"  # no branch moves: no object enters
         if objects is not None:
             objects.mkdir()
         report.commit = gitio.commit_objects(
-            checkout.path, checkout.base, new, COMMIT_MESSAGE, author, date, objects
+            checkout.path, checkout.base, new, design.message, author, date, objects
         )
         faults.checkpoint("apply.objects")
         exported = _export(checkout, report.commit, tmp / "export", objects)
@@ -140,7 +142,7 @@ def apply_series(
         hooks.append(precommit.check_commits(commits, names))
         _refuse_findings(hooks, report)
         report.hooks, report.patches = hooks, names
-        with files.lock(series.lock(cache / "locks", patches_dir), f"the series in {patches_dir}"):
+        with files.lock(series.lock(ws.locks, patches_dir), f"the series in {patches_dir}"):
             files.recover(patches_dir)  # finish or undo what a killed run left
             if check:
                 series.compare(exported, patches_dir)
@@ -162,12 +164,21 @@ def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
         raise SeriesFailed(precommit.failure_line(findings), report, findings=findings)
 
 
-def export_series(checkout: Checkout, pin: Pin, cache: Path, patches_dir: Path) -> ApplyReport:
-    """The series for ``checkout``'s release, made by the pin's author and date, into
-    ``patches_dir``; the checkout is only read (``apply_series`` with ``branch=None``)."""
+def export_series(
+    checkout: Checkout, pin: Pin, ws: Workspace, patches_dir: Path, design: Design
+) -> ApplyReport:
+    """The series of ``design`` for ``checkout``'s release, made by the pin's author and
+    date, into ``patches_dir``; the checkout is only read (``apply_series`` with
+    ``branch=None``)."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
-        checkout, author=author, date=pin.date, branch=None, cache=cache, patches_dir=patches_dir
+        checkout,
+        author=author,
+        date=pin.date,
+        branch=None,
+        ws=ws,
+        patches_dir=patches_dir,
+        design=design,
     )
 
 

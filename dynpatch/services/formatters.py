@@ -12,20 +12,21 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
+from dynpatch.workspace import Workspace
 
 # dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.pin() reads them here.
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4")
 
 
-def tools_python(cache: Path) -> Path:
+def tools_python(ws: Workspace) -> Path:
     """Python of the isolated formatter env (created once, atomically)."""
     key = hashlib.sha256(" ".join(TOOLS).encode() + sys.version.encode()).hexdigest()[:12]
     # absolute (never resolved: the venv's python is a link): the hooks run in other folders
-    env_dir = cache.absolute() / "tools" / f"upstream-fmt-{key}"
+    env_dir = ws.tools.absolute() / f"upstream-fmt-{key}"
     python = env_dir / "bin" / "python"
     if python.exists():
         return python
-    with files.lock(cache / "locks" / f"{env_dir.name}.lock", f"the formatter env {env_dir}"):
+    with files.lock(ws.locks / f"{env_dir.name}.lock", f"the formatter env {env_dir}"):
         if python.exists():  # another run built it while this one waited
             return python
         with files.staged_dir(env_dir) as tmp:

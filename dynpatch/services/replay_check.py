@@ -20,7 +20,7 @@ from typing import Any
 
 from rich.console import Console
 
-from dynpatch import console
+from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record, StageResult
@@ -105,11 +105,13 @@ def check(
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
     count, skipped = len(names) + len(properties), ""
     out_dir.mkdir(parents=True, exist_ok=True)
+    design = series.design_of(patches)
+    other = variants.alternative(design)
     with files.owned_dir(out_dir, ".alternative-") as scratch:
         srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
         try:
             if args.alternative:
-                srcs["alternative"] = variants.build(srcs["baseline"], scratch, variants.drop_copy)
+                srcs["alternative"] = variants.build(srcs["baseline"], scratch, other.edit)
             else:
                 skipped = "not asked for"
         except ToolkitError as exc:  # this release's helper has no such copy to drop
@@ -122,7 +124,7 @@ def check(
             )
         seconds = time.perf_counter() - t0
         screen.print(f"replayed {count} scenarios on the {on} in {seconds:.0f} s", markup=False)
-    runner.check_trees(results["baseline"], results["patched"])
+    runner.check_trees(results["baseline"], results["patched"], design.keyword)
 
     expectations, waived = for_release(
         {s.name: s.expect for s in scenarios.named(names)}, checkout.release.version
@@ -130,7 +132,7 @@ def check(
     outcomes = compare(results["baseline"], results["patched"], expectations)
     if len(outcomes) != count:
         raise ToolkitError(f"the replay returned {len(outcomes)} of {count} scenarios")
-    alternative = alternative_line(results, skipped)
+    alternative = alternative_line(results, other, skipped)
     lines = [
         *(
             f"{o.name:<44} {o.chunks:>6}  {', '.join(o.events) or '-':<12} {o.verdict}"
@@ -147,7 +149,8 @@ def check(
         "budget": args.budget,
         "scenarios": [dataclasses.asdict(o) for o in outcomes],
         "not_expected": waived,
-        "alternative": {"edit": variants.ALTERNATIVE, "line": alternative},
+        "design": design.name,
+        "alternative": {"what": other.what, "line": alternative},
         "modules": {label: r["modules"] for label, r in results.items()},
         "fatal_seam": results["baseline"].get("fatal_seam"),
         "environment": results["baseline"].get("environment"),
@@ -169,9 +172,11 @@ def check(
     return StageResult(ok, [*lines, f"report: {console.rel(report)}"], record)
 
 
-def alternative_line(results: dict[str, dict[str, Any]], skipped: str) -> str:
+def alternative_line(
+    results: dict[str, dict[str, Any]], other: variants.Variant, skipped: str
+) -> str:
     """What the alternative's replay showed against the baseline's (informative)."""
-    head = f"alternative (informative; the baseline with `{variants.ALTERNATIVE}`, no keyword)"
+    head = f"alternative ({other.what})"
     if "alternative" not in results:
         return f"{head}: not replayed: {skipped}"
     apart = [

@@ -21,6 +21,7 @@ from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.replay import expect, runner, wire
 from dynpatch.services.export import ApplyReport
+from dynpatch.workspace import Workspace
 
 STREAMS = (
     "1-choice-one-token-top1",
@@ -38,7 +39,7 @@ STREAMS = (
 
 
 def settle(
-    report: ApplyReport, checkout: Checkout, python: Callable[[], Path], cache: Path, log: Path
+    report: ApplyReport, checkout: Checkout, python: Callable[[], Path], ws: Workspace, log: Path
 ) -> None:
     """Judge the candidate upstream fix of ``report`` (if it has one) on a fresh copy of
     ``checkout``'s base with the interpreter ``python()`` gives; ``report.result`` then
@@ -47,7 +48,7 @@ def settle(
     if candidate is None:
         return
     try:
-        with files.owned_dir(cache / "scratch", "judge-") as tmp:
+        with files.owned_dir(ws.scratch, "judge-") as tmp:
             tree, label = tmp / "tree", f"ai-dynamo {checkout.release.version}"
             gitio.clone_at(checkout.path, checkout.base, tree)
             fixed, why = judge(tree / "components" / "src", candidate.param, python(), log, label)

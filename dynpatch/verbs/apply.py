@@ -7,6 +7,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from codemods.series import DESIGNS
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
@@ -26,6 +27,7 @@ AUTHOR_ENV = "DYNPATCH_AUTHOR"
 class ApplyOptions(FetchOptions):
     check: bool = False  # regenerate in a temporary place; fail if patches/ differs
     author: str | None = None  # 'Name <email>' (None: $DYNPATCH_AUTHOR, else the pin's)
+    design: str | None = None  # None: patches/' design (the default when there is none)
 
 
 def run(args: ApplyOptions, ws: Workspace) -> StageResult:
@@ -38,24 +40,31 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
             f"--version {args.version} would rewrite it for another release: move the pin with "
             f"`nox -s bump -- {args.version}` (or `fetch --version {args.version}` for the tree)"
         )
+    if args.design is not None and args.design not in DESIGNS:
+        raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
+    # The design asked for, else the one patches/ has (the default when it has none).
+    design = DESIGNS[args.design] if args.design else series.design_of(ws.patches)
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
     try:
         with locked(pin, args, ws) as checkout:
             status.stop()
             fetched = time.perf_counter()
-            title = f"ai-dynamo {checkout.release.version} ({checkout.source})"
+            title = (
+                f"ai-dynamo {checkout.release.version} ({checkout.source}), design {design.name}"
+            )
             try:
                 report = apply_series(
                     checkout,
                     author=author,
                     date=pin.date,
                     branch=pin.branch,
-                    cache=ws.cache,
+                    ws=ws,
                     patches_dir=ws.patches,
                     check=args.check,
                     force=args.force,
+                    design=design,
                 )
             except SeriesFailed as exc:
                 console.out.print(

@@ -148,10 +148,10 @@ def _regenerate(
     what stops it being pinned (nothing: an empty list)."""
     new = checkout.release.version
     try:
-        report = export_series(checkout, pin, ws.cache, patches)
+        report = export_series(checkout, pin, ws, patches, series.design_of(ws.patches))
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
         python = functools.partial(envs.release_python, new, ws.runtimes)  # built only if judged
-        upstream_fix.settle(exc.report, checkout, python, ws.cache, patches.parent / "judge.log")
+        upstream_fix.settle(exc.report, checkout, python, ws, patches.parent / "judge.log")
         if exc.report.result.fixed_upstream:
             return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
         return exc.report, exc.report.result.problems() or [str(exc)]

@@ -14,7 +14,7 @@ from textwrap import dedent
 
 import pytest
 
-from codemods.series import SERIES, Step, run_series
+from codemods.series import DESIGNS, SERIES, Step, run_series
 from dynpatch.io import pypi
 from dynpatch.pin import load_pin
 from tests.codemods import test_handler_call_passes_delta as loop
@@ -55,11 +55,12 @@ def summary(stderr: str) -> tuple[int, ...]:
 def test_list_shows_every_command_with_its_description() -> None:
     proc = libcst_tool("list", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+    steps = [s for design in DESIGNS.values() for s in design.steps]
     short = (
-        f"{s.codemod.__module__.removeprefix('codemods.')}.{s.codemod.__name__}" for s in SERIES
+        f"{s.codemod.__module__.removeprefix('codemods.')}.{s.codemod.__name__}" for s in steps
     )
     assert proc.stdout.splitlines() == sorted(
-        f"{c} - {s.codemod.DESCRIPTION}" for c, s in zip(short, SERIES, strict=True)
+        f"{c} - {s.codemod.DESCRIPTION}" for c, s in zip(short, steps, strict=True)
     )
 
 

@@ -86,7 +86,12 @@ def test_the_carried_tests_are_read_and_never_collected_here() -> None:
     """pytest's file patterns do not match them, and the dot in their stem keeps
     ``libcst.tool list`` (which imports every .py under ``codemods``) from importing them."""
     names = sorted(p.name for p in CARRIED.glob("*.py"))
-    assert names == ["handler_response_loop_tests.template.py", "helper_delta_tests.template.py"]
+    assert names == [
+        "handler_response_loop_tests.template.py",
+        "helper_delta_tests.template.py",
+        "one_liner_handler_tests.template.py",
+        "one_liner_helper_tests.template.py",
+    ]
     for name in names:
         assert shape.carried(name) == (CARRIED / name).read_text(encoding="utf-8")
         assert not any(fnmatch.fnmatch(name, p) for p in ("test_*.py", "*_test.py"))

@@ -22,7 +22,7 @@ from dynpatch.io import git as gitio
 from dynpatch.services import formatters as formatting
 from dynpatch.workspace import Workspace
 from tests.fixtures import snippets, synthetic
-from tests.fixtures.synthetic import REAL_CACHE, SYNTHETIC_FILES, build_wheel, git, write_pin
+from tests.fixtures.synthetic import REAL_CACHE, REPO, SYNTHETIC_FILES, build_wheel, git, write_pin
 
 ROOT = Path(__file__).resolve().parents[2]
 BRANCH = "refs/heads/dynpatch/work"
@@ -107,7 +107,7 @@ def ok(proc: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[st
 @pytest.fixture(scope="session")
 def formatter_env() -> Path:
     """The upstream formatter env, built once (it is what a real .cache/ holds)."""
-    formatting.tools_python(REAL_CACHE)
+    formatting.tools_python(REPO)
     return REAL_CACHE / "tools"
 
 

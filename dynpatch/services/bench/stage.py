@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence
+from dynpatch import console, evidence, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
@@ -37,10 +37,7 @@ from dynpatch.services.trees import Trees, prepare_trees
 from dynpatch.workspace import Workspace
 
 RECORD, PLOT = "instructions.json", "instructions.png"
-VARIANTS = {  # judged by the gates beside the patched tree
-    "alternative": f"the baseline with `{variants.ALTERNATIVE}`, no keyword (informative)",
-    "mutant": f"the patched tree with `{variants.COPY}` planted back (its gates must miss)",
-}
+VARIANTS = ("alternative", "mutant")  # judged by the gates beside the patched tree
 
 
 def cpu() -> str:
@@ -122,21 +119,26 @@ def measure(
     with contextlib.ExitStack() as stack:
         stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
         scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
+        design = series.design_of(patches)
+        alternative, planted = variants.alternative(design), variants.mutant(design)
+        what = {v.name: v.what for v in (alternative, planted)}
         build = variants.build
-        srcs["alternative"] = build(srcs["baseline"], scratch / "alternative", variants.drop_copy)
+        srcs["alternative"] = build(srcs["baseline"], scratch / "alternative", alternative.edit)
         if mutant:
-            srcs["mutant"] = build(srcs["patched"], scratch / "mutant", variants.plant)
+            srcs["mutant"] = build(srcs["patched"], scratch / "mutant", planted.edit)
         with files.staged_dir(out_dir) as stage:
-            found = _measure({t: runner.Tree(t, s) for t, s in srcs.items()}, stage, valgrind_path)
+            tree_of = {t: runner.Tree(t, s) for t, s in srcs.items()}
+            found = _measure(tree_of, stage, valgrind_path, design.keyword)
             found["how"] = how(version, found["hello"], found["layout"])
-            data, lines, passed = _judge(found)
+            data, lines, passed = _judge(found, what)
             data["trees"] = {
                 "base": trees.base,
                 "series_sha256": trees.series_sha256,
                 "code_sha256": trees.code_sha256,
                 "release": checkout.release.version,
                 "mutant": mutant,
-                "alternative": variants.ALTERNATIVE,
+                "design": design.name,
+                "alternative": alternative.what,
             }
             data["seconds"] = round(time.perf_counter() - start, 1)
             files.write_atomic(stage / "bench.json", json.dumps(data, indent=1) + "\n")
@@ -166,7 +168,9 @@ class Measured:
         return Record("bench", t.base, t.series_sha256, command, verdict, md + "\n", details)
 
 
-def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -> dict[str, Any]:
+def _measure(
+    tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, keyword: str
+) -> dict[str, Any]:
     """Every tree counted (the baseline and patched twice), allocated and (the pair) timed."""
     layout = valgrind.fixed_layout()
     kw = {"valgrind_path": valgrind_path, "prefix": layout}
@@ -191,7 +195,7 @@ def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -
     done = plan.run_all(tasks, step_done)
     native, loadavg = done["allocation and A/B"]
     counted: dict[str, plan.Counted] = done["counts"]
-    runner.check_trees(counted["baseline"].hello, counted["patched"].hello)
+    runner.check_trees(counted["baseline"].hello, counted["patched"].hello, keyword)
     samples = {t: native[t]["alloc"] for t in tree_of}
     return {
         "counts": {label: c.runs[0] for label, c in counted.items()},
@@ -210,8 +214,10 @@ def _measure(tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str) -
     }
 
 
-def _judge(found: dict[str, Any]) -> tuple[dict[str, Any], list[str], bool]:
-    """The run's record (``bench.json``), its lines as printed, and whether it passed."""
+def _judge(found: dict[str, Any], what: dict[str, str]) -> tuple[dict[str, Any], list[str], bool]:
+    """The run's record (``bench.json``), its lines as printed, and whether it passed:
+    every gate met by the patched tree, the two runs agreeing, and (when counted) every
+    gate missed by the mutant. ``what``: a line on each variant."""
     counts: dict[str, TreeCounts] = found["counts"]
     alloc = found["alloc"]["slope_bytes_per_token"]
     verdicts = gates.evaluate(counts["baseline"], counts["patched"], alloc)
@@ -221,15 +227,15 @@ def _judge(found: dict[str, Any]) -> tuple[dict[str, Any], list[str], bool]:
     lines = [report.slope_line(counts), *(g.line() for g in verdicts)]
     lines.append(f"gates met: {met} of {len(verdicts)}")
     judged: dict[str, list[gates.Gate]] = {}
-    for name, what in VARIANTS.items():
+    for name in VARIANTS:
         if name in counts:
             judged[name] = gates.evaluate(counts["baseline"], counts[name], alloc, name=name)
-            lines += [f"{name}: {what}", *(f"  {g.line()}" for g in judged[name])]
+            lines += [f"{name}: {what[name]}", *(f"  {g.line()}" for g in judged[name])]
     if "mutant" in judged:
-        missed = [g.label.split(":")[0] for g in judged["mutant"] if not g.met]
-        caught = f"catch the planted history copy ({', '.join(missed)} missed)"
-        lines.append(f"mutant: the gates {caught if missed else 'do NOT catch the planted copy'}")
-        passed = passed and bool(missed)
+        blind = [g.label.split(":")[0] for g in judged["mutant"] if g.met]
+        caught = f"every gate misses the planted history copy ({len(judged['mutant'])} of them)"
+        lines.append(f"mutant: NOT caught by {', '.join(blind)}" if blind else f"mutant: {caught}")
+        passed = passed and not blind
     lines += [found["ab"]["line"], how_line(found["how"])]
     data = {
         "what": plan.COUNTED,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dynpatch import console
+from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record, StageResult
@@ -28,7 +28,6 @@ from dynpatch.services.upstream_tests import interpreter, mutants, tiers, verdic
 from dynpatch.services.upstream_tests.runner import Run, run_pytest
 
 Carried = tuple[set[tuple[str, str]], set[tuple[str, str]]]  # (file, test): new, changed
-_MUTANTS = "the baseline code and on a helper that ignores new_token_ids"
 
 
 @dataclass
@@ -79,17 +78,17 @@ def check(
     for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
         stale.unlink()
     out_dir.mkdir(parents=True, exist_ok=True)
+    keyword = series.design_of(patches).keyword
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         with screen.status("building the mutants ..."):
             test_files = {p for p, _ in carried[0] | carried[1]}
-            built = {
-                "mutant": mutants.build_baseline(trees, test_files, Path(tmp) / "mutant"),
-                "ignored": mutants.build_ignored(trees, Path(tmp) / "ignored"),
-            }
+            built = {"mutant": mutants.build_baseline(trees, test_files, Path(tmp) / "mutant")}
+            if keyword:  # a design with a new keyword: its tests must fail if it is ignored
+                built["ignored"] = mutants.build_ignored(trees, Path(tmp) / "ignored", keyword)
         results = []
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
-            results.append(run_tier(tier, trees, built, python, carried, out_dir, screen))
+            results.append(run_tier(tier, trees, built, python, carried, out_dir, screen, keyword))
     # A carried test another tier ran is not "needs another tier" here.
     ran = {verdict.function_of(k) for r in results if r.proof for k in r.proof.tests}
     sections = [
@@ -159,6 +158,7 @@ def run_tier(
     carried: Carried,
     out_dir: Path,
     screen: Console,
+    keyword: str = "new_token_ids",
 ) -> TierResult:
     """Baseline and patched, then the carried tests on the two mutants; the tier's verdict.
     Each pair runs at once (on the GPU one after the other: one device)."""
@@ -186,13 +186,15 @@ def run_tier(
     result.elsewhere = sorted(f"{p}::{n}" for p, n in every if p not in collected)
     if new or changed:
         targets = sorted(new | changed)
-        on_mutants = {side: (mutant_trees[side], targets) for side in ("mutant", "ignored")}
-        result.runs |= pytest(f"the carried tests on {_MUTANTS}", on_mutants)
-        mutant, ignored = result.runs["mutant"], result.runs["ignored"]
-        result.proof = verdict.proof(new, changed, patched, mutant, ignored, tier.title)
+        on_mutants = {side: (tree, targets) for side, tree in mutant_trees.items()}
+        ignores = f" and on a helper that ignores {keyword}" if keyword else ""
+        result.runs |= pytest(f"the carried tests on the baseline code{ignores}", on_mutants)
+        mutant, ignored = result.runs["mutant"], result.runs.get("ignored")
+        result.proof = verdict.proof(new, changed, patched, mutant, ignored, tier.title, keyword)
         result.problems += result.proof.problems
         result.problems += verdict.run_problems(mutant, f"{tier.title} baseline mutant")
-        result.problems += verdict.run_problems(ignored, f"{tier.title} keyword-ignored mutant")
+        if ignored is not None:
+            result.problems += verdict.run_problems(ignored, f"{tier.title} keyword-ignored mutant")
     elif not every:  # the test steps did not apply to this release (the outcome table says why)
         result.carries_tests = False
     elif tier is not tiers.GPU:

@@ -22,10 +22,10 @@ def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
     return _clone(trees.baseline, trees.base, dest, patched)
 
 
-def build_ignored(trees: Trees, dest: Path) -> Path:
+def build_ignored(trees: Trees, dest: Path, keyword: str = PARAM) -> Path:
     """A clone of the patched tree at ``dest`` whose helper is the baseline's, accepting
-    ``new_token_ids`` and ignoring it."""
-    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text())
+    ``keyword`` and ignoring it."""
+    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
     return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
 
 
@@ -37,15 +37,15 @@ def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
     return dest
 
 
-def accept_and_ignore(source: str) -> str:
-    """``source`` with ``new_token_ids=None`` added to the helper's keyword-only
-    parameters and its body unchanged."""
+def accept_and_ignore(source: str, keyword: str = PARAM) -> str:
+    """``source`` with ``keyword=None`` added to the helper's keyword-only parameters and
+    its body unchanged."""
     module = cst.parse_module(source)
     fn = shape.find_function(module, TARGET.qualname)
     if fn is None:
         raise ToolkitError(f"{TARGET.path}: no {TARGET.qualname} to mutate")
     param = cst.Param(
-        name=cst.Name(PARAM),
+        name=cst.Name(keyword),
         annotation=cst.Annotation(cst.parse_expression("object")),
         equal=cst.AssignEqual(),
         default=cst.Name("None"),

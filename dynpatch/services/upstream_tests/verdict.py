@@ -160,11 +160,11 @@ def own_assertion(key: str, failure: Failure | None) -> bool:
     return failure.path == key.split("::", 1)[0]
 
 
-def right_reason(key: str, failure: Failure | None) -> bool:
-    """A baseline failure that shows the defect: the old code rejects the new keyword, or
-    a check of the test itself fails."""
+def right_reason(key: str, failure: Failure | None, keyword: str = "new_token_ids") -> bool:
+    """A baseline failure that shows the defect: the old code rejects the design's new
+    ``keyword`` (a design without one: never), or a check of the test itself fails."""
     if failure is not None and failure.message.startswith("TypeError"):
-        return "new_token_ids" in failure.message
+        return bool(keyword) and keyword in failure.message
     return own_assertion(key, failure)
 
 
@@ -173,6 +173,7 @@ class Proof:
     """The carried tests of one tier on the two mutants (:mod:`.mutants`)."""
 
     tests: list[str]  # node keys of the carried tests that ran on patched
+    keyword: str = "new_token_ids"  # the design's new keyword ("": none, no ignored mutant)
     new: list[str] = field(default_factory=list)  # those of new test functions
     passed: list[str] = field(default_factory=list)  # on patched
     failed: list[str] = field(default_factory=list)  # on the baseline, for the right reason
@@ -181,24 +182,38 @@ class Proof:
     problems: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        return (
+        head = (
             f"carried tests: {len(self.failed)} fail on baseline, {len(self.passed)} pass on "
-            f"patched (of {len(self.tests)}); with new_token_ids accepted but ignored, "
-            f"{len(self.caught)} of the {len(self.new)} cases of new tests fail on their own "
-            "assertions"
+            f"patched (of {len(self.tests)})"
+        )
+        if not self.keyword:
+            return head
+        return (
+            f"{head}; with {self.keyword} accepted but ignored, {len(self.caught)} of the "
+            f"{len(self.new)} cases of new tests fail on their own assertions"
         )
 
 
 def proof(
-    new: set[str], changed: set[str], patched: Run, mutant: Run, ignored: Run, tier: str
+    new: set[str],
+    changed: set[str],
+    patched: Run,
+    mutant: Run,
+    ignored: Run | None,
+    tier: str,
+    keyword: str = "new_token_ids",
 ) -> Proof:
     """The mutation proof of the carried test functions this tier collects (``new`` ones
     and those the series ``changed``): every case passes on ``patched`` and fails on the
-    baseline (``mutant``) for the right reason; every case of a ``new`` test also fails on
-    its own assertion on a helper that accepts ``new_token_ids`` and ignores it (``ignored``).
-    """
+    baseline (``mutant``) for the right reason; for a design with a new ``keyword``, every
+    case of a ``new`` test also fails on its own assertion on a helper that accepts the
+    keyword and ignores it (``ignored``)."""
     tests = sorted(k for k in patched.tests if function_of(k) in new | changed)
-    result = Proof(tests, new=[k for k in tests if function_of(k) in new])
+    result = Proof(tests, keyword, new=[k for k in tests if function_of(k) in new])
+
+    def reason(key: str, failure: Failure | None) -> bool:
+        return right_reason(key, failure, keyword)
+
     ran = {function_of(k) for k in tests}
     result.problems += [
         f"{tier}: carried test {name} did not run on patched"
@@ -207,7 +222,7 @@ def proof(
     if not tests:
         result.problems.append(f"{tier}: no carried tests ran")
     result.passed = [k for k in tests if patched.tests[k] == "passed"]
-    result.failed = [k for k in tests if right_reason(k, mutant.failures.get(k))]
+    result.failed = [k for k in tests if reason(k, mutant.failures.get(k))]
     result.problems += [
         f"{k} does not pass on patched ({patched.tests[k]})"
         for k in tests
@@ -215,27 +230,35 @@ def proof(
     ]
     for function in sorted(ran):
         cases = [k for k in tests if function_of(k) == function]
-        result.problems += _unproven(cases, mutant, right_reason, "on the baseline code")
+        why = "the keyword or " if keyword else ""
+        result.problems += _unproven(cases, mutant, reason, "on the baseline code", why)
         extends = "" if function in new else " (an existing test the series extends)"
         result.lines += [
             f"carried test {function.split('/')[-1]}{extends}",
             f"  on the baseline: {_reasons(cases, mutant)}",
-            f"  new_token_ids accepted but ignored: {_reasons(cases, ignored)}"
-            + ("" if function in new else " (not required of an existing test)"),
         ]
+        if ignored is None:
+            continue
+        result.lines.append(
+            f"  {keyword} accepted but ignored: {_reasons(cases, ignored)}"
+            + ("" if function in new else " (not required of an existing test)")
+        )
         if function in new:
-            where = "with new_token_ids accepted but ignored"
+            where = f"with {keyword} accepted but ignored"
             result.problems += _unproven(cases, ignored, own_assertion, where)
             result.caught += [k for k in cases if own_assertion(k, ignored.failures.get(k))]
     return result
 
 
 def _unproven(
-    cases: list[str], run: Run, ok: Callable[[str, Failure | None], bool], where: str
+    cases: list[str],
+    run: Run,
+    ok: Callable[[str, Failure | None], bool],
+    where: str,
+    also: str = "",
 ) -> list[str]:
-    keyword = "the keyword or " if ok is right_reason else ""
     return [
-        f"{k} {where}: {_what(k, run)}, not {keyword}a failure of its own assertion"
+        f"{k} {where}: {_what(k, run)}, not {also}a failure of its own assertion"
         for k in cases
         if not ok(k, run.failures.get(k))
     ]

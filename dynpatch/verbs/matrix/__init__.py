@@ -77,7 +77,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     out = args.out or ws.out / "matrix"
     out.mkdir(parents=True, exist_ok=True)
     # Built once here: the threads would otherwise race to create the same formatter env.
-    formatting.tools_python(ws.cache)
+    formatting.tools_python(ws)
     ctx = release.Context(
         pin=releases.with_candidates(pin, candidates),
         ws=ws,
@@ -87,6 +87,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         skip=frozenset(args.skip),
         toolkit=release.toolkit_digest(),
         fresh=args.fresh,
+        design=series.design_of(ws.patches),
     )
     rows = _run_all(candidates, ctx, args.jobs)
     total = time.perf_counter() - start

@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
-from codemods.series import SERIES
+from codemods.series import DEFAULT_DESIGN, DESIGNS, SERIES, Design
 from dynpatch import series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
@@ -97,6 +97,7 @@ class Context:
     skip: frozenset[str] = frozenset()
     toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
     fresh: bool = False  # ignore cached results (they are still rewritten)
+    design: Design = DESIGNS[DEFAULT_DESIGN]  # the design of the committed series
 
     def folder(self, version: str) -> Path:
         return self.out / "releases" / version
@@ -137,12 +138,12 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     """This release's own series into ``patches``, and the row's series columns: its
     outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
     try:
-        report = export_series(checkout, ctx.pin, ctx.ws.cache, patches)
+        report = export_series(checkout, ctx.pin, ctx.ws, patches, ctx.design)
     except SeriesFailed as exc:
         # A candidate upstream fix is judged by a run (its interpreter is built only then).
         python = functools.partial(envs.release_python, row.version, ctx.ws.runtimes)
         upstream_fix.settle(
-            exc.report, checkout, python, ctx.ws.cache, ctx.folder(row.version) / "judge.log"
+            exc.report, checkout, python, ctx.ws, ctx.folder(row.version) / "judge.log"
         )
         row.outcomes = outcome_rows(exc.report)
         _not_exported(row, exc)

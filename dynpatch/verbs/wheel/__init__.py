@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import console
+from dynpatch import console, series
 from dynpatch.console import say
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import StageResult
@@ -74,5 +74,6 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
         into, reports = options.install_into, ws.out / "wheel"
         prove.run_proof(pin, wheel, ws.scratch, into, options.tier, reports)
     if options.replay:
-        prove.replay_installed(recipe.upstream, wheel, ws.scratch, sys.executable)
+        keyword = series.design_of(ws.patches).keyword
+        prove.replay_installed(recipe.upstream, wheel, ws.scratch, sys.executable, keyword)
     return StageResult()

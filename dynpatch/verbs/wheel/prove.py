@@ -117,13 +117,17 @@ def run_proof(
     return summaries
 
 
-def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str) -> None:
+def replay_installed(
+    stock: Path, patched: Path, scratch_root: Path, python: str, keyword: str
+) -> None:
     """Replay every named scenario on ``stock`` and ``patched`` (wheel files), each
     installed ``--no-deps`` into a folder of its own that the replay child puts first on
-    its path; raises unless both ran their own package and no chunk diverged."""
-    from dynpatch import verify  # the replay group (torch and the rest), only here
+    its path; raises unless both ran their own package (the patched helper taking
+    ``keyword``, if any) and no chunk diverged."""
+    # the replay group (torch and the rest), only here
     from dynpatch.replay import runner as replay_runner
     from dynpatch.replay import scenarios
+    from dynpatch.services import replay_check as verify
 
     names = list(scenarios.NAMED)
     job: dict[str, object] = {"scenarios": names, "scripts": []}
@@ -135,7 +139,7 @@ def replay_installed(stock: Path, patched: Path, scratch_root: Path, python: str
         with err.status(f"replaying {len(names)} scenarios on the installed wheels ..."):
             trees = [replay_runner.Tree(label, tmp / label) for label, _ in pair]
             results = replay_runner.run_trees(trees, job, tmp / "logs", python=python)
-    replay_runner.check_trees(results["baseline"], results["patched"])
+    replay_runner.check_trees(results["baseline"], results["patched"], keyword)
     expectations = {s.name: s.expect for s in scenarios.named(names)}
     outcomes = verify.compare(results["baseline"], results["patched"], expectations)
     where = results["patched"].get("modules", {}).get("dynamo.common.backend.logprobs", "?")

@@ -20,7 +20,7 @@ from dynpatch.services.export import SeriesFailed, am_problem, apply_series, rea
 from dynpatch.services.upstream_tests import tiers, verdict
 from dynpatch.services.upstream_tests.runner import run_pytest
 from tests.fixtures import snippets
-from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE, REPO, SYNTHETIC_FILES
+from tests.fixtures.synthetic import DELTA, HANDLER, HELPER, REPO, SYNTHETIC_FILES
 
 AUTHOR = gitio.parse_identity("Test Author <test@example.invalid>")
 HOOKS = ["isort", "black", "flake8", "ruff", "codespell", "SPDX header", "DCO"]
@@ -33,7 +33,7 @@ def run_apply(rel, patches: Path, **kwargs):
         author=AUTHOR,
         date=rel.pin.date,
         branch=rel.pin.branch,
-        cache=REAL_CACHE,  # shares the cached upstream formatter env
+        ws=REPO,  # shares the cached upstream formatter env
         patches_dir=patches,
         **kwargs,
     )
@@ -84,7 +84,7 @@ def test_a_signed_series_with_provenance_proved_by_git_am_then_kept_as_it_is(
     assert files_of(patches) == before
     run_apply(rel, patches, check=True)
     objects = sorted(p for p in (checkout.path / ".git" / "objects").rglob("*") if p.is_file())
-    exported = apply.export_series(checkout, rel.pin, REAL_CACHE, tmp_path / "export")
+    exported = apply.export_series(checkout, rel.pin, REPO, tmp_path / "export", DELTA)
     assert exported.commit == report.commit and exported.timings["git am check"] > 0
     assert files_of(tmp_path / "export") == before
     assert sorted(p for p in (checkout.path / ".git" / "objects").rglob("*") if p.is_file()) == (
@@ -189,7 +189,7 @@ def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> No
         author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=pin.branch,
-        cache=REAL_CACHE,
+        ws=REPO,
         patches_dir=REPO.patches,
         check=True,
     )

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dynpatch.services import formatters as tools
-from tests.fixtures.synthetic import REAL_CACHE
+from dynpatch.workspace import Workspace
+from tests.fixtures.synthetic import REAL_CACHE, REPO
 
 
 def test_a_relative_cache_gives_an_absolute_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """The hooks run in temporary folders: a relative cache folder must still find the env (and
     its python stays the venv's link, not the interpreter it points to)."""
-    absolute = tools.tools_python(REAL_CACHE)
+    absolute = tools.tools_python(REPO)
     monkeypatch.chdir(REAL_CACHE.parent)
-    relative = tools.tools_python(REAL_CACHE.relative_to(REAL_CACHE.parent))
+    relative = tools.tools_python(Workspace(Path(".")))
     assert relative.is_absolute() and relative == absolute and relative.is_symlink()

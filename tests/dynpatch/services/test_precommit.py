@@ -15,7 +15,7 @@ from dynpatch.services.formatters import tools_python
 from dynpatch.services.precommit import Finding
 from tests.fixtures import snippets
 from tests.fixtures.snippets import SPDX_HEADER
-from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE
+from tests.fixtures.synthetic import HANDLER, HELPER, REPO
 
 JANE = Identity("Jane Doe", "jane@example.invalid")
 BODY = "def f():\n    return 1\n"
@@ -23,7 +23,7 @@ BODY = "def f():\n    return 1\n"
 
 @pytest.fixture(scope="module")
 def python() -> Path:
-    return tools_python(REAL_CACHE)
+    return tools_python(REPO)
 
 
 def test_clean_files_pass_every_hook_at_its_pin(python: Path) -> None:

@@ -12,6 +12,8 @@ from dynpatch import cli
 from dynpatch.errors import ToolkitError
 from dynpatch.replay import expect, runner, wire
 from dynpatch.services import replay_check as verify
+from dynpatch.services import variants
+from tests.fixtures.synthetic import DELTA
 
 FINISH = {"token_ids": [7], "index": 0, "log_probs": [-0.5], "finish_reason": "length"}
 FINISH["completion_usage"] = {}
@@ -37,10 +39,13 @@ def test_identical_streams_pass_and_the_summary_says_what_ran_and_reached() -> N
     assert outcomes[1].traits == ["log_probs", "dropped", "flat"]
     assert "property streams reached: 1 log_probs, 0 top_logprobs, 1 dropped, 1 flat" in lines[1]
     other = result(("a", s), ("property-000", s[:2]))
-    assert verify.alternative_line({"baseline": both, "alternative": other}, "").endswith(
-        ": 1 divergences from the baseline (property-000)"
+    one_line = variants.alternative(DELTA)
+    line = verify.alternative_line({"baseline": both, "alternative": other}, one_line, "")
+    assert line == (
+        f"alternative ({one_line.what}): 1 divergences from the baseline (property-000)"
     )
-    assert verify.alternative_line({}, "no copy here").endswith(": not replayed: no copy here")
+    line = verify.alternative_line({}, one_line, "no copy here")
+    assert line.endswith(": not replayed: no copy here")
     with pytest.raises(ToolkitError, match="different scenario lists"):
         verify.compare(result(("a", [])), result(("b", [])), {})
 
@@ -112,14 +117,14 @@ def test_expectations_of_later_releases_are_not_expected_of_earlier_ones() -> No
 
 def test_check_trees_refuses_identical_code_and_different_fatal_exits() -> None:
     with pytest.raises(ToolkitError, match="patched tree lacks"):
-        runner.check_trees({"has_new_token_ids": False}, {"has_new_token_ids": False})
+        runner.check_trees({"has_new_token_ids": False}, {"has_new_token_ids": False}, "k")
     with pytest.raises(ToolkitError, match="baseline tree already has"):
-        runner.check_trees({"has_new_token_ids": True}, {"has_new_token_ids": True})
+        runner.check_trees({"has_new_token_ids": True}, {"has_new_token_ids": True}, "k")
     baseline = {"has_new_token_ids": False, "fatal_seam": "os._exit"}
     patched = {"has_new_token_ids": True, "fatal_seam": "exit_worker_on_fatal_error"}
     with pytest.raises(ToolkitError, match="reach dynamo's fatal exit differently"):
-        runner.check_trees(baseline, patched)
-    runner.check_trees(baseline, {**patched, "fatal_seam": "os._exit"})
+        runner.check_trees(baseline, patched, "k")
+    runner.check_trees(baseline, {**patched, "fatal_seam": "os._exit"}, "k")
 
 
 def test_a_child_that_dies_before_reporting_or_has_no_tree_fails(tmp_path: Path) -> None:

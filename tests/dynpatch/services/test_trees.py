@@ -11,7 +11,7 @@ from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.services.export import export_series, read_at
 from dynpatch.services.trees import prepare_trees
-from tests.fixtures.synthetic import HELPER, REAL_CACHE
+from tests.fixtures.synthetic import DELTA, HELPER, REPO
 
 
 def test_trees_are_the_base_and_the_series_applied_and_are_reused(
@@ -20,7 +20,7 @@ def test_trees_are_the_base_and_the_series_applied_and_are_reused(
     rel = synthetic_release()
     checkout = fetch(rel.pin, rel.ws)
     patches = tmp_path / "patches"
-    export_series(checkout, rel.pin, REAL_CACHE, patches)
+    export_series(checkout, rel.pin, REPO, patches, DELTA)
     trees = prepare_trees(checkout, patches, tmp_path / "trees")
     assert gitio.rev_parse(trees.baseline, "HEAD") == checkout.base
     assert (trees.baseline / HELPER).read_text() == read_at(checkout.path, checkout.base, HELPER)
@@ -34,7 +34,7 @@ def test_a_series_that_does_not_apply_says_which_patch(synthetic_release, tmp_pa
     rel = synthetic_release()
     checkout = fetch(rel.pin, rel.ws)
     patches = tmp_path / "patches"
-    report = export_series(checkout, rel.pin, REAL_CACHE, patches)
+    report = export_series(checkout, rel.pin, REPO, patches, DELTA)
     first = patches / report.patches[0]
     lines = first.read_text().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("@@ ")) + 1

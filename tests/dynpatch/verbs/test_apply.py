@@ -12,14 +12,14 @@ from dynpatch.cli import main
 from dynpatch.services.formatters import tools_python
 from tests.fixtures import snippets
 from tests.fixtures.releases import FIXED_UPSTREAM
-from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE, SYNTHETIC_FILES, one_error
+from tests.fixtures.synthetic import HANDLER, HELPER, REAL_CACHE, REPO, SYNTHETIC_FILES, one_error
 
 
 @pytest.fixture
 def apply(synthetic_release, capsys: pytest.CaptureFixture[str], monkeypatch):  # type: ignore[no-untyped-def]
     """``apply`` in the workspace of a release made of ``files``: (exit status, stdout,
     stderr); the formatter env is the real cache's, shared read-only."""
-    tools_python(REAL_CACHE)
+    tools_python(REPO)
 
     def run(files: dict[str, str], *extra: str) -> tuple[int, str, str]:
         rel = synthetic_release(files)

@@ -119,16 +119,33 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
         stage.rerun(str(python), tmp_path)  # no helper there
 
 
-def test_a_mutant_that_meets_every_gate_fails_the_run() -> None:
+WHAT = {"alternative": "the other design", "mutant": "the copy planted back"}
+
+
+def _found(mutant_counts, mutant_alloc: float, again=None) -> dict:
+    """What the measurement found: the synthetic trees, a mutant, its allocation slope."""
     trees = synthetic.counted_trees()
-    mutant = synthetic.tree_counts("mutant", (77_000_000, 140_000_000))  # as good as patched
-    alloc = {t: {"1": 0.0, "4": 0.0} for t in ("baseline", "patched", "alternative", "mutant")}
+    alloc = {t: {"1": 0.0, "4": 0.0} for t in ("baseline", "patched", "alternative")}
+    alloc["mutant"] = {"1": mutant_alloc, "4": mutant_alloc}
     how = stage.how("valgrind-3.19.0", {}, [])
-    found = {"counts": {**trees, "alternative": trees["patched"], "mutant": mutant}, "how": how}
-    found |= {"again": trees, "alloc": {"slope_bytes_per_token": alloc}, "finished_after_s": {}}
-    found["ab"] = {"line": "A/B"}
-    data, lines, passed = stage._judge(found)
+    counts = {**trees, "alternative": trees["patched"], "mutant": mutant_counts}
+    found = {"counts": counts, "how": how, "again": again or trees, "finished_after_s": {}}
+    return found | {"alloc": {"slope_bytes_per_token": alloc}, "ab": {"line": "A/B"}}
+
+
+def test_the_mutant_must_miss_every_gate_and_the_runs_must_agree() -> None:
+    trees = synthetic.counted_trees()
+    data, lines, passed = stage._judge(_found(trees["baseline"], 8.0), WHAT)
+    assert passed and data["verdict"] == "pass"
+    assert "mutant: every gate misses the planted history copy (4 of them)" in lines
+    # A mutant as good as the patched tree, or only as frugal in allocation: gates blind.
+    as_good = synthetic.tree_counts("mutant", (77_000_000, 140_000_000))
+    data, lines, passed = stage._judge(_found(as_good, 0.0), WHAT)
     assert not passed and data["verdict"] == "fail" and all(g["met"] for g in data["gates"])
-    assert "mutant: the gates do NOT catch the planted copy" in lines
-    found["counts"]["mutant"] = trees["baseline"]
-    assert stage._judge(found)[2]  # a mutant no better than the baseline misses gates 1-3
+    assert "mutant: NOT caught by gate 1, gate 2, gate 3, gate 4" in lines
+    _data, lines, passed = stage._judge(_found(trees["baseline"], 0.0), WHAT)
+    assert not passed and "mutant: NOT caught by gate 4" in lines
+    # The two runs apart: the verdict fails though every gate of the tree is met.
+    apart = {**trees, "patched": synthetic.tree_counts("patched", (78_000_000, 140_000_000))}
+    data, _lines, passed = stage._judge(_found(trees["baseline"], 8.0, again=apart), WHAT)
+    assert not passed and all(g["met"] for g in data["gates"][:4])

@@ -19,7 +19,7 @@ from dynpatch.services.upstream_tests import tiers
 from dynpatch.services.upstream_tests.runner import Run
 from tests.dynpatch.services.upstream_tests.test_tiers import fake_site
 from tests.fixtures.releases import fake_runtime
-from tests.fixtures.synthetic import REAL_CACHE, REPO, one_error
+from tests.fixtures.synthetic import DELTA, REPO, one_error
 from tests.fixtures.upstream_tree import FILES
 
 TIMED_OUT = "pytest did not finish (exit -1): timed out after 1800s"
@@ -32,7 +32,7 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     rel = synthetic_release(getattr(request, "param", FILES))
     checkout = fetch(rel.pin, rel.ws)
     patches = rel.ws.patches
-    export_series(checkout, rel.pin, REAL_CACHE, patches)
+    export_series(checkout, rel.pin, REPO, patches, DELTA)
     monkeypatch.setenv("PYTHONPATH", str(fake_runtime(tmp_path / "site", "9.9.9")))
     monkeypatch.delenv("DYNPATCH_GPU_PYTHON", raising=False)
 

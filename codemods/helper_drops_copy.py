@@ -1,0 +1,39 @@
+"""The one-line design: ``extract_from_completion_output`` slices the chunk's ids out of
+``output.token_ids`` without first copying the whole history with ``list(...)``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods import shape
+from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
+
+PATH = "components/src/dynamo/common/backend/logprobs.py"
+QUALNAME = "extract_from_completion_output"
+COPY = 'token_ids = list(getattr(output, "token_ids", None) or [])'
+NO_COPY = 'token_ids = getattr(output, "token_ids", None) or []'
+
+TARGET = Target(path=PATH, qualname=QUALNAME, expected=f"a function whose body runs `{COPY}` once")
+
+
+class HelperDropsCopy(TargetedCommand):
+    DESCRIPTION = f"{QUALNAME}: slice the cumulative token_ids without copying them first."
+    TARGET = TARGET
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        fn = shape.find_function(tree, QUALNAME)
+        if fn is None:
+            raise NotApplicable(
+                f"{PATH}: no {QUALNAME}, no shared logprob helper module (releases <= "
+                "1.2.1), so no history copy to remove"
+            )
+        body = list(fn.body.body)
+        copies = [i for i, s in enumerate(body) if shape.same_code(s, COPY)]
+        if not copies and any(shape.same_code(s, NO_COPY) for s in body):
+            raise AlreadyApplied(f"{QUALNAME} already slices token_ids without copying them")
+        if len(copies) != 1:
+            raise Drifted(TARGET, f"{len(copies)} such statements")
+        at = copies[0]
+        body[at] = cst.parse_statement(NO_COPY).with_changes(leading_lines=body[at].leading_lines)
+        new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
+        return shape.replace_function(tree, QUALNAME, new_fn)

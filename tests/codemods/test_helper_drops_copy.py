@@ -1,0 +1,36 @@
+"""HelperDropsCopy: the one-line design slices the history without copying it."""
+
+from __future__ import annotations
+
+from codemods.helper_drops_copy import HelperDropsCopy
+from codemods.outcome import AlreadyApplied, NotApplicable
+from tests.codemods.support import TargetedCodemodTest
+
+BEFORE = """
+    def extract_from_completion_output(output, num_output_tokens_so_far):
+        token_ids = list(getattr(output, "token_ids", None) or [])
+        if not token_ids or num_output_tokens_so_far >= len(token_ids):
+            return None, None
+        return token_ids[num_output_tokens_so_far:], None
+    """
+AFTER = BEFORE.replace(
+    'list(getattr(output, "token_ids", None) or [])', 'getattr(output, "token_ids", None) or []'
+)
+
+
+class TestHelperDropsCopy(TargetedCodemodTest):
+    TRANSFORM = HelperDropsCopy
+
+    def test_the_copy_is_dropped_and_nothing_else_changes(self) -> None:
+        self.assertApplies(BEFORE, AFTER)
+
+    def test_already_applied_and_not_applicable_are_skipped(self) -> None:
+        self.assertSkips(AFTER, AlreadyApplied, "already slices token_ids without copying")
+        self.assertSkips("def other():\n    pass\n", NotApplicable, "(releases <= 1.2.1)")
+
+    def test_drift(self) -> None:
+        copy = '    token_ids = list(getattr(output, "token_ids", None) or [])\n'
+        self.assertDrifts(
+            BEFORE, "0 such statements", (copy, "    token_ids = tuple(output.token_ids)\n")
+        )
+        self.assertDrifts(BEFORE, "2 such statements", (copy, copy + copy))
