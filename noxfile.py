@@ -121,9 +121,15 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def pr(session: nox.Session) -> None:
-    """The PR branch (git am of patches/, re-signed off by you) and out/pr/PR_DESCRIPTION.md;
-    you push the branch and open the PR (docs/pr.md)."""
-    _toolkit(session)
+    """The PR branch (git am of patches/, re-signed off by you, `--sign`ed with your key)
+    and out/pr/PR_DESCRIPTION.md; you read it and open the PR (docs/pr.md). `--
+    --run-checks` first runs every check the description cites on the PR's own base, so
+    it installs what they need."""
+    if "--run-checks" in session.posargs:
+        _toolkit(session, "upstream-tests", "replay", "bench")
+        session.install("-c", CONSTRAINTS, _runtime(session))
+    else:
+        _toolkit(session)
     session.run("python", "-m", "dynpatch", "pr", *session.posargs)
 
 

@@ -24,6 +24,7 @@ from dynpatch.verbs import bench, bump, fetch, pin, test_upstream, verify
 from dynpatch.verbs import matrix as matrix_command
 from dynpatch.verbs import pr as pr_command
 from dynpatch.verbs import wheel as wheel_command
+from dynpatch.verbs.pr import signing
 from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
@@ -55,6 +56,8 @@ def _calls(run: Callable[..., evidence.StageResult]) -> Callable[[argparse.Names
         result = run(given, ws) if ws else run(given)
         for item in result.shown:
             evidence.show(out, item)
+        for line in result.warnings:
+            err.print(f"warning: {line}", markup=False)
         if result.record is not None and ws is not None:
             saved = evidence.save(result.record, ws.patches, ws.evidence)
             out.print(f"evidence: {console.rel(saved)}", markup=False)
@@ -111,7 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     who = f"default: ${pr_command.IDENTITY_ENV}, $GIT_AUTHOR_NAME/EMAIL, git config"
     add("--identity", metavar="'NAME <EMAIL>'", help=who)
     add("--allow-placeholder-identity", **FLAG, dest="allow_placeholder", help="a dry run")
-    add("--force", **FLAG, dest="replace", help="replace a branch whose commits differ")
+    add("--sign", **FLAG, help="sign each commit with your key (git's signing), then verify")
+    add("--signing-key", help="user.signingkey for --sign (default: git config)")
+    add("--signing-format", choices=signing.FORMATS, help="gpg.format (default: git config)")
+    add("--run-checks", **FLAG, help="first run every check the description cites, here")
+    add("--reviewed", metavar="TEXT", help="the disclosure's line on what you reviewed")
+    add("--push", metavar="REMOTE", help="push the branch to your fork (default: nothing)")
+    add("--force", **FLAG, dest="replace", help="replace a different branch (not keep it as vN)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")
 
     add = verb("matrix", "the series on several releases", matrix_command.run, checkout=False)

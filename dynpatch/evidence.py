@@ -17,12 +17,8 @@ from rich.console import Console, RenderableType
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
 from dynpatch.series import series_digest
-from dynpatch.workspace import TOOLKIT
 
 STAGES = ("test-upstream", "verify", "bench", "pre-commit")
-# The script a reviewer reruns in a plain dynamo checkout; the bench runs
-# it on the patched tree and saves its output for the PR description.
-RERUN = TOOLKIT / "docs" / "bench" / "per_chunk_cost.py"
 
 
 @dataclass(frozen=True)
@@ -40,11 +36,13 @@ class Record:
 
 @dataclass
 class StageResult:
-    """Whether the verb passed, what it prints on stdout, and the record to save."""
+    """Whether the verb passed, what it prints on stdout (and warns of on stderr), and the
+    record to save."""
 
     ok: bool = True
     shown: list[RenderableType] = field(default_factory=list)
     record: Record | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def say(self, *lines: RenderableType) -> None:
         self.shown.extend(lines)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from dynpatch import console
+from dynpatch import console, releases
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
@@ -60,7 +60,9 @@ def fetch(pin: Pin, ws: Workspace, version: str | None = None, force: bool = Fal
 @contextmanager
 def locked(pin: Pin, request: FetchOptions, ws: Workspace) -> Iterator[Checkout]:
     """The checkout, materialised or re-verified, locked for the block."""
-    release = pin.release(request.version or pin.version)
+    version = request.version or pin.version
+    # A release the pin does not list is trusted on first use (its wheel's sha256 recorded).
+    release = releases.lookup(pin, version, ws.wheels, ws.tofu, download=request.source == "pypi")
     if request.timeout <= 0:
         raise ToolkitError(f"--timeout must be a positive number of seconds, not {request.timeout}")
     if request.source == "path":

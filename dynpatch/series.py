@@ -38,8 +38,22 @@ def design_of(directory: Path) -> Design:
         lines = first.read_text(errors="replace").splitlines()
     except (ToolkitError, OSError, IndexError):
         return DESIGNS[DEFAULT_DESIGN]
-    subjects = (ln.removeprefix("Subject: [PATCH] ") for ln in lines if ln.startswith("Subject: "))
-    return design_titled(next(subjects, "")) or DESIGNS[DEFAULT_DESIGN]
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("Subject: ")), None)
+    if at is None:
+        return DESIGNS[DEFAULT_DESIGN]
+    folded = [lines[at], *(ln for ln in _continued(lines[at + 1 :]))]  # a long header folds
+    subject = " ".join(ln.strip() for ln in folded).removeprefix("Subject: [PATCH] ")
+    return design_titled(subject) or DESIGNS[DEFAULT_DESIGN]
+
+
+def _continued(lines: list[str]) -> list[str]:
+    """The continuation lines of a mail header: those that start with white space."""
+    taken = []
+    for line in lines:
+        if not line[:1].isspace() or not line.strip():
+            break
+        taken.append(line)
+    return taken
 
 
 def lock(locks: Path, directory: Path) -> Path:

@@ -30,6 +30,7 @@ class Workspace:
         self.trees = self.out / "trees"
         self.dist = root / "dist"
         self.bench_docs = root / "docs" / "bench"  # the recorded bench reference
+        self.rerun = self.bench_docs / "per_chunk_cost.py"  # the reviewer's script
 
     @classmethod
     def find(cls, start: Path) -> Workspace:

@@ -28,7 +28,7 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
     preflight()  # before the fetch: no valgrind, nothing written
     _pin, checkout = pinned(args, ws)
     out_dir = ws.out / "bench"
-    m = measure(checkout, ws.patches, ws.trees, out_dir, mutant=args.mutant)
+    m = measure(checkout, ws.patches, ws, out_dir, mutant=args.mutant)
     shown = StageResult(m.passed)
     shown.say(*report.table(m.counts), *m.lines)
     shown.say(

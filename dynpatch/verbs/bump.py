@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynpatch import console, evidence, series
+from dynpatch import console, evidence, releases, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record, StageResult
@@ -28,8 +28,8 @@ from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, Release, load_pin, parse_pin, with_release, with_version
 from dynpatch.services import checks as stages
-from dynpatch.services import releases, upstream_fix
 from dynpatch.services import runtimes as envs
+from dynpatch.services import upstream_fix
 from dynpatch.services.export import ApplyReport, SeriesFailed, export_series
 from dynpatch.workspace import Workspace
 

@@ -4,12 +4,19 @@
 # ruff: noqa: F401 (the names below are the package's API)
 from dynpatch.io.git.history import (
     CommitInfo,
+    Signing,
     add_trailer,
     amend_head,
     changed_paths,
     commits_between,
+    numstat,
+    push_branch,
     range_diff,
+    remote_branch_tip,
+    remote_url,
+    ssh_public_key,
     tags_and_date,
+    verify_commit,
 )
 from dynpatch.io.git.repo import (
     am,
@@ -42,5 +49,12 @@ from dynpatch.io.git.repo import (
     worktrees_on,
 )
 from dynpatch.io.git.run import git_reason
-from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check_url, parse_identity
+from dynpatch.io.git.values import (
+    UPSTREAM_IDENTITY,
+    Identity,
+    check_ref,
+    check_remote,
+    check_url,
+    parse_identity,
+)
 from dynpatch.io.proc import redact

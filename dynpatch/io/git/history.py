@@ -1,5 +1,7 @@
 """History as the PR step reads and writes it: commits between two points, trailers,
-re-authoring, range-diffs, a base's tags and date."""
+re-authoring and signing (git's own: ``gpg.format``, ``user.signingkey``) with its
+verification, range-diffs, a base's tags and date; and the one place the toolkit reads from
+or writes to another machine's repository, only on the user's explicit ``--push``."""
 
 from __future__ import annotations
 
@@ -7,10 +9,31 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dynpatch.errors import ToolkitError
+from dynpatch.io import proc
 from dynpatch.io.git.run import git_cmd, opened
-from dynpatch.io.git.values import Identity
+from dynpatch.io.git.values import Identity, check_remote
 
-_NO_SIGNATURES = ("log.showSignature=false",)  # a caller's setting would mix them in
+_NO_SIGNATURES = ("log.showSignature=false", "color.ui=false")  # a caller's would mix in
+
+
+@dataclass(frozen=True)
+class Signing:
+    """How commits are signed, in git's own settings: ``gpg.format`` and
+    ``user.signingkey``; for ssh, the ``gpg.ssh.allowedSignersFile`` that
+    ``git verify-commit`` trusts."""
+
+    format: str  # openpgp | ssh | x509
+    key: str | None  # None: git's default key for the format (openpgp: the committer's)
+    allowed_signers: Path | None = None
+
+    def config(self) -> tuple[str, ...]:
+        items = [f"gpg.format={self.format}"]
+        if self.key:
+            items.append(f"user.signingkey={self.key}")
+        if self.allowed_signers is not None:
+            items.append(f"gpg.ssh.allowedSignersFile={self.allowed_signers}")
+        return tuple(items)
 
 
 @dataclass(frozen=True)
@@ -35,10 +58,65 @@ def add_trailer(message: str, trailer: str) -> str:
     return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)
 
 
-def amend_head(repo_dir: Path, message: str, author: Identity) -> None:
-    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``."""
+def amend_head(
+    repo_dir: Path, message: str, author: Identity, signing: Signing | None = None
+) -> None:
+    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``;
+    signed by git itself with ``signing`` (``-S``), else explicitly not."""
     options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
-    git_cmd(repo_dir, "commit", *options, author=author, stdin=message)
+    sign = "-S" if signing else "--no-gpg-sign"
+    config = signing.config() if signing else ()
+    failed = (
+        f"git could not sign the commit with {signing.format} key {signing.key or '(default)'}"
+        if signing
+        else None
+    )
+    git_cmd(
+        repo_dir,
+        "commit",
+        *options,
+        sign,
+        author=author,
+        extra_config=config,
+        stdin=message,
+        failed=failed,
+    )
+
+
+def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
+    """``git verify-commit`` (raises when the signature is bad or missing); then git's own
+    account of it, one line."""
+    config = (*signing.config(), *_NO_SIGNATURES)
+    git_cmd(
+        repo_dir, "verify-commit", sha, extra_config=config, failed=f"git verify-commit {sha[:12]}"
+    )
+    status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
+    shown = git_cmd(
+        repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
+    )
+    lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
+    good = [ln for ln in lines if ln.startswith("Good ")]
+    return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
+
+
+def ssh_public_key(key: str) -> str:
+    """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
+    if key.startswith("key::"):
+        return key.removeprefix("key::").strip()
+    if key.startswith(("ssh-", "ecdsa-", "sk-")):
+        return key.strip()
+    path = Path(key).expanduser()
+    pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
+    if pub.is_file():
+        return pub.read_text().strip()
+    if not path.is_file():
+        raise ToolkitError(f"SSH signing key {key} not found")
+    result = proc.run(
+        ["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen", timeout=30
+    )
+    if result.returncode != 0:
+        raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
+    return result.stdout.strip()
 
 
 def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
@@ -58,10 +136,11 @@ def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
         ]
 
 
-def range_diff(repo_dir: Path, *ranges: str) -> str:
+def range_diff(repo_dir: Path, *ranges: str, summary: bool = False) -> str:
     """``git range-diff``: ``base old new`` (two series on one base), or ``old_range
-    new_range`` (series on two bases)."""
-    return git_cmd(repo_dir, "range-diff", "--no-color", *ranges, extra_config=_NO_SIGNATURES)
+    new_range`` (series on two bases); ``summary``: one line per commit pair (``-s``)."""
+    options = ("--no-color", *(("-s",) if summary else ()))
+    return git_cmd(repo_dir, "range-diff", *options, *ranges, extra_config=_NO_SIGNATURES)
 
 
 def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
@@ -72,6 +151,60 @@ def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
         return tags, commit.committed_datetime.date().isoformat()
 
 
+def numstat(repo_dir: Path, base: str, tip: str) -> list[tuple[int, int, str]]:
+    """(lines added, lines removed, path) of each file ``base..tip`` changes (a binary
+    file counts 0 and 0)."""
+    out = git_cmd(repo_dir, "diff", "--numstat", "--no-renames", base, tip)
+    found = []
+    for line in out.splitlines():
+        added, removed, path = line.split("\t", 2)
+        found.append(
+            (int(added) if added.isdigit() else 0, int(removed) if removed.isdigit() else 0, path)
+        )
+    return found
+
+
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
     out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
     return [ln for ln in out.splitlines() if ln]
+
+
+# --- remotes: only with the user's explicit --push ------------------------------------
+
+_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
+
+
+def remote_url(repo_dir: Path, remote: str) -> str:
+    """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
+    check_remote(remote)
+    try:
+        return git_cmd(repo_dir, "remote", "get-url", "--", remote).strip()
+    except ToolkitError:
+        return remote
+
+
+def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
+    """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
+    ref = f"refs/heads/{branch}"
+    check_remote(remote)
+    args = ("ls-remote", "--heads", "--end-of-options", remote, ref)
+    out = git_cmd(repo_dir, *args, timeout=timeout, failed=f"cannot read remote {remote}")
+    for line in out.splitlines():
+        sha, _, name = line.partition("\t")
+        if name == ref:
+            return sha
+    return None
+
+
+def push_branch(
+    repo_dir: Path, remote: str, branch: str, expect: str | None, timeout: float
+) -> None:
+    """Push local ``branch`` to ``remote`` only while the remote branch is at ``expect``
+    (None: it must not exist): the lease makes the push fail, rather than overwrite, if
+    the remote moved since it was read."""
+    ref = f"refs/heads/{branch}"
+    check_remote(remote)
+    lease = f"--force-with-lease={ref}:{expect or ''}"
+    args = ("push", "-q", "--no-verify", lease, "--end-of-options", remote, f"{ref}:{ref}")
+    failed = f"push of {branch} to {remote} failed"
+    git_cmd(repo_dir, *args, timeout=timeout, extra_config=_PUSH_CONFIG, failed=failed)

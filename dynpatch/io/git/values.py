@@ -74,3 +74,10 @@ def check_ref(ref: str, what: str = "--ref") -> str:
     ):
         raise ToolkitError(f"{what} {ref!r} is not a valid git tag, branch or commit id")
     return ref
+
+
+def check_remote(remote: str, what: str = "--push") -> str:
+    """A configured remote's name, or a URL or path (see :func:`check_url`)."""
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", remote):
+        return remote
+    return check_url(remote, what)

@@ -7,6 +7,7 @@ also time the A/B, taking turns).
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +68,7 @@ def count(
     *,
     valgrind_path: str,
     prefix: Sequence[str] = (),
+    python: str = sys.executable,
 ) -> dict[str, Counted]:
     """One child under callgrind for every tree (each tree's ``runs``), its job, result, log
     and dumps in ``folder``: per tree, the counts of its runs, each in a copy forked once
@@ -81,6 +83,7 @@ def count(
         folder=folder,
         wrap=lambda argv: valgrind.command(valgrind_path, folder, argv, prefix),
         env=ENV,
+        python=python,
     )
     dumps = valgrind.read_parts(folder)
     reported = {r["pid"] for tree in found.values() for r in tree["runs"]}
@@ -96,7 +99,9 @@ def count(
     }
 
 
-def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any], float]:
+def native(
+    trees: dict[str, runner.Tree], folder: Path, python: str = sys.executable
+) -> tuple[dict[str, Any], float]:
     """Every tree natively, all at once (one child, a copy per tree): the allocation
     samples of both long streams, and the A/B's op times of the baseline and the patched
     tree, which take turns through two FIFOs in ``folder``. Per tree its result, and the
@@ -112,7 +117,9 @@ def native(trees: dict[str, runner.Tree], folder: Path) -> tuple[dict[str, Any],
         jobs[label]["ab"] = {**ab, "first": i == 0, "baton": [str(baton[i]), str(baton[1 - i])]}
     loadavg = os.getloadavg()[0]
     try:
-        found = runner.run_trees(list(trees.values()), {}, folder, each=jobs, jobs=len(trees))
+        found = runner.run_trees(
+            list(trees.values()), {}, folder, each=jobs, jobs=len(trees), python=python
+        )
         return found, loadavg
     finally:
         for fifo in baton:

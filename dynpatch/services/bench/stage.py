@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from dynpatch import console, evidence, series
+from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
@@ -52,10 +52,9 @@ def cpu() -> str:
     return f"{model} x{os.cpu_count()}"
 
 
-def rerun(python: str, tree: Path) -> dict[str, Any]:
-    """:data:`evidence.RERUN` run as a reviewer runs it, at the top of ``tree`` with no
+def rerun(python: str, tree: Path, script: Path) -> dict[str, Any]:
+    """The reviewer's ``script`` run as a reviewer runs it, at the top of ``tree`` with no
     argument (it loads the tree's helper by its path): its output, for the PR description."""
-    script = evidence.RERUN
     done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree)
     if done.returncode != 0:
         raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
@@ -103,19 +102,26 @@ def preflight() -> str:
 
 
 def measure(
-    checkout: Checkout, patches: Path, trees_dir: Path, out_dir: Path, *, mutant: bool
+    checkout: Checkout,
+    patches: Path,
+    ws: Workspace,
+    out_dir: Path,
+    *,
+    mutant: bool,
+    python: str = sys.executable,
 ) -> Measured:
     """Count every tree of ``checkout`` without and with the series in ``patches`` (trees
-    under ``trees_dir``), judge the gates, time the A/B; ``out_dir`` is replaced whole with
-    ``bench.json``, the plot, the children's logs and dumps."""
+    under the workspace's), judge the gates, time the A/B, run the reviewer's script (the
+    workspace's), all under ``python``; ``out_dir`` is replaced whole with ``bench.json``,
+    the plot, the children's logs and dumps."""
     start = time.perf_counter()
     valgrind_path = preflight()
     version = valgrind.version(valgrind_path)
     with err.status("preparing the baseline and patched trees ..."):
-        trees = prepare_trees(checkout, patches, trees_dir)
+        trees = prepare_trees(checkout, patches, ws.trees)
     srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
-    with err.status(f"running {evidence.RERUN.name} on the patched tree ..."):
-        script = rerun(sys.executable, trees.patched)
+    with err.status(f"running {ws.rerun.name} on the patched tree ..."):
+        script = rerun(sys.executable, trees.patched, ws.rerun)
     with contextlib.ExitStack() as stack:
         stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
         scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
@@ -128,7 +134,7 @@ def measure(
             srcs["mutant"] = build(srcs["patched"], scratch / "mutant", planted.edit)
         with files.staged_dir(out_dir) as stage:
             tree_of = {t: runner.Tree(t, s) for t, s in srcs.items()}
-            found = _measure(tree_of, stage, valgrind_path, design.keyword)
+            found = _measure(tree_of, stage, valgrind_path, design.keyword, python)
             found["how"] = how(version, found["hello"], found["layout"])
             data, lines, passed = _judge(found, what)
             data["trees"] = {
@@ -169,16 +175,16 @@ class Measured:
 
 
 def _measure(
-    tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, keyword: str
+    tree_of: dict[str, runner.Tree], stage: Path, valgrind_path: str, keyword: str, python: str
 ) -> dict[str, Any]:
     """Every tree counted (the baseline and patched twice), allocated and (the pair) timed."""
     layout = valgrind.fixed_layout()
-    kw = {"valgrind_path": valgrind_path, "prefix": layout}
+    kw = {"valgrind_path": valgrind_path, "prefix": layout, "python": python}
     runs = {t: [plan.measures(), *([plan.AGAIN] if t in plan.PAIR else [])] for t in tree_of}
     counting = partial(plan.count, list(tree_of.values()), runs, stage / "children", **kw)
     tasks = [
         ("counts", counting),
-        ("allocation and A/B", partial(plan.native, tree_of, stage / "native")),
+        ("allocation and A/B", partial(plan.native, tree_of, stage / "native", python)),
     ]
     err.print(
         f"counting with {valgrind.TOOL}: {len(tree_of)} trees in one child (the baseline "

@@ -245,6 +245,7 @@ def _tier_record(r: TierResult) -> dict[str, object]:
         "carried_tests": proof.tests if proof else [],
         "mutation": proof.line() if proof else None,
         "keyword_ignored_caught": proof.caught if proof else [],
+        "problems": r.problems,
     }
 
 

@@ -19,14 +19,14 @@ from typing import Any
 
 from rich.console import Console
 
-from dynpatch import series
+from dynpatch import releases, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import StageResult
 from dynpatch.pin import Pin, load_pin, version_key
 from dynpatch.services import checks as stages
 from dynpatch.services import formatters as formatting
-from dynpatch.services import releases, runtimes
+from dynpatch.services import runtimes
 from dynpatch.verbs.matrix import release, report
 from dynpatch.workspace import Workspace
 

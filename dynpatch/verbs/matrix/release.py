@@ -25,6 +25,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import files
 from dynpatch.pin import Pin
+from dynpatch.releases import ReleaseCandidate
 from dynpatch.services import runtimes as envs
 from dynpatch.services import upstream_fix
 from dynpatch.services.checks import (
@@ -40,7 +41,6 @@ from dynpatch.services.checks import (
     run_check,
 )
 from dynpatch.services.export import ApplyReport, SeriesFailed, am_problem, export_series
-from dynpatch.services.releases import ReleaseCandidate
 from dynpatch.workspace import TOOLKIT, Workspace
 
 

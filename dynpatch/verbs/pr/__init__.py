@@ -1,11 +1,13 @@
 """``python -m dynpatch pr``: the PR branch and its description, for the person to read,
-push and submit. Every check that can refuse comes before the branch is placed and the
-description written."""
+sign, push and submit. Every check that can refuse comes before anything is written (the
+checkout, the identity and signing key, with ``--run-checks`` every check on this base, the
+push gate, the commits in a scratch clone); only then is the branch placed, pushed when
+asked, and the description written."""
 
 from __future__ import annotations
 
 import os
-import sys
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +21,7 @@ from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
 from dynpatch.pin import load_pin
 from dynpatch.verbs.pr import branch as branches
-from dynpatch.verbs.pr import description, validation
+from dynpatch.verbs.pr import checks, description, publish, signing, validation
 from dynpatch.workspace import Workspace
 
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
@@ -35,19 +37,25 @@ class PrOptions(FetchOptions):
     branch: str | None = None  # None: $DYNPATCH_PR_BRANCH, else DEFAULT_BRANCH
     identity: str | None = None  # 'Name <email>' (None: see resolve_identity)
     allow_placeholder: bool = False  # accept an identity on a reserved domain (dry runs, CI)
-    replace: bool = False  # --force: replace an existing branch whose commits differ
+    replace: bool = False  # --force: replace a different branch instead of keeping it as vN
+    sign: bool = False  # sign every commit with the person's key (git's signing settings)
+    signing_key: str | None = None  # user.signingkey (None: git config)
+    signing_format: str | None = None  # gpg.format (None: git config, else from the key)
+    run_checks: bool = False  # every check the description cites, on this base, first
+    reviewed: str | None = None  # the disclosure's "what I reviewed myself" line
+    push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
     out: Path | None = None  # None: out/pr/PR_DESCRIPTION.md
 
 
 def run(args: PrOptions, ws: Workspace) -> StageResult:
     pin = load_pin(ws.pin)
     with locked(pin, args, ws) as checkout:  # no other run moves its refs meanwhile
-        return _run(args, ws, gitio.parse_identity(pin.author), checkout)
+        return _run(args, ws, checkout)
 
 
-def _run(
-    args: PrOptions, ws: Workspace, series_identity: Identity, checkout: Checkout
-) -> StageResult:
+def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
+    pin = load_pin(ws.pin)
+    series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     branches.check_checkout(checkout, name)
     signer, source = resolve_identity(args.identity, checkout.path, series_identity)
@@ -56,55 +64,123 @@ def _run(
             f"{signer} ({source}) is on the reserved domain .{tld}, not a person's: sign "
             "off as yourself, or pass --allow-placeholder-identity for a dry run"
         )
-    digest, names = series.series_digest(ws.patches), series.names(ws.patches)
-    found = validation.gather(ws.patches, checkout.base, ws.evidence)
+    key = (
+        signing.resolve(args.signing_key, args.signing_format, checkout.path) if args.sign else None
+    )
+    remote = None
+    if args.push:  # refused before anything is written or run, let alone sent
+        if problem := publish.source_problem(checkout):
+            raise ToolkitError(f"refusing to push (nothing written): {problem}")
+        remote = publish.remote_arg(args.push)
     out = args.out or ws.out / "pr" / DESCRIPTION_FILE
     _check_writable(out)
+    design = series.design_of(ws.patches)
+    made = ws.patches
+    if args.run_checks:
+        command = _command(args)
+        made = checks.series_for(checkout, pin, ws, design, command)
+        checks.run(checkout, pin, ws, made, command)
+    digest, names = series.series_digest(made), series.names(made)
+    found = validation.gather(made, checkout.base, ws.evidence)
+    if remote is not None and (blockers := validation.push_blockers(found)):
+        raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
-        patches = [ws.patches / n for n in names]
+        trust = signing.trust(key, signer, checkout.path, Path(tmp)) if key else None
         plan = branches.make(
-            checkout, name, patches, signer, series_identity, args.replace, scratch
+            checkout,
+            name,
+            [made / n for n in names],
+            signer,
+            series_identity,
+            trust.signing if trust else None,
+            args.replace,
+            scratch,
         )
+        push = None
+        if remote is not None:
+            push = publish.inspect(checkout.path, scratch, remote, name, plan.tip, args.timeout)
         title, base = plan.commits[0].subject, description.base_name(checkout)
+        numstat = gitio.numstat(scratch, checkout.base, plan.tip)
         facts = description.Facts(
             title=title,
             base=base,
-            changed=gitio.changed_paths(scratch, checkout.base, plan.tip),
+            changed=[p for _, _, p in numstat],
             evidence=found,
-            checks=description.checks(base, digest, len(names), plan, name),
+            checks=description.checks(
+                base, digest, len(names), plan, name, trust.checked if trust else ""
+            ),
+            design=design,
+            core=validation.core_lines(numstat),
+            plan=plan,
+            script=ws.rerun.read_text() if ws.rerun.is_file() else "",
+            reviewed=args.reviewed,
             release=checkout.release.version,
+            branch=name,
         )
         text = gitio.redact(description.render(facts))
         record = gitio.redact(description.validation_record(facts))
         # Nothing refuses from here on. A run killed after placing leaves this tool's own
         # branch, which a rerun takes as unchanged.
         if plan.tip != plan.old:
-            branches.place(checkout.path, scratch, name, plan.tip, plan.old)
+            branches.place(checkout.path, scratch, name, plan)
         faults.checkpoint("pr.placed")
+        if push is not None:
+            publish.push(checkout.path, push, name, args.timeout)
     files.write_atomic(out.with_name(VALIDATION_FILE), record)
     files.write_atomic(out, text)
+    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made)
 
+
+def _shown(
+    args: PrOptions,
+    ws: Workspace,
+    checkout: Checkout,
+    facts: description.Facts,
+    signer: Identity,
+    source: str,
+    trust: signing.Trust | None,
+    push: publish.Push | None,
+    out: Path,
+    made: Path,
+) -> StageResult:
+    """What the run made, line by line, and the warnings on what it could not vouch for."""
+    plan, name = facts.plan, facts.branch
     shown = StageResult()
-    for label, line in (
-        ("series", f"{len(names)} patch(es), sha256 {digest[:12]}"),
+    where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base)"
+    lines = [
+        ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
         ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
-        ("checks", f"DCO (sign-off matches author): pass; title {title!r}: pass"),
-        *(("evidence", e.status()) for e in found),
+        ("checks", f"DCO (sign-off matches author): pass; title {facts.title!r}: pass"),
+        *(
+            ("signature", f"{c.sha[:12]} {line}")
+            for c, line in zip(plan.commits, plan.signatures, strict=False)
+        ),
+        ("signature", trust.checked if trust else "not signed (--sign signs with your key)"),
+        ("governance", f"Contribution Request {facts.core.sentence()}"),
+        *(("evidence", e.status()) for e in facts.evidence),
         ("description", f"{console.rel(out)}, the full record in {VALIDATION_FILE} beside it"),
-    ):
-        shown.say(f"{label:<12} {line}")
+        (
+            "push",
+            push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)",
+        ),
+    ]
+    shown.say(*(f"{label:<12} {line}" for label, line in lines))
     shown.say(
         "next         dynamo does not accept fully automated submissions: read the diff and "
-        "the description, change what you would not say yourself, then push the branch to "
-        "your fork and open the PR yourself (docs/pr.md says how)"
+        "the description, complete its disclosure, change what you would not say yourself, "
+        "then open the PR yourself (docs/pr.md says how)"
     )
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
         shown.say("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
-    for line in validation.warnings(found):
-        print(f"warning: {line}", file=sys.stderr)
+    shown.warnings += validation.warnings(facts.evidence)
+    if not args.reviewed:
+        shown.warnings.append(
+            "the description's disclosure asks what you reviewed yourself: complete it, or "
+            "pass --reviewed 'TEXT'"
+        )
     return shown
 
 
@@ -135,6 +211,16 @@ def resolve_identity(option: str | None, repo: Path, series: Identity) -> tuple[
 
 def _pair(name: str | None, email: str | None) -> str | None:
     return f"{name} <{email}>" if name and email else None
+
+
+def _command(args: PrOptions) -> str:
+    """The command that reran the checks, as a person reruns it (no identity, no key)."""
+    extra = [f"--source={args.source}"]
+    extra += [f"--version={args.version}"] if args.version else []
+    extra += [f"--path={args.path}"] if args.path else []
+    extra += [f"--url={gitio.redact(args.url)}"] if args.url else []
+    extra += [f"--ref={args.ref}"] if args.ref else []
+    return shlex.join(["nox", "-s", "pr", "--", *extra, "--run-checks"])
 
 
 def _check_writable(path: Path) -> None:

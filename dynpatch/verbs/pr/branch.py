@@ -1,12 +1,15 @@
-"""The PR branch: ``git am`` of ``patches/series`` onto the pinned base in a throwaway
-clone, each commit re-authored and signed off by the person (the series identity's
-sign-off dropped), checked against dynamo's rules (DCO, a Conventional Commit title) and
-compared with an existing branch of that name. Only :func:`place` writes to the checkout,
-and only a ref and objects: never its work tree, index or HEAD.
+"""The PR branch: ``git am`` of the series onto the base in a throwaway clone, each commit
+re-authored and signed off by the person (the series identity's sign-off dropped), signed
+with their key when asked, checked against dynamo's rules (DCO, a Conventional Commit
+title) and compared with an existing branch of that name, whose different commits are kept
+as the earlier revision (``<branch>-v1``, ...) as b4 keeps a series' revisions. Only
+:func:`place` writes to the checkout, and only refs and objects: never its work tree,
+index or HEAD.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,12 +18,14 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
-from dynpatch.io.git import CommitInfo, Identity
+from dynpatch.io.git import CommitInfo, Identity, Signing
 from dynpatch.services import precommit
 
 # A ref for a moment: in the scratch clone, the checkout's branch to compare with; in the
 # checkout, the new commits on their way to the branch.
 _PASSING = "refs/dynpatch/pr"
+# Commits this tool placed on a PR branch (a remote branch at one of them is ours).
+MADE = "refs/dynpatch/made"
 # dynamo's PR-title check: a Conventional Commit of one of these types.
 TITLE_TYPES = "feat|fix|docs|test|ci|refactor|perf|chore|build|style|revert"
 TITLE = re.compile(rf"^(?:{TITLE_TYPES})(?:\([A-Za-z0-9][A-Za-z0-9._/-]*\))?!?: \S")
@@ -32,8 +37,13 @@ class BranchPlan:
 
     tip: str
     old: str | None  # the checkout's branch tip now (None: no branch); == tip: unchanged
-    state: str  # created | unchanged ... | replaced ...
+    state: str  # created | unchanged ... | replaced ... | revision N ...
     commits: list[CommitInfo]
+    revision: int = 1  # the series' revision on this branch (v1, v2, ...)
+    keep: str | None = None  # the branch that keeps the earlier revision (its tip: old)
+    changes: tuple[str, ...] = ()  # how this revision differs from the one kept
+    range_diff: str = ""  # git range-diff -s, earlier revision -> this one
+    signatures: tuple[str, ...] = ()  # git's verification line per commit (signed only)
 
 
 def check_checkout(checkout: Checkout, branch: str) -> None:
@@ -60,12 +70,14 @@ def make(
     patches: Sequence[Path],
     signer: Identity,
     series_identity: Identity,
+    signing: Signing | None,
     force: bool,
     scratch: Path,
 ) -> BranchPlan:
-    """Build and check the commits in a new clone ``scratch``, and compare them with the
-    checkout's branch ``name`` there (differs: range-diff shown, ``force`` needed); the
-    checkout is only read."""
+    """Build, sign (with ``signing``, then ``git verify-commit``) and check the commits in a
+    new clone ``scratch``, and compare them with the checkout's branch ``name`` there: a
+    different one is kept as the earlier revision (``force``: replaced). The checkout is
+    only read."""
     gitio.clone_at(checkout.path, checkout.base, scratch)
     for patch in patches:
         try:
@@ -76,7 +88,7 @@ def make(
             ) from None
         message = drop_sign_off(gitio.commit_message(scratch, "HEAD"), series_identity)
         message = gitio.add_trailer(message, f"Signed-off-by: {signer}")
-        gitio.amend_head(scratch, message, signer)
+        gitio.amend_head(scratch, message, signer, signing)
     commits = gitio.commits_between(scratch, checkout.base, "HEAD")
     problems = check(commits, series_identity)
     if problems:
@@ -87,34 +99,59 @@ def make(
         # Its commits copied into the scratch clone: comparing there writes nothing.
         gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}", _PASSING)
         old = gitio.rev_parse(scratch, _PASSING)
-    tip, state = _decide(scratch, checkout.base, name, commits[-1].sha, old, force)
-    # What the branch will hold (the earlier, identical commits when unchanged).
-    return BranchPlan(tip, old, state, gitio.commits_between(scratch, checkout.base, tip))
+    kept = _kept(checkout.path, name)
+    plan = _decide(scratch, checkout.base, name, commits, old, force, kept)
+    if signing is not None:  # what the branch will hold, each signature checked by git
+        lines = [gitio.verify_commit(scratch, c.sha, signing) for c in plan.commits]
+        plan = dataclasses.replace(plan, signatures=tuple(lines))
+    return plan
+
+
+def _kept(repo: Path, name: str) -> int:
+    """The highest revision N of ``name`` kept as a branch ``name-vN`` (0: none)."""
+    found = [n for n in range(1, 100) if gitio.rev_parse(repo, f"refs/heads/{name}-v{n}")]
+    return max(found, default=0)
 
 
 def _decide(
-    repo: Path, base: str, name: str, new: str, old: str | None, force: bool
-) -> tuple[str, str]:
-    """The tip branch ``name`` is to have and what that does to it; refuses to replace a
-    different branch without ``force``. ``repo`` holds both tips and is only read."""
+    repo: Path,
+    base: str,
+    name: str,
+    commits: list[CommitInfo],
+    old: str | None,
+    force: bool,
+    kept: int,
+) -> BranchPlan:
+    """The branch ``name`` is to hold ``commits`` (their tip), unless it already holds the
+    same; a different one is kept as ``name-v<N>`` (``force``: replaced, in the reflog).
+    ``repo`` holds both tips and is only read."""
+    new = commits[-1].sha
     if old is None:
-        return new, "created"
-    if not gitio.is_ancestor(repo, base, old):
-        differences = [f"it is not based on {base[:12]}"]
-    else:
-        before = gitio.commits_between(repo, base, old)
-        differences = _differences(before, gitio.commits_between(repo, base, new))
-        if not differences:
-            return old, "unchanged (same trees, messages and authors)"
-        print(f"git range-diff {base[:12]} {old[:12]} {new[:12]}:")
-        print(gitio.range_diff(repo, base, old, new).rstrip())
-    what = "; ".join(differences)
-    if not force:
-        raise ToolkitError(
-            f"branch {name} already exists at {old[:12]} and differs ({what}); "
-            "rerun with --force to replace it (nothing was changed)"
+        return BranchPlan(new, None, "created", commits, kept + 1)
+    based = gitio.is_ancestor(repo, base, old)
+    before = gitio.commits_between(repo, base, old) if based else []
+    differences = _differences(before, commits) if based else [f"not based on {base[:12]}"]
+    if not differences:
+        return BranchPlan(
+            old, old, "unchanged (same trees, messages, authors and signing)", before, kept + 1
         )
-    return new, f"replaced (was {old[:12]}: {what}; old tip in the reflog)"
+    earlier = f"{base}..{old}" if based else f"{old}~{len(commits)}..{old}"
+    summary = gitio.range_diff(repo, earlier, f"{base}..{new}", summary=True).rstrip()
+    what = "; ".join(differences)
+    if force:
+        state = f"replaced (was {old[:12]}: {what}; old tip in the reflog)"
+        return BranchPlan(new, old, state, commits, kept + 1, range_diff=summary)
+    keep = f"{name}-v{kept + 1}"
+    changes = tuple(_changes(before[:1] or [], commits))
+    state = f"v{kept + 2} (v{kept + 1} kept as {keep}: {what})"
+    return BranchPlan(new, old, state, commits, kept + 2, keep, (*changes, what), summary)
+
+
+def _changes(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> list[str]:
+    """The title change, when the earlier revision's first commit had another."""
+    if before and before[0].subject != after[0].subject:
+        return [f"title: `{before[0].subject}` -> `{after[0].subject}`"]
+    return []
 
 
 def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> list[str]:
@@ -122,8 +159,10 @@ def _differences(before: Sequence[CommitInfo], after: Sequence[CommitInfo]) -> l
         return [f"{len(before)} commits before, {len(after)} now"]
     found = []
     for i, (a, b) in enumerate(zip(before, after, strict=True), start=1):
+        signed = "signed -> unsigned" if a.signed else "unsigned -> signed"
         what = [("content", a.tree != b.tree), ("message", a.message != b.message)]
         what.append((f"author {a.author} -> {b.author}", a.author != b.author))
+        what.append((f"signature {signed}", a.signed != b.signed))
         if shown := [label for label, differs in what if differs]:
             found.append(f"commit {i}: {', '.join(shown)}")
     return found
@@ -177,12 +216,19 @@ def drop_sign_off(message: str, signer: Identity) -> str:
     return "\n".join(kept).rstrip() + "\n"
 
 
-def place(repo: Path, scratch: Path, branch: str, new: str, old: str | None) -> None:
-    """Copy the commits of ``scratch`` (whose HEAD is ``new``) into ``repo`` and point
-    ``branch`` at ``new`` only if it is still at ``old`` (None: absent)."""
-    gitio.fetch_ref(repo, scratch, "HEAD", _PASSING)
+def place(repo: Path, scratch: Path, name: str, plan: BranchPlan) -> None:
+    """Copy the commits of ``scratch`` (whose HEAD is the plan's tip) into ``repo``: the
+    branch ``name`` moves to the tip only if it is still at ``plan.old``, the earlier
+    revision's branch is made at ``plan.old``, and the tip is recorded as this tool's; all
+    in one ref transaction."""
+    gitio.fetch_ref(repo, scratch, plan.tip, _PASSING)
     try:
-        reason = f"dynpatch pr: {'replace' if old else 'create'} {branch}"
-        gitio.update_ref(repo, f"refs/heads/{branch}", new, old, reason)
+        refs = [(f"refs/heads/{name}", plan.tip, plan.old)]
+        if plan.keep is not None and plan.old is not None:
+            refs.append((f"refs/heads/{plan.keep}", plan.old, None))
+        if not gitio.ref_exists(repo, f"{MADE}/{plan.tip}"):
+            refs.append((f"{MADE}/{plan.tip}", plan.tip, None))
+        what = f"keep v{plan.revision - 1} and move" if plan.keep else "place"
+        gitio.update_refs(repo, refs, f"dynpatch pr: {what} {name}")
     finally:
         gitio.delete_ref(repo, _PASSING)

@@ -13,13 +13,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from dynpatch import evidence
 from dynpatch.cli import main
 from dynpatch.errors import ToolkitError
+from dynpatch.services import variants
 from dynpatch.services.bench import report, stage
 from dynpatch.verbs import bench
 from dynpatch.workspace import Workspace
 from tests.fixtures import bench as synthetic
+from tests.fixtures.synthetic import REPO
 
 RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
 
@@ -99,24 +100,29 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     python = tmp_path / "python"
     python.write_text(f"#!/bin/sh\nexec {sys.executable} -c '{FAST_TIMEIT}' \"$@\"\n")
     python.chmod(0o755)
-    for name, text in (("patched", HELPER_PATCHED), ("baseline", HELPER)):
+    one_liner = variants.drop_copy(HELPER)
+    trees = (("patched", HELPER_PATCHED), ("baseline", HELPER), ("one-liner", one_liner))
+    for name, text in trees:
         helper = tmp_path / name / "components/src/dynamo/common/backend/logprobs.py"
         helper.parent.mkdir(parents=True)
         helper.write_text(text)
         # A plain checkout's package __init__ needs dynamo's compiled runtime.
         (helper.parent / "__init__.py").write_text("raise ImportError('no dynamo._core')\n")
-    saved = stage.rerun(str(python), tmp_path / "patched")
-    assert saved["sha256"] == hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
+    saved = stage.rerun(str(python), tmp_path / "patched", REPO.rerun)
+    assert saved["sha256"] == hashlib.sha256(REPO.rerun.read_bytes()).hexdigest()
     lines = saved["output"].splitlines()
     assert lines[1].split() == [
         *("history", "without", "(us)", "with", "(us)", "one-liner", "(us)", "ratio")
     ]
     assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
-    base = stage.rerun(str(python), tmp_path / "baseline")["output"].splitlines()
+    base = stage.rerun(str(python), tmp_path / "baseline", REPO.rerun)["output"].splitlines()
     assert "has no new_token_ids (the tree before this change): no 'with' column" in base[1]
     assert [len(ln.split()) for ln in base[2:]] == [5, 3, 3, 3]
+    one = stage.rerun(str(python), tmp_path / "one-liner", REPO.rerun)["output"].splitlines()
+    assert "copies no token_ids: it is the one-line alternative itself" in one[2]
+    assert [len(ln.split()) for ln in one[3:]] == [5, 3, 3, 3]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
-        stage.rerun(str(python), tmp_path)  # no helper there
+        stage.rerun(str(python), tmp_path, REPO.rerun)  # no helper there
 
 
 WHAT = {"alternative": "the other design", "mutant": "the copy planted back"}

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from dynpatch import cli
+from dynpatch import cli, releases
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
 from dynpatch.series import series_digest
 from dynpatch.services import export as apply
-from dynpatch.services import precommit, releases
+from dynpatch.services import precommit
 from dynpatch.services.checks import FAIL, NOT_RUN, PASS
 from dynpatch.verbs.matrix import release
 from dynpatch.workspace import Workspace

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch.cli import main
-from tests.fixtures.pr import JANE, World, make_world
+from tests.fixtures.pr import JANE, REVIEWED, World, make_world
 
 # An identity from outside the test would change what the commits hold.
 _OUTSIDE = "GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL EMAIL"
@@ -53,15 +53,19 @@ def world(tmp_path: Path, world_template: Path) -> World:
 def pr(world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """Run ``python -m dynpatch pr`` in-process in ``world``'s root: (exit status, stdout,
     stderr). The test identities are on reserved domains: allowed unless ``placeholder``
-    is False."""
+    is False; the disclosure's line is ``reviewed`` (None: left for the person)."""
     monkeypatch.chdir(world.tmp)
 
     def run(
-        *extra: str, identity: str | None = JANE, placeholder: bool = True
+        *extra: str,
+        identity: str | None = JANE,
+        placeholder: bool = True,
+        reviewed: str | None = REVIEWED,
     ) -> tuple[int, str, str]:
         argv = ["pr", "--source", "path", "--path", str(world.repo)]
         argv += ["--identity", identity] if identity else []
         argv += ["--allow-placeholder-identity"] if placeholder else []
+        argv += ["--reviewed", reviewed] if reviewed else []
         try:
             status = main([*argv, *extra])
         except SystemExit as exc:  # argparse refusing the arguments, as the process would

@@ -20,7 +20,6 @@ from dynpatch.verbs.pr import branch as branches
 from dynpatch.workspace import Workspace
 from tests.fixtures.pr import (
     BRANCH,
-    HELPER,
     JANE,
     TITLE,
     V1,
@@ -50,39 +49,56 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     assert message == f"{COMMIT_MESSAGE}\nSigned-off-by: {JANE}\n"
     # only the branch is new in the checkout: no other ref, HEAD and work tree untouched
     refs = git(world.repo, "for-each-ref", "--format=%(refname)").stdout.split()
-    assert sorted(refs) == ["refs/heads/main", f"refs/heads/{BRANCH}", "refs/tags/v9.9.9"]
+    made = f"refs/dynpatch/made/{tip}"  # this tool's own tip, for a later --push
+    assert sorted(refs) == [made, "refs/heads/main", f"refs/heads/{BRANCH}", "refs/tags/v9.9.9"]
     assert git(world.repo, "rev-parse", "HEAD").stdout.strip() == world.base
     assert git(world.repo, "status", "--porcelain").stdout == ""
     assert f"description  {world.out.relative_to(world.tmp)}" in out
     assert err.count("warning: ") == 3  # none saved; a missing pre-commit record is no warning
 
 
-def test_the_same_series_keeps_the_branch_a_changed_one_needs_force(world: World, pr) -> None:
-    """...and a checked-out branch is never rewritten, even with --force."""
+def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
+    world: World, pr
+) -> None:
+    """...the earlier revision kept as <branch>-v1, its range-diff in the description;
+    --force replaces instead; a checked-out branch is never rewritten."""
     assert pr()[0] == 0
-    old = world.tip()
+    v1 = world.tip()
     status, out, err = pr()
     assert status == 0, err
-    assert world.tip() == old and f"{BRANCH} unchanged" in out
+    assert world.tip() == v1 and f"{BRANCH} unchanged" in out
+    assert "## Changes in" not in world.out.read_text()
     world.series(V2)
     status, out, err = pr()
-    assert status == 2
-    one_error(err, "already exists", "differs (commit 1: content)", "--force")
-    assert "git range-diff" in out and "+# version 2 of the series" in out
-    assert world.tip() == old  # untouched, and no ref left behind
-    assert git(world.repo, "for-each-ref", "refs/dynpatch/").stdout == ""
-
-    status, out, err = pr("--force")
     assert status == 0, err
-    new = world.tip()
-    assert new != old and f"replaced (was {old[:12]}" in out
-    assert "version 2" in git(world.repo, "show", f"{new}:{HELPER}").stdout
-    assert git(world.repo, "rev-parse", f"{BRANCH}@{{1}}").stdout.strip() == old  # reflog
+    v2 = world.tip()
+    assert v2 != v1 and git(world.repo, "rev-parse", f"{BRANCH}-v1").stdout.strip() == v1
+    assert f"{BRANCH} v2 (v1 kept as {BRANCH}-v1: commit 1: content)" in out
+    text = world.out.read_text()
+    changes = text.split("## Changes in v2\n\n", 1)[1].split("\n## ", 1)[0]
+    assert f"- v1 is kept as the branch `{BRANCH}-v1`; `git range-diff` of the two:" in changes
+    assert f"1:  {v1[:7]} ! 1:  {v2[:7]} {TITLE}" in changes  # git range-diff -s
+    assert text.index("## Changes in v2") < text.index("## Details:")
+    assert git(world.repo, "for-each-ref", "refs/dynpatch/pr").stdout == ""  # none left
+
+    world.series(V1)  # v3: v2 kept as -v2
+    assert pr()[0] == 0
+    assert git(world.repo, "rev-parse", f"{BRANCH}-v2").stdout.strip() == v2
+    assert "## Changes in v3" in world.out.read_text()
+    world.series(V2)
+    status, out, err = pr("--force")  # replaced, not kept
+    assert status == 0, err
+    assert (
+        "replaced (was " in out
+        and git(world.repo, "rev-parse", "--verify", "-q", f"{BRANCH}-v3", check=False).returncode
+        != 0
+    )
 
     git(world.repo, "checkout", "-q", BRANCH)  # a checked-out branch is never rewritten
     world.series(V1)
+    tip = world.tip()
     one_error(refused(pr, "--force"), f"{BRANCH} is checked out in")
-    assert world.tip() == new
+    assert world.tip() == tip
 
 
 def test_series_that_does_not_apply_leaves_nothing(world: World, pr) -> None:

@@ -1,52 +1,61 @@
-"""dynpatch.verbs.pr.description through `pr`: dynamo's template, one screen, figures only from
-records saved for this base and series, the full record beside it."""
+"""dynamo.verbs.pr.description through `pr`: dynamo's template and its disclosure, every
+figure and verdict from records saved for this base and series, the alternative computed
+from them, the core lines counted, the full record beside it."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 
-from dynpatch import evidence, series
-from dynpatch.verbs.pr import description
-from tests.fixtures.pr import HANDLER, HELPER, World
+from codemods.series import DESIGNS
+from dynpatch import series
+from dynpatch.verbs.pr import texts
+from dynpatch.verbs.pr.description import TO_COMPLETE
+from tests.fixtures.pr import HANDLER, HELPER, V1, World
 from tests.fixtures.synthetic import REPO
 
-COUNTED = {
-    "requests": {
-        "256x4": {"patched/baseline": 0.855, "alternative/baseline": 0.872},
-        "4096x1": {"patched/baseline": 0.548, "alternative/baseline": 0.564},
-    },
-    "per_chunk": {
-        c: {
-            "baseline": {"late_vs_early_pct": 498.6, "windows": [{"per_chunk": 90000.0}]},
-            "patched": {"late_vs_early_pct": 0.17, "windows": [{"per_chunk": 33000.0}]},
-            "alternative": {"late_vs_early_pct": 0.14, "windows": [{"per_chunk": 33990.0}]},
-        }
-        for c in ("16384x1", "16384x4")
-    },
+
+def counted(alt: tuple[float, float], flat_alt: float = 0.14) -> dict:
+    """A bench record's figures: this change 0.855 and 0.548, the alternative ``alt``."""
+    per_chunk = {
+        "baseline": {"late_vs_early_pct": 498.6},
+        "patched": {"late_vs_early_pct": 0.17},
+        "alternative": {"late_vs_early_pct": flat_alt},
+    }
+    return {
+        "requests": {
+            "256x4": {"patched/baseline": 0.855, "alternative/baseline": alt[0]},
+            "4096x1": {"patched/baseline": 0.548, "alternative/baseline": alt[1]},
+        },
+        "per_chunk": {c: per_chunk for c in ("16384x1", "16384x4")},
+    }
+
+
+SCRIPT_SHA = hashlib.sha256(REPO.rerun.read_bytes()).hexdigest()
+RERUN = {
+    "sha256": SCRIPT_SHA,
+    "output": "   16384   41.07   1.74  1.70  23.6x\n",
+    "cpu": "A CPU x2",
 }
-SCRIPT_SHA = hashlib.sha256(evidence.RERUN.read_bytes()).hexdigest()
-RERUN = {"sha256": SCRIPT_SHA, "output": "   16384   41.07   1.74  23.6x\n", "cpu": "Some CPU x2"}
-
-
-def _outside_details(text: str) -> list[str]:
-    return re.sub(r"<details>.*?</details>", "", text, flags=re.S).splitlines()
+MUTATION = (
+    "carried tests: 11 fail on baseline, 11 pass on patched (of 11); with new_token_ids "
+    "accepted but ignored, 11 of the 11 cases of new tests fail on their own assertions"
+)
 
 
 def _first_screen(text: str) -> str:
     return text.split("<details>", 1)[0]
 
 
-def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
-    status, out, err = pr()
+def _section(text: str, heading: str) -> str:
+    return text.split(f"## {heading}\n\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_body_is_dynamo_s_template_and_ends_in_the_disclosure(world: World, pr) -> None:
+    status, out, err = pr(reviewed=None)
     assert status == 0, err
     text = world.out.read_text()
     assert text.startswith("## Overview:\n") and "<!--" not in text  # no note in the body
-    assert (
-        "next         dynamo does not accept fully automated submissions: read the diff and "
-        "the description, change what you would not say yourself, then push the branch to "
-        "your fork and open the PR yourself (docs/pr.md says how)"
-    ) in out
     headings = [ln for ln in text.splitlines() if ln.startswith("## ")]
     assert headings == [
         "## Overview:",
@@ -54,14 +63,17 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
         "## Where should the reviewer start?",
         "## Related Issues",
         "## Public API",
+        "## Disclosure",
     ]
-    assert text.endswith(f"## Public API\n\n{description.PUBLIC_API}\n")
-    outside = _outside_details(text)
-    assert len(outside) <= 40, len(outside)
-    body = "\n".join(outside)
-    assert "nox -s" not in body and "out/" not in body
-    assert "```\n" not in body and "file changed" not in body  # no diffstat, no commands
-    start = text.split("## Where should the reviewer start?\n\n")[1].split("\n\n")[0]
+    assert f"## Public API\n\n{texts.PROSE['delta'].public_api}\n\n## Disclosure" in text
+    disclosure = _section(text, "Disclosure")
+    assert "written with substantial AI assistance" in disclosure
+    for name, _file in texts.DELTA_TESTS:
+        assert f"`{name}`" in disclosure
+    assert disclosure.endswith(f"What I reviewed myself: {TO_COMPLETE}\n")
+    assert "warning: the description's disclosure asks what you reviewed yourself" in err
+    assert "complete its disclosure" in out
+    start = _section(text, "Where should the reviewer start?")
     assert [ln.split(":")[0] for ln in start.splitlines()] == [
         f"1. `{HELPER}`, `extract_from_completion_output`",
         f"1. `{HANDLER}`, `HandlerBase._generate_locally_impl`",
@@ -72,22 +84,40 @@ def test_the_body_is_dynamo_s_template_on_one_screen(world: World, pr) -> None:
         "and series\n- replay of the real handler on both trees: not run for this base and "
         "series\n\n**Alternatives considered.**"
     ) in _first_screen(text)
-    assert 'dynamo\'s own tests, CPU tier (`-m "pre_merge and gpu_0"`): not run for this' in text
-    assert "it was not measured for this base and series" in text  # no alternative's figures
-    assert "and the one-line alternative above" in text  # not said to be measured
+    assert "It was not measured for this base and series." in text
     assert "has no saved run of this script" in text
-    assert "- Relates to #14402 (pull request)\n" in text
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
-    assert "## pre-commit: not run" in record
+    assert "Signatures: not signed" in record
     # the record says what the series digest hashes, as series.series_digest computes it
     assert (
-        "sha256 over `patches/series` and then each patch it lists, in order, each fed as its "
+        "sha256 over its `series` file and then each patch it lists, in order, each fed as its "
         "file name, a NUL byte, the file's bytes and a NUL byte (commit messages included)"
     ) in record
     names = ["series", *(world.patches / "series").read_text().split()]
     fed = b"".join(n.encode() + b"\0" + (world.patches / n).read_bytes() + b"\0" for n in names)
     assert hashlib.sha256(fed).hexdigest() == series.series_digest(world.patches)
+    # the person's own line, when given
+    assert pr(reviewed="the diff, and pytest of both test files")[0] == 0
+    assert world.out.read_text().endswith(
+        "What I reviewed myself: the diff, and pytest of both test files\n"
+    )
+
+
+def test_the_core_lines_say_whether_a_contribution_request_is_needed(world: World, pr) -> None:
+    assert pr()[0] == 0
+    related = _section(world.out.read_text(), "Related Issues")
+    # V1 changes the helper and the handler by the synthetic series' own lines
+    assert re.search(
+        r"- Contribution Request: not needed: (\d+) core lines changed \((\d+) added, (\d+) "
+        r"removed, in 2 files; the 0 test and documentation files not counted\), against the "
+        r"100 above which one is needed",
+        related,
+    )
+    big = {HELPER: V1[HELPER] + "".join(f"x{i} = {i}\n" for i in range(101)), HANDLER: V1[HANDLER]}
+    world.series(big)
+    assert pr("--force")[0] == 0
+    assert "- Contribution Request: needed: " in world.out.read_text()
 
 
 def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
@@ -97,51 +127,100 @@ def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
         for part in patch.read_text().split("\ndiff --git a/")[1:]:
             path = part.split(" ", 1)[0]
             added[path] = added.get(path, "") + part
-    for name, path in (
-        (description.HELPER_TEST, description.HELPER_TESTS),
-        (description.HANDLER_TEST, description.HANDLER_TESTS),
-    ):
+    assert series.design_of(REPO.patches).name == "delta"
+    for name, path in texts.DELTA_TESTS:
         assert re.search(rf"^\+\s*(async )?def {name}\(", added.get(path, ""), re.M), (name, path)
 
 
 def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr) -> None:
-    mutation = "new regression tests: 14 fail on baseline, 14 pass on patched (of 14)"
-    world.save("test-upstream", tiers={"cpu": {"mutation": mutation, "regressions": []}})
-    alternative = {"line": "alternative (informative; ...): 0 divergences from the baseline"}
+    world.save(
+        "test-upstream", tiers={"cpu": {"mutation": MUTATION, "regressions": [], "problems": []}}
+    )
+    alternative = {"line": "alternative (the one-liner): 0 divergences from the baseline"}
     world.save(
         "verify", budget=200, alternative=alternative, scenarios=[{"divergence": None}] * 232
     )
-    world.save("bench", **COUNTED, rerun=RERUN)
+    world.save("bench", **counted((0.872, 0.564)), rerun=RERUN, gates=[])
     status, _out, err = pr()
     assert status == 0, err
     text = world.out.read_text()
+    diff = (
+        '```diff\n-    token_ids = list(getattr(output, "token_ids", None) or [])\n'
+        '+    token_ids = getattr(output, "token_ids", None) or []\n```'
+    )
+    assert diff in text
     assert (
-        "gets nearly all of the gain with no new parameter, and helps every caller: 0.872 and "
-        "0.564 of the baseline's instructions per request (256 tokens x 4 choices, 4096 x 1) "
-        "against 0.855 and 0.548 here; it is flat per chunk too, with about 3 % more "
-        "instructions per chunk; its replay shows 0 divergences from the baseline. The cost "
-        "of this design: "
-    ) in text
-    assert "and the measured one-line alternative above" in text
-    assert (
-        "a reviewer runs, in a dynamo checkout: `pre-commit run --files "
-        f"{HELPER} {HANDLER}`, `pytest components/src/dynamo/common/backend/tests/"
-        "test_logprobs.py`, and inside `nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9` "
-        '`pytest -m "pre_merge and trtllm and gpu_1" '
-        "components/src/dynamo/trtllm/tests/test_trtllm_handler_base.py`\n"
+        "Measured on this base (instructions per request, against the baseline's): 0.872 and "
+        "0.564 for it (256 tokens x 4 choices, 4096 x 1), 0.855 and 0.548 for this change. It "
+        "saves 88 % and 96 % of what this change saves, executing 2.0 % more instructions per "
+        "request at 256 tokens x 4 choices. Per chunk, late against early in a 16384-token "
+        "stream: +0.1 % for it, +0.2 % for this change: both stay flat. Its replay against the "
+        "baseline: 0 divergences from the baseline."
     ) in text
     first = _first_screen(text)  # the headline figures, before any <details>
-    assert len(first.splitlines()) <= 17
     assert "0.855 of the baseline at 256 tokens x 4 choices, 0.548 at 4096 x 1" in first
     assert "232 streams (200 of them hypothesis-drawn), 0 divergences: pass" in first
-    assert "14 fail on baseline, 14 pass on patched; regressions: none" in first
+    assert f"{MUTATION}; regressions: none; pass" in first  # the whole sentence, and the verdict
     assert '(gpu_0 or gpu_1)"`, in the TRT-LLM container): not run\n' in text
-    assert f"```python\n{evidence.RERUN.read_text().rstrip()}\n```" in text
-    assert "on Some CPU x2" in text and "16384   41.07   1.74  23.6x\n```" in text
-    assert "PYTHONPATH" not in text and "python3 per_chunk_cost.py [PATH/TO/logprobs.py]" in text
+    assert f"```python\n{REPO.rerun.read_text().rstrip()}\n```" in text
+    assert "on A CPU x2" in text and "16384   41.07   1.74  1.70  23.6x\n```" in text
+    assert "python3 per_chunk_cost.py [PATH/TO/logprobs.py]" in text
 
-    # the script's output is shown only for the script as it is
-    world.save("bench", **COUNTED, rerun={**RERUN, "sha256": "0" * 64})
+    # Other figures, other sentences: none of them is fixed prose.
+    world.save("bench", **counted((0.99, 0.97), flat_alt=25.0), rerun={**RERUN, "sha256": "0"})
     assert pr()[0] == 0
     text = world.out.read_text()
-    assert "has no saved run of this script" in text and "23.6x" not in text
+    assert "It saves 7 % and 7 % of what this change saves, executing 15.8 % more" in text
+    assert (
+        "+25.0 % for it, +0.2 % for this change: only this change stays flat (within 3 %)" in text
+    )
+    assert "has no saved run of this script" in text and "23.6x" not in text  # another script
+
+
+def test_each_stage_line_says_pass_or_fail_and_why(world: World, pr) -> None:
+    ignored = "carried tests: 11 fail on baseline, 11 pass on patched (of 11); with new_token_ids accepted but ignored, 10 of the 11 cases of new tests fail on their own assertions"
+    why = "test_x[a] with new_token_ids accepted but ignored: passed, not a failure of its own assertion"
+    world.save(
+        "test-upstream",
+        verdict="fail",
+        tiers={"cpu": {"mutation": ignored, "regressions": [], "problems": [why]}},
+    )
+    divergence = {"chunk": 3, "field": "log_probs[0]"}
+    world.save(
+        "verify",
+        verdict="fail",
+        budget=0,
+        scenarios=[{"name": "s", "divergence": divergence, "unmet": []}],
+    )
+    gates = [{"label": "gate 1: 256x4 ...", "met": False}, {"label": "gate 2: x", "met": True}]
+    world.save(
+        "bench",
+        verdict="fail",
+        **counted((0.872, 0.564)),
+        gates=gates,
+        mutant_gates=[{"label": "gate 4: y", "met": True}],
+    )
+    status, _out, err = pr()
+    assert status == 0, err
+    first = _first_screen(world.out.read_text())
+    assert f"{ignored}; regressions: none; FAIL: {why}\n" in first
+    assert "1 divergences: FAIL: s diverged (chunk 3, field log_probs[0])\n" in first
+    assert "gates: FAIL: gate 1 missed (+1 more)\n" in first
+    assert "warning: test-upstream: the saved result for this series is a FAIL" in err
+
+
+def test_a_one_liner_series_is_described_as_the_one_liner(world: World, pr) -> None:
+    one_liner = DESIGNS["one-liner"]
+    world.series(V1, message=one_liner.message)
+    world.save("bench", **counted((0.855, 0.548)), rerun=RERUN, gates=[])
+    status, out, err = pr("--force")
+    assert status == 0, err
+    text = world.out.read_text()
+    assert "design one-liner" in out
+    prose = texts.PROSE["one-liner"]
+    assert prose.overview in text and prose.details.splitlines()[0] in text
+    assert f"## Public API\n\n{prose.public_api}" in text
+    assert "**Alternatives considered.** The delta design (v1 of this PR" in text
+    assert "```diff" not in text
+    start = _section(text, "Where should the reviewer start?")
+    assert start.startswith(f"1. `{HELPER}`, `extract_from_completion_output`")

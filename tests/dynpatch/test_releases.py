@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from dynpatch import releases
 from dynpatch.errors import ToolkitError
 from dynpatch.io import pypi
 from dynpatch.pin import load_pin, version_key
-from dynpatch.services import releases
 from tests.fixtures.releases import APPLIES, wheel
 from tests.fixtures.synthetic import REPO
 

@@ -100,6 +100,30 @@ def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> ReleaseCandida
     return ReleaseCandidate(release, TOFU, True, note)
 
 
+def lookup(pin: Pin, version: str, wheels: Path, tofu_dir: Path, *, download: bool) -> Release:
+    """The release ``version``: the pin's entry; else, trusted on first use, the sha256
+    its first download recorded under ``tofu_dir`` (``download``: the wheel is fetched into
+    ``wheels`` now and recorded if it was never seen; without, a release whose wheel is not
+    needed, of no sha256)."""
+    if version in pin.releases:
+        return pin.release(version)
+    record = tofu_dir / f"{pin.package}-{version}.json"
+    if record.is_file():
+        return release_for(pin, version, json.loads(record.read_text())["sha256"])
+    if not download:
+        return release_for(pin, version, "")
+    name = wheel_name(pin.package, version)
+    try:
+        wheel = pypi.download_wheel(pin.package, version, name, wheels)
+    except ToolkitError as exc:
+        known = ", ".join(sorted(pin.releases)) or "none"
+        raise ToolkitError(
+            f"unknown version {version}: not in {pin.path.name} (known: {known}), and not on "
+            f"PyPI as {name}: {exc}"
+        ) from None
+    return _tofu(pin, version, pypi.sha256_of(wheel), tofu_dir).release
+
+
 def with_candidates(pin: Pin, candidates: list[ReleaseCandidate]) -> Pin:
     """The pin (in memory only) that also lists the trust-on-first-use releases."""
     found = {c.release.version: c.release for c in candidates}

@@ -1,0 +1,103 @@
+"""``pr --run-checks``: on the PR's own base, the series made by the codemods and every
+check the description cites (upstream's pre-commit, dynamo's tests on the tiers this
+machine can run, the replay, the bench with its mutant), each record saved as its stage
+saves it. A check that fails stops it, naming the stage; nothing of the PR is written."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from codemods.series import Design
+from dynpatch import evidence, series
+from dynpatch.console import err
+from dynpatch.errors import ToolkitError
+from dynpatch.evidence import Record
+from dynpatch.fetch import Checkout
+from dynpatch.io import files
+from dynpatch.pin import Pin
+from dynpatch.services import export, precommit, replay_check, runtimes, upstream_tests
+from dynpatch.services.bench import stage as bench
+from dynpatch.workspace import Workspace
+
+SERIES_DIR = "series"  # under out/pr/: the series made on a base other than patches/'
+
+
+def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, command: str) -> Path:
+    """The series of ``design`` made by the codemods on ``checkout``'s base, upstream's
+    hooks run on it: ``patches/`` itself when it is the same, else ``out/pr/series/``
+    (replaced whole). Its pre-commit record is saved."""
+    with files.owned_dir(ws.scratch, "pr-series-") as tmp:
+        err.print("pr --run-checks: the series on this base (codemods, format, hooks, git am)")
+        try:
+            report = export.export_series(checkout, pin, ws, tmp / SERIES_DIR, design)
+        except ToolkitError as exc:
+            raise ToolkitError(f"--run-checks: apply failed on this base: {exc}") from None
+        if not report.patches:
+            raise ToolkitError(
+                "--run-checks: apply made no series on this base: "
+                + (report.result.problems() or ["every target is already applied"])[0]
+            )
+        try:
+            series.compare(tmp / SERIES_DIR, ws.patches)
+            made = ws.patches
+        except ToolkitError:  # another base: its own series, beside patches/
+            made = ws.out / "pr" / SERIES_DIR
+            with files.staged_dir(made) as staged:
+                for name in ["series", *series.names(tmp / SERIES_DIR)]:
+                    (staged / name).write_bytes((tmp / SERIES_DIR / name).read_bytes())
+    digest = series.series_digest(made)
+    _save(precommit.record(report.hooks, checkout.base, digest, command), made, ws)
+    return made
+
+
+def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -> None:
+    """dynamo's tests, the replay and the bench on ``checkout`` with the series ``made``,
+    under an interpreter with the base's own ``ai-dynamo-runtime``; each record saved
+    (its command: ``command``), the first that fails raised."""
+    version = checkout.release.version
+    python = sys.executable
+    if version != pin.version:  # this environment holds the pin's runtime
+        err.print(f"pr --run-checks: an interpreter with ai-dynamo-runtime {version}")
+        python = str(runtimes.release_python(version, ws.runtimes))
+    steps: list[tuple[str, Callable[[], tuple[bool, Record]]]] = [
+        ("test-upstream", lambda: _upstream_tests(checkout, made, ws, python)),
+        ("verify", lambda: _verify(checkout, made, ws, python)),
+        ("bench", lambda: _bench(checkout, made, ws, python)),
+    ]
+    for name, step in steps:
+        err.print(f"pr --run-checks: {name}")
+        ok, record = step()
+        _save(dataclasses.replace(record, command=command), made, ws)
+        if not ok:
+            raise ToolkitError(
+                f"--run-checks: {name} failed on this base: see out/{name}/ and "
+                f"out/evidence/{name}.json (no branch or description written)"
+            )
+
+
+def _upstream_tests(
+    checkout: Checkout, made: Path, ws: Workspace, python: str
+) -> tuple[bool, Record]:
+    options = upstream_tests.UpstreamTestOptions(python=python)
+    result = upstream_tests.check(options, checkout, made, ws.trees, ws.out / "test-upstream")
+    assert result.record is not None
+    return result.ok, result.record
+
+
+def _verify(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
+    options = replay_check.VerifyOptions(python=python)
+    result = replay_check.check(options, checkout, made, ws.trees, ws.out / "verify")
+    assert result.record is not None
+    return result.ok, result.record
+
+
+def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
+    measured = bench.measure(checkout, made, ws, ws.out / "bench", mutant=True, python=python)
+    return measured.passed, measured.record("")
+
+
+def _save(record: Record, made: Path, ws: Workspace) -> None:
+    evidence.save(record, made, ws.evidence)
