@@ -12,7 +12,7 @@ from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, Tar
 
 PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
-LOCAL = "chunk_token_ids"  # the chunk's ids on both paths (the parameter is never rebound)
+LOCAL = "chunk_token_ids"  # the chunk's ids on both paths
 
 # The statement run the codemod replaces, in order (compared by AST).
 BEFORE = (
@@ -30,14 +30,19 @@ TARGET = Target(
     + ", ".join(f"`{' '.join(statement.split())}`" for statement in BEFORE),
 )
 
-# What it becomes: the caller's delta when its length is the chunk's (an O(1) check, so a
-# wrong delta never misaligns logprobs), else the old path, its copy and its bail-outs.
+# What it becomes: a delta whose length is not the chunk's is dropped (an O(1) check, so a
+# wrong one never misaligns logprobs; an empty one reports nothing, so it is not checked);
+# then, without one, the old path verbatim.
 AFTER_GUARD = (
-    'token_ids = getattr(output, "token_ids", None) or []',
-    f"chunk_length = max(len(token_ids) - {CURSOR}, 0)",
     f"""\
-if {PARAM} is None or len({PARAM}) != chunk_length:
-    token_ids = list(token_ids)
+if {PARAM} and (
+    len({PARAM}) + {CURSOR} != len(output.token_ids)
+):
+    {PARAM} = None  # not this chunk's delta: slice the history as before
+""",
+    f"""\
+if {PARAM} is None:
+    token_ids = list(getattr(output, "token_ids", None) or [])
     if not token_ids or {CURSOR} >= len(token_ids):
         return None, None
     {LOCAL} = token_ids[{CURSOR}:]
@@ -47,18 +52,16 @@ else:
     {LOCAL} = {PARAM}
 """,
 )
-AFTER_WINDOW = (
-    f"new_logprobs = output.logprobs[{CURSOR}:]",
-    f"new_logprobs = new_logprobs[: len({LOCAL})]",
-)
+# The logprob window cut once, not twice: one list fewer per chunk, for every caller.
+AFTER_WINDOW = (f"new_logprobs = output.logprobs[{CURSOR} : {CURSOR} + len({LOCAL})]",)
 
 # The contract, in the docstring's own style (a paragraph before ``Returns``).
 DOC_PARAGRAPH = (
-    f"``{PARAM}`` is the caller's ``output.token_ids[{CURSOR}:]``:",
-    "given, it spares copying the cumulative ``token_ids``. It is used",
-    "only when its length is that slice's (an O(1) check); otherwise the",
-    f"ids are copied and sliced as without it. ``{CURSOR}``",
-    "still indexes ``output.logprobs``.",
+    f"``{PARAM}``, if given, is the caller's",
+    f"``output.token_ids[{CURSOR}:]``: it spares copying the",
+    "cumulative ``token_ids``. A non-empty one of another length is not the",
+    "chunk's and is ignored (an O(1) check), so it cannot misalign logprobs.",
+    f"``{CURSOR}`` still indexes ``output.logprobs``.",
 )
 
 
@@ -87,17 +90,17 @@ class LogprobsHelperDelta(TargetedCommand):
         start = _find_run(body, BEFORE)
         if isinstance(start, str):
             raise Drifted(TARGET, start)
-        if used := [n for n in (LOCAL, "chunk_length") if shape.references(fn, n)]:
-            raise Drifted(TARGET, f"a body that already uses `{used[0]}`")
+        if shape.references(fn, LOCAL):
+            raise Drifted(TARGET, f"a body that already uses `{LOCAL}`")
 
         first, window = body[start], body[start + 2]
         guard = [cst.parse_statement(s) for s in AFTER_GUARD]
         guard[0] = guard[0].with_changes(leading_lines=first.leading_lines)
-        slice_, trim = (cst.parse_statement(s) for s in AFTER_WINDOW)
-        slice_ = slice_.with_changes(leading_lines=window.leading_lines)
+        (cut,) = (cst.parse_statement(s) for s in AFTER_WINDOW)
+        cut = cut.with_changes(leading_lines=window.leading_lines)
         # Below the run, the old local `new_token_ids` is the chunk's ids: renamed.
         rest = [m.replace(s, m.Name(PARAM), cst.Name(LOCAL)) for s in body[start + len(BEFORE) :]]
-        body[start:] = [*guard, slice_, trim, *rest]
+        body[start:] = [*guard, cut, *rest]
 
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
         # Only len(), indexing and truthiness are used: a Sequence, in the module's style.

@@ -71,15 +71,24 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
-    # The release's own fix as its syntax suggests, and what a run of its code said.
+    # The release's own fix as its syntax suggests (a parameter the loop hands its delta
+    # to), how a run of its code says it fixes it, and what that run said.
     candidate: fixed_upstream.Candidate | None = None
+    how: str = ""
     verdict: str = ""
 
     @property
     def upstream_fix(self) -> str:
         """What the release has instead of the series, when it is fixed upstream (else "")."""
-        fixed = self.fixed_upstream and self.candidate is not None
-        return f"{self.candidate.reason}; {self.verdict}" if fixed else ""  # type: ignore[union-attr]
+        return f"{self.how}; {self.verdict}" if self.fixed_upstream else ""
+
+    @property
+    def drifted(self) -> bool:
+        """True when a target of the fix (not its tests) drifted: only a run of the
+        release's code can tell whether it is fixed another way."""
+        return any(
+            o.status is Status.DRIFTED and o.target not in self.optional for o in self.outcomes
+        )
 
     @property
     def not_applicable(self) -> bool:
@@ -100,14 +109,15 @@ class SeriesResult:
     def _skipped_tests(self, o: Outcome) -> bool:
         return o.target in self.optional and o.status is Status.NOT_APPLICABLE
 
-    def judged(self, fixed: bool, verdict: str) -> SeriesResult:
-        """This result once a run of the release's code judged its candidate (``verdict``:
-        why); ``fixed`` makes the fix fixed upstream, its tests not applicable, no change."""
-        if self.candidate is None:
-            raise ValueError("no candidate upstream fix to judge")
+    def judged(self, fixed: bool, verdict: str, how: str = "") -> SeriesResult:
+        """This result once a run of the release's code judged it (``verdict``: why; ``how``:
+        how the release does it, as far as can be told); ``fixed`` makes the fix fixed
+        upstream, its tests not applicable, no change."""
+        if not how:
+            how = f"by a keyword of its own ({self.candidate.reason})" if self.candidate else "?"
         if not fixed:
-            return dataclasses.replace(self, verdict=verdict)
-        fix = f"fixed upstream: {self.candidate.reason}; {verdict}"
+            return dataclasses.replace(self, verdict=verdict, how=how)
+        fix = f"fixed upstream {how}; {verdict}"
         untested = "no change to test: the fix is already upstream"
         outcomes = tuple(
             Outcome(o.target, Status.NOT_APPLICABLE, f"{o.target.path}: {untested}")
@@ -115,7 +125,7 @@ class SeriesResult:
             else Outcome(o.target, Status.FIXED_UPSTREAM, f"{_where(o.target)}: {fix}")
             for o in self.outcomes
         )
-        return dataclasses.replace(self, outcomes=outcomes, changed={}, verdict=verdict)
+        return dataclasses.replace(self, outcomes=outcomes, changed={}, verdict=verdict, how=how)
 
     def problems(self) -> list[str]:
         """One line per reason the series cannot be written (empty when ``ok``)."""
@@ -126,9 +136,13 @@ class SeriesResult:
         if self.fixed_upstream:
             return [f"series fixed upstream: {self.upstream_fix}"]
         lines = [o.detail for o in self.outcomes if o.status is Status.DRIFTED]
-        if self.candidate is not None:  # first: it says what to do about the drift
-            verdict = self.verdict or "not judged (only a run of the release's code can tell)"
-            lines.insert(0, f"upstream's own fix? {self.candidate.reason}: {verdict}")
+        if self.verdict and self.candidate is not None:  # a run's word on a look-alike: first
+            lines.insert(0, f"upstream's own fix? {self.how}: {self.verdict}")
+        elif self.verdict:  # any other drift: did it fix it in a shape of its own? no
+            lines.append(f"not fixed another way either, by a run of its code: {self.verdict}")
+        elif self.candidate is not None:
+            unjudged = "not judged (only a run of the release's code can tell)"
+            lines.insert(0, f"upstream's own fix? {self.candidate.reason}: {unjudged}")
         return lines + [
             f"{_where(o.target)}: not applicable while other targets apply ({o.detail}); "
             "refusing a partial series"

@@ -55,12 +55,15 @@ def _calls(run: Callable[..., evidence.StageResult]) -> Callable[[argparse.Names
         ws = Workspace.find(Path.cwd()) if Workspace in hints else None
         result = run(given, ws) if ws else run(given)
         for item in result.shown:
-            evidence.show(out, item)
+            console.show(out, item)
         for line in result.warnings:
             err.print(f"warning: {line}", markup=False)
-        if result.record is not None and ws is not None:
-            saved = evidence.save(result.record, ws.patches, ws.evidence)
+        for record in result.records if ws is not None else ():
+            saved = evidence.save(record, ws.patches, ws.evidence)
             out.print(f"evidence: {console.rel(saved)}", markup=False)
+        for folder, new in result.then.items():  # only once the record is saved
+            evidence.replace_files(folder, new, ws.locks if ws else folder.parent)
+            out.print(f"wrote {', '.join(console.rel(folder / n) for n in new)}", markup=False)
         return 0 if result.ok else 1
 
     return handler
@@ -123,7 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--force", **FLAG, dest="replace", help="replace a different branch (not keep it as vN)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")
 
-    add = verb("matrix", "the series on several releases", matrix_command.run, checkout=False)
+    add = verb(
+        "matrix", "the series on several releases, or a ref", matrix_command.run, force=False
+    )
     add("--versions", help="comma-separated (default: the pin's [matrix])")
     add("--newest", **TOGGLE, help="add the newest build on PyPI (default: the pin's)")
     add("--budget", type=int, help="quick verify: hypothesis streams per release")
@@ -153,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except ToolkitError as exc:
+        for item in exc.shown:  # what failed, as data: shown before the one error line
+            console.show(out, item)
         return _fail(str(exc), 2)
     except OSError as exc:  # a file or folder the run needs: say which, in one line
         where = f" ({exc.filename})" if exc.filename else ""

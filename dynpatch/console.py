@@ -1,16 +1,20 @@
 """What the toolkit prints: data on ``out`` (stdout), progress and the ``error:`` line on
-``err`` (stderr); paths as a person reads them; the codemods' outcome table."""
+``err`` (stderr); results rendered (:mod:`dynamo.results`: lines and tables); paths as a
+person reads them; the codemods' outcome table as data."""
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.table import Table as RichTable
 
 from codemods.outcome import Outcome, Status
+from dynpatch.results import Shown, Table
 
 out = Console(highlight=False, soft_wrap=True)
 if not out.is_terminal:  # logs and CI: wide enough that tables do not fold
@@ -26,11 +30,6 @@ _STYLE = {
 }
 
 
-def say(text: str) -> None:
-    """``text`` on ``out`` as it is (no markup: paths and versions hold brackets)."""
-    out.print(text, markup=False)
-
-
 def rel(path: Path | str) -> str:
     """``path`` relative to the working directory when inside it."""
     # abspath, not resolve: a venv's python is a link, and it is shown where it sits.
@@ -40,20 +39,49 @@ def rel(path: Path | str) -> str:
         return str(path)
 
 
+def show(screen: Console, item: Shown) -> None:
+    """A line as it is (never folded, no markup); a table styled and fit to the screen."""
+    if isinstance(item, str):
+        screen.print(item, markup=False, soft_wrap=True)
+        return
+    table = RichTable(title=item.title, title_justify="left")
+    for i, column in enumerate(item.columns):
+        justify = "right" if i in item.right else "left"
+        table.add_column(
+            column, overflow="fold", justify=justify, no_wrap=i == 0 and bool(item.right)
+        )
+    for row in item.rows:
+        table.add_row(*(_cell(cell) for cell in row))
+    screen.print(table)
+
+
+def _cell(text: str) -> str:
+    if text in _STYLE:  # a codemod's outcome
+        return f"[{_STYLE[Status(text)]}]{text}[/]"
+    if text.startswith("**") and text.endswith("**"):
+        return f"[bold]{escape(text[2:-2])}[/]"
+    return escape(text)
+
+
+def as_text(items: Iterable[Shown], width: int = 120) -> str:
+    """``items`` as the command line prints them, on a screen ``width`` wide."""
+    text = io.StringIO()
+    screen = Console(file=text, width=width, highlight=False)
+    for item in items:
+        show(screen, item)
+    return text.getvalue()
+
+
 def outcome_table(
     outcomes: Sequence[Outcome], lines: Mapping[str, tuple[int, int]], title: str
 ) -> Table:
     """The codemods' outcome per target (and lines changed) as one table."""
-    table = Table(title=f"patch series on {title}", title_justify="left")
-    for column in ("target", "result", "lines", "detail"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for o in outcomes:
         added, removed = lines.get(o.target.qualname, (0, 0))
         changed = f"+{added} -{removed}" if (added or removed) else "-"
-        table.add_row(
-            f"{Path(o.target.path).name}::{o.target.qualname}",
-            f"[{_STYLE[o.status]}]{o.status}[/]",
-            changed,
-            o.detail if o.status is not Status.APPLIED else "",
+        detail = o.detail if o.status is not Status.APPLIED else ""
+        rows.append(
+            (f"{Path(o.target.path).name}::{o.target.qualname}", str(o.status), changed, detail)
         )
-    return table
+    return Table(f"patch series on {title}", ("target", "result", "lines", "detail"), tuple(rows))

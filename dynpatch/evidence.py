@@ -1,18 +1,16 @@
-"""What a verb returns (``StageResult``) and the records the checking stages save in
+"""The records the checking stages save in
 ``out/evidence/<stage>.json``, keyed to the base and the series their trees were built from:
 ``nox -s pr`` shows only those made on its own base for its own series."""
 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import platform
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console, RenderableType
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
@@ -34,37 +32,6 @@ class Record:
     details: dict[str, Any]
 
 
-@dataclass
-class StageResult:
-    """Whether the verb passed, what it prints on stdout (and warns of on stderr), and the
-    record to save."""
-
-    ok: bool = True
-    shown: list[RenderableType] = field(default_factory=list)
-    record: Record | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    def say(self, *lines: RenderableType) -> None:
-        self.shown.extend(lines)
-
-
-def show(screen: Console, item: RenderableType) -> None:
-    """A line as it is (never folded, no markup); a table styled and fit to the screen."""
-    if isinstance(item, str):
-        screen.print(item, markup=False, soft_wrap=True)
-    else:
-        screen.print(item)
-
-
-def as_text(items: list[RenderableType], width: int = 120) -> str:
-    """``items`` as the command line prints them, on a screen ``width`` wide."""
-    text = io.StringIO()
-    screen = Console(file=text, width=width, highlight=False)
-    for item in items:
-        show(screen, item)
-    return text.getvalue()
-
-
 def save(record: Record, patches_dir: Path, out: Path) -> Path:
     """Write ``out/<stage>.json``; refuses, saving nothing, when ``patches_dir`` holds
     another series than the record's by now."""
@@ -84,6 +51,15 @@ def save(record: Record, patches_dir: Path, out: Path) -> Path:
         path, json.dumps({**asdict(record), **when}, indent=2, sort_keys=True) + "\n"
     )
     return path
+
+
+def replace_files(folder: Path, new: Mapping[str, bytes], locks: Path) -> None:
+    """``new`` in ``folder``, all or none, the folder's other files kept."""
+    others = {p.name for p in folder.iterdir()} - set(new) if folder.is_dir() else set()
+    lock = locks / f"{folder.name}.lock"
+    with files.lock(lock, f"{folder}"), files.staged_dir(folder, keep=frozenset(others)) as tmp:
+        for name, data in new.items():
+            files.write_atomic(tmp / name, data)
 
 
 def _read_json(path: Path) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,6 +42,17 @@ class FetchOptions:
     path: Path | None = None
     force: bool = False
     timeout: float = 60.0
+
+
+def source_options(options: FetchOptions, version: str) -> str:
+    """The options that fetch the same tree, for a command the user is told to run."""
+    if options.source == "path":
+        return f"--source path --path {shlex.quote(str(options.path))} --version {version}"
+    if options.source == "git":
+        given = (("url", gitio.redact(options.url or "")), ("ref", options.ref))
+        told = [f"--{name} {shlex.quote(value)}" for name, value in given if value]
+        return " ".join(["--source git", *told, f"--version {version}"])
+    return f"--no-newest --versions {version}"
 
 
 def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:

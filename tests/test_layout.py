@@ -71,3 +71,49 @@ def test_the_io_layer_is_the_only_user_of_git_and_pip() -> None:
                 if isinstance(first, ast.Constant) and first.value in ("git", "pip"):
                     offenders.append(f"{rel(path)}:{node.lineno}")
     assert not offenders, offenders
+
+
+def floor(module: str) -> str:
+    """The floor of a ``dynpatch`` module (dotted name): io, base, services, verbs or cli."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("io", "services", "verbs"):
+        return parts[1]
+    return "cli" if parts[1:2] in (["cli"], ["__main__"]) else "base"
+
+
+# What each floor may import from dynpatch: the floors below it (io needs only errors).
+BELOW = {
+    "io": {"io", "errors"},
+    "base": {"io", "base"},
+    "services": {"io", "base", "services"},
+    "verbs": {"io", "base", "services", "verbs"},
+    "cli": {"io", "base", "services", "verbs", "cli"},
+}
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+@pytest.mark.parametrize("path", DYNPATCH, ids=rel)
+def test_each_floor_imports_only_the_floors_below_and_no_verb_another(path: Path) -> None:
+    me = module_name(path)
+    for name in imported(path):
+        if name.split(".")[0] != "dynpatch" or name == "dynpatch":
+            continue
+        it, allowed = floor(name), BELOW[floor(me)]
+        errors = name.startswith("dynpatch.errors") and "errors" in allowed
+        assert it in allowed or errors, f"{rel(path)} ({floor(me)}) imports {name} ({it})"
+        if floor(me) == it == "verbs" and name.count(".") > 1:  # never another verb
+            verb = me.split(".")[2]
+            assert name.split(".")[2] == verb, f"{rel(path)} imports the verb {name}"
+
+
+def test_only_the_io_layer_runs_git() -> None:
+    """``git_cmd`` (the one runner of git) is named only inside dynpatch/io/git/."""
+    outside = [
+        rel(p)
+        for p in DYNPATCH
+        if "git_cmd" in p.read_text() and ROOT / "dynpatch/io/git" not in p.parents
+    ]
+    assert not outside, outside

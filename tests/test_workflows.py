@@ -126,12 +126,18 @@ def step(job: dict, match: str) -> tuple[int, dict]:
     )
 
 
-def test_drift_runs_weekly_one_matrix_keeping_the_trust_records() -> None:
+def test_drift_runs_weekly_on_the_releases_and_on_main() -> None:
     drift = load("drift.yml")
     assert set(drift[True]) == {"schedule", "workflow_dispatch"}
     _minute, _hour, day, month, weekday = drift[True]["schedule"][0]["cron"].split()
     assert (day, month) == ("*", "*") and weekday != "*"
-    (job,) = drift["jobs"].values()
+    assert set(drift["jobs"]) == {"releases", "main"}
+    main = drift["jobs"]["main"]
+    _, run = step(main, "nox -s matrix -- --source git --ref main")
+    assert "--source git --ref main" in run["run"] and 'exit "$status"' in run["run"]
+    _, upload = step(main, "upload-artifact")
+    assert upload["with"]["path"] == "out/matrix-main/" and upload["if"] == "always()"
+    job = drift["jobs"]["releases"]
     assert job["env"]["UV_TORCH_BACKEND"] == "cpu"  # torch from the CPU index, for the replay
     matrix, run = step(job, "nox -s matrix")
     assert run["shell"] == "bash" and 'exit "$status"' in run["run"]  # the matrix's verdict

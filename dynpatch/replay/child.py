@@ -5,8 +5,8 @@ It imports dynamo's real handler from the tree first on its ``PYTHONPATH``
 atomically (nothing when the child dies first). The job's keys say what it does:
 ``trees`` the job once per tree, each in a copy of this child forked once the heavy
 libraries are imported (:func:`fork_trees`); ``counted`` (under callgrind) or ``alloc``
-(natively) the bench's measurements (:mod:`~.counted`), ``withhold`` a release's own fix
-judged (:mod:`~.reads`), else verify's replays. Standard library plus the replay package.
+(natively) the bench's measurements (:mod:`~.counted`), ``watch`` a release judged by what
+it reads (:mod:`~.reads`), else verify's replays. Standard library plus the replay package.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     replay = Replay(Path(job["standin"]))
     if "alloc" in job:
         found = asyncio.run(counted.timed(replay, job))
-    elif "withhold" in job:
+    elif "watch" in job:
         found = {"scenarios": asyncio.run(reads.judge(replay, job))}
     else:
         found = {"scenarios": asyncio.run(run_verify(replay, job))}

@@ -1,18 +1,12 @@
-"""Which token-id history each chunk reads: a release's own fix judged in a replay child.
+"""Which token-id history each chunk reads: a release judged in a replay child.
 
-A job with ``withhold`` (the parameter of ``extract_from_completion_output`` that the
-release's loop hands its delta to, :mod:`codemods.fixed_upstream`) replays each named
-scenario twice, as released (``given``) and with that parameter withheld, every output's
+A job with ``watch`` replays each named scenario (``given``) with every output's
 ``token_ids`` a :class:`WatchedIds`. Per chunk: ``[reads, history]``, the positions read
 outside the chunk's delta since the chunk before, and that choice's history length.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import inspect
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -107,46 +101,19 @@ def outside_delta(chunk: Any, engine: ReplayEngine) -> list[int]:
     return [reads, history]
 
 
-@contextlib.contextmanager
-def withheld(param: str) -> Iterator[None]:
-    """Inside the block, the helper is called without ``param`` wherever dynamo binds it."""
-    helper = getattr(importlib.import_module("dynamo.common.backend.logprobs"), HELPER)
-    signature = inspect.signature(helper)
-
-    def without(*args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(*args, **kwargs)
-        bound.arguments.pop(param, None)
-        return helper(*bound.args, **bound.kwargs)
-
-    modules = list(sys.modules.items())
-    binding = [m for n, m in modules if n.startswith("dynamo.") and vars(m).get(HELPER) is helper]
-    for module in binding:
-        setattr(module, HELPER, without)
-    try:
-        yield
-    finally:
-        for module in binding:
-            setattr(module, HELPER, helper)
-
-
-async def _run(replay: Replay, script: Any, param: str | None, timeout: float) -> dict[str, Any]:
-    """One replay of ``script`` (``param`` withheld unless None): its records and reads."""
+async def _run(replay: Replay, script: Any, timeout: float) -> dict[str, Any]:
+    """One replay of ``script``: its records and reads."""
     reads: list[list[int]] = []
-    with withheld(param) if param else contextlib.nullcontext():
-        records = await replay_records(
-            replay, script, timeout, WatchedIds, lambda c, e: reads.append(outside_delta(c, e))
-        )
+    records = await replay_records(
+        replay, script, timeout, WatchedIds, lambda c, e: reads.append(outside_delta(c, e))
+    )
     return {"records": records, "reads": reads}
 
 
 async def judge(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per named scenario of ``job``, its ``given`` and ``withheld`` replays."""
-    param, timeout = str(job["withhold"]), float(job.get("timeout", 120))
+    """Per named scenario of ``job``, its replay as ``given``: records and reads."""
+    timeout = float(job.get("timeout", 120))
     return [
-        {
-            "name": script.name,
-            "given": await _run(replay, script, None, timeout),
-            "withheld": await _run(replay, script, param, timeout),
-        }
+        {"name": script.name, "given": await _run(replay, script, timeout)}
         for script in scenarios.named(job["scenarios"])
     ]

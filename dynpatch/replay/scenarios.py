@@ -29,8 +29,11 @@ class Gen:
     def tokens(self, count: int) -> tuple[int, ...]:
         return tuple(self.token() for _ in range(count))
 
-    def position(self, token: int, k: int, *, with_selected: bool = True) -> Position:
-        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k."""
+    def position(
+        self, token: int, k: int, *, with_selected: bool = True, sampled: bool = False
+    ) -> Position:
+        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k: the selected
+        token first (rank 1), or (``sampled``) below another, as sampling picks it."""
         lps = sorted((-self.rng.random() * 8 for _ in range(max(k, 1))), reverse=True)
         ids = [token] if with_selected else []
         while len(ids) < max(k, 1):
@@ -39,10 +42,14 @@ class Gen:
                 ids.append(t)
         if not with_selected:
             self.rng.shuffle(ids)
+        elif sampled and len(ids) > 1:
+            ids[0], ids[1] = ids[1], ids[0]
         return tuple((t, lp, r) for r, (t, lp) in enumerate(zip(ids, lps, strict=True), 1))
 
-    def positions(self, tokens: Sequence[int], k: int) -> tuple[Position, ...]:
-        return tuple(self.position(t, k) for t in tokens)
+    def positions(
+        self, tokens: Sequence[int], k: int, sampled: bool = False
+    ) -> tuple[Position, ...]:
+        return tuple(self.position(t, k, sampled=sampled) for t in tokens)
 
 
 def _finish(steps: list[ReplayStep]) -> tuple[ReplayStep, ...]:
@@ -167,14 +174,17 @@ def _mid_stream(kind: str, message: str) -> Builder:
     return _steps(edit, n=2, tokens=6, k=1)
 
 
-def _one_choice(count: int, k: int, rows: list[tuple], **script: Any) -> Builder:
-    """One choice of ``count`` tokens with top-``k`` positions; a row per step: its slices
-    ``[a, b)`` of the tokens and ``[c, d)`` of the positions, then finish fields."""
+def _one_choice(
+    count: int, k: int, rows: list[tuple], sampled: bool = False, **script: Any
+) -> Builder:
+    """One choice of ``count`` tokens with top-``k`` positions (``sampled``: the selected
+    token second); a row per step: its slices ``[a, b)`` of the tokens and ``[c, d)`` of
+    the positions, then finish fields."""
 
     def build(name: str) -> Script:
         g = Gen(name)
         toks = g.tokens(count)
-        pos = g.positions(toks, k)
+        pos = g.positions(toks, k, sampled)
         steps = [ReplayStep((Delta(0, toks[a:b], pos[c:d], *end),)) for a, b, c, d, *end in rows]
         return Script(name, _finish(steps), logprobs=k, **{"max_tokens": count, **script})
 
@@ -264,6 +274,16 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
             5, 3, [(0, 1, 0, 3), (1, 3, 3, 3), (3, 5, 3, 5, "stop", 97195)]
         ),  # stop on a token id
         STOP,
+    ),
+    # The same two with each selected token below another (sampled, not greedy): a window
+    # cut from the wrong end of the ids meets another token's logprobs first.
+    "logprobs-lag-sampled": (
+        _one_choice(6, 3, [(0, 2, 0, 1), (2, 4, 1, 3), (4, 6, 3, 6, "length")], sampled=True),
+        LOGPROBS,
+    ),
+    "logprobs-ahead-sampled": (
+        _one_choice(5, 3, [(0, 1, 0, 3), (1, 3, 3, 3), (3, 5, 3, 5, "length")], sampled=True),
+        LOGPROBS,
     ),
     "prompt-logprobs": (_prompt_logprobs, (*LOGPROBS, "prompt_logprobs")),
     # finishing

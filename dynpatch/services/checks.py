@@ -12,8 +12,9 @@ from typing import Any
 
 from rich.console import Console
 
+from dynpatch.console import as_text
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record, as_text
+from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.services import replay_check as verify

@@ -12,14 +12,11 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rich.markup import escape
-from rich.table import Table
-
-from dynpatch.console import out
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
 from dynpatch.io import proc
 from dynpatch.io.git import CommitInfo, Identity
+from dynpatch.results import Table
 from dynpatch.services import scope
 from dynpatch.services.formatters import TOOLS
 
@@ -247,14 +244,10 @@ def failure_line(findings: Sequence[Finding]) -> str:
     return f"{first.hook} (upstream settings) fails at {where}: {first.message}{more}"
 
 
-def show(findings: Sequence[Finding]) -> None:
-    """The findings as one table on ``out`` (printed before the error line)."""
-    table = Table(title="upstream pre-commit findings", title_justify="left")
-    for column in ("hook", "file", "line", "finding"):
-        table.add_column(column, overflow="fold")
-    for f in findings:
-        table.add_row(*(escape(cell) for cell in (f.hook, f.path, str(f.line), f.message)))
-    out.print(table)
+def findings_table(findings: Sequence[Finding]) -> Table:
+    """The findings as one table (shown before the error line)."""
+    rows = tuple((f.hook, f.path, str(f.line), f.message) for f in findings)
+    return Table("upstream pre-commit findings", ("hook", "file", "line", "finding"), rows)
 
 
 def record(hooks: Sequence[HookResult], base: str, series_sha256: str, command: str) -> Record:

@@ -23,12 +23,13 @@ from rich.console import Console
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record, StageResult
+from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, FetchOptions
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.replay import expect, runner, scenarios, wire
 from dynpatch.replay.script import Script, to_json
+from dynpatch.results import StageResult
 from dynpatch.services import variants
 from dynpatch.services.trees import prepare_trees
 
@@ -169,7 +170,7 @@ def check(
         summary_md="".join(f"    {line}\n" for line in lines),
         details=details,
     )
-    return StageResult(ok, [*lines, f"report: {console.rel(report)}"], record)
+    return StageResult(ok, (*lines, f"report: {console.rel(report)}"), (record,))
 
 
 def alternative_line(

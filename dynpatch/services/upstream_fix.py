@@ -1,26 +1,39 @@
-"""Is a release's own candidate fix the fix? Judged by running that release's code.
+"""Is a release on which the series drifted fixed upstream, whatever shape the fix takes?
+Judged by running that release's code, never by its syntax alone.
 
-A candidate (:func:`codemods.fixed_upstream.detect`) only says that the release's loop hands
-its delta to some parameter of the helper. The judgement replays streams (:data:`STREAMS`:
-deltas of every size, interleaved choices, every bail-out) through that release's real
-``AggregatedHandler.generate`` in a child (:mod:`dynpatch.replay.reads`), with cumulative
-``token_ids`` that record which positions are read. Fixed upstream only when no chunk reads
-a token id outside its delta and every chunk equals the one the release gives with that
-parameter withheld.
+The judgement replays streams (:data:`STREAMS`: deltas of every size, interleaved choices,
+every bail-out) through the release's real ``AggregatedHandler.generate`` in a child
+(:mod:`dynpatch.replay.reads`), with cumulative ``token_ids`` that record which positions
+are read, and through the series' own patched tree (the reference: the pinned release with
+``patches/``, whose handler the series leaves otherwise unchanged). Fixed upstream only when
+no chunk reads a token id outside its delta, every chunk's ids and logprobs equal the
+reference's, and some chunk carries logprobs. How the release fixes it is then said:
+a keyword of its own (:func:`codemods.fixed_upstream.detect`), the one-line alternative,
+or another design.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import libcst as cst
+
+from codemods import shape
+from codemods.logprobs_helper import TARGET
+from dynpatch import evidence, series
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout
+from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import files
 from dynpatch.io import git as gitio
-from dynpatch.replay import expect, runner, wire
+from dynpatch.pin import Pin
+from dynpatch.replay import expect, runner
+from dynpatch.services import runtimes, variants
 from dynpatch.services.export import ApplyReport
+from dynpatch.services.trees import prepare_trees
 from dynpatch.workspace import Workspace
 
 STREAMS = (
@@ -35,41 +48,78 @@ STREAMS = (
     "missing-selected-token-falls-back-to-first",
     "logprobs-lag",
     "logprobs-ahead",
+    "logprobs-lag-sampled",
+    "logprobs-ahead-sampled",
 )
+# What of a chunk the fix concerns (the rest may change between releases for other reasons).
+FIELDS = ("index", "token_ids", "log_probs", "top_logprobs")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The series' own patched tree that a release's chunks must equal, and how to run it."""
+
+    src: Path  # its components/src
+    python: Path
+    label: str  # as the verdict names it
+    baseline_helper: str  # the pinned release's helper, before the series (its logprobs.py)
+
+
+def reference(pin: Pin, ws: Workspace) -> Reference:
+    """The pinned release with ``patches/`` (its trees cached by base and series), run with
+    the pin's own runtime."""
+    checkout = fetch(pin, ws)
+    trees = prepare_trees(checkout, ws.patches, ws.trees)
+    helper = (trees.baseline / TARGET.path).read_text()
+    python = runtimes.release_python(pin.version, ws.runtimes)
+    label = f"the series on ai-dynamo {pin.version}"
+    return Reference(trees.src(trees.patched), python, label, helper)
 
 
 def settle(
-    report: ApplyReport, checkout: Checkout, python: Callable[[], Path], ws: Workspace, log: Path
+    report: ApplyReport,
+    checkout: Checkout,
+    python: Callable[[], Path],
+    ws: Workspace,
+    log: Path,
+    ref: Callable[[], Reference],
 ) -> None:
-    """Judge the candidate upstream fix of ``report`` (if it has one) on a fresh copy of
-    ``checkout``'s base with the interpreter ``python()`` gives; ``report.result`` then
-    records the verdict. A run that cannot happen judges nothing: not fixed."""
-    candidate = report.result.candidate
-    if candidate is None:
+    """Judge the release of ``report`` when the series' fix drifted on it, on a fresh copy of
+    ``checkout``'s base with the interpreter ``python()`` gives, against ``ref()``;
+    ``report.result`` then records the verdict. A run that cannot happen judges nothing:
+    not fixed."""
+    if not report.result.drifted:
         return
+    how = ""
     try:
         with files.owned_dir(ws.scratch, "judge-") as tmp:
             tree, label = tmp / "tree", f"ai-dynamo {checkout.release.version}"
             gitio.clone_at(checkout.path, checkout.base, tree)
-            fixed, why = judge(tree / "components" / "src", candidate.param, python(), log, label)
+            against = ref()
+            how, kept = describe(report, tree, against, ws)
+            fixed, why = judge(tree / "components" / "src", against, python(), log, label)
     except ToolkitError as exc:
-        fixed, why = False, f"not judged: {exc}"
-    report.result = report.result.judged(fixed, why)
+        fixed, why, kept = False, f"not judged: {exc}", ""
+    report.result = report.result.judged(fixed, why, f"{how}{kept}" if fixed else how)
 
 
-def judge(
-    src: Path, param: str, python: Path, log: Path, label: str = "release"
-) -> tuple[bool, str]:
-    """(fixed, why) for the tree ``src`` whose loop hands its delta to the helper's
-    ``param``, from one replay child (its output in ``log``)."""
-    job = {"scenarios": list(STREAMS), "withhold": param}
-    tree = runner.Tree(label, src.resolve())  # the child runs elsewhere
-    return verdict(runner.run_child(tree, job, log, python=str(python)), param)
+def judge(src: Path, ref: Reference, python: Path, log: Path, label: str) -> tuple[bool, str]:
+    """(fixed, why) for the release tree ``src``, from one replay child on it and one on
+    the reference (their output in ``log`` and beside it)."""
+    job = {"scenarios": list(STREAMS), "watch": True}
+    release = runner.run_child(runner.Tree(label, src.resolve()), job, log, python=str(python))
+    against = runner.run_child(
+        runner.Tree("reference", ref.src.resolve()),
+        job,
+        log.with_name(f"{log.stem}.reference{log.suffix}"),
+        python=str(ref.python),
+    )
+    return verdict(release, against, ref.label)
 
 
-def verdict(result: dict[str, Any], param: str) -> tuple[bool, str]:
-    """(fixed, why) from what the child saw (:mod:`dynpatch.replay.reads`)."""
-    streams = result["scenarios"]
+def verdict(release: dict[str, Any], reference: dict[str, Any], label: str) -> tuple[bool, str]:
+    """(fixed, why) from what the two children saw (:mod:`dynpatch.replay.reads`)."""
+    streams = release["scenarios"]
     read = [
         (s["name"], i, reads, history)
         for s in streams
@@ -79,26 +129,87 @@ def verdict(result: dict[str, Any], param: str) -> tuple[bool, str]:
     if read:
         name, i, reads, history = read[0]
         return False, (
-            f"with `{param}` given, chunk {i} of stream {name} read {reads} token id(s) outside "
-            f"its delta, of a history of {history} ({len(read)} chunks did, "
-            f"{sum(r[2] for r in read)} token ids in all)"
+            f"chunk {i} of stream {name} read {reads} token id(s) outside its delta, of a "
+            f"history of {history} ({len(read)} chunks did, {sum(r[2] for r in read)} token "
+            "ids in all)"
         )
+    theirs = {s["name"]: s["given"]["records"] for s in reference["scenarios"]}
     for s in streams:
-        name, given = s["name"], s["given"]
-        d = wire.first_divergence(name, s["withheld"]["records"], given["records"])
-        if d is not None:
-            where = f"chunk {d.chunk}" if d.chunk is not None else f"record {d.index} ({d.kind})"
-            return False, (
-                f"stream {name}, {where} differs from the same release without `{param}`: "
-                f"field {d.field or '<whole>'}: {d.patched} instead of {d.baseline}"
-            )
-        if not given["reads"]:
+        name = s["name"]
+        if not s["given"]["reads"]:
             return False, f"stream {name} gave no chunk: the judgement saw nothing"
+        mine, want = _fields(s["given"]["records"]), _fields(theirs.get(name, []))
+        if mine != want:
+            return False, f"stream {name}: {_first_difference(mine, want, label)}"
     if expect.unmet(("log_probs",), [r for s in streams for r in s["given"]["records"]]):
         return False, "no chunk carried log_probs: the judgement never saw the helper report"
     chunks = sum(len(s["given"]["reads"]) for s in streams)
-    reading = sum(1 for s in streams for reads, _ in s["withheld"]["reads"] if reads)
     return True, (
-        f"run: {chunks} chunks of {len(streams)} streams read no token id outside their "
-        f"delta and equal those without `{param}` (of which {reading} read the history)"
+        f"run: {chunks} chunks of {len(streams)} streams read no token id outside their delta, "
+        f"and their ids and logprobs equal those of {label}"
     )
+
+
+def _fields(records: Sequence[str]) -> list[dict[str, Any]]:
+    chunks = (json.loads(r) for r in records)
+    return [{k: c["value"].get(k) for k in FIELDS} for c in chunks if c["kind"] == "chunk"]
+
+
+def _first_difference(mine: list[dict[str, Any]], want: list[dict[str, Any]], label: str) -> str:
+    if len(mine) != len(want):
+        return f"{len(mine)} chunks where {label} gives {len(want)}"
+    i, a, b = next((i, a, b) for i, (a, b) in enumerate(zip(mine, want, strict=True)) if a != b)
+    field = next(k for k in FIELDS if a[k] != b[k])
+    return f"chunk {i}: {field} {json.dumps(a[field])} where {label} gives {json.dumps(b[field])}"
+
+
+def describe(report: ApplyReport, tree: Path, ref: Reference, ws: Workspace) -> tuple[str, str]:
+    """How the release would fix the defect, as far as its code tells (a keyword of its
+    own, the one-line alternative, another design), and what that means for the series if
+    the run says it does (for the one-liner, what the series still saves beyond it, when
+    the bench measured that on the pin)."""
+    candidate = report.result.candidate
+    if candidate is not None:
+        return f"by a keyword of its own ({candidate.reason})", ": the series can be retired"
+    helper = (tree / TARGET.path).read_text() if (tree / TARGET.path).is_file() else ""
+    try:
+        one_liner = _function(variants.drop_copy(ref.baseline_helper))
+    except ToolkitError:
+        one_liner = None
+    if one_liner is None or _function(helper) != one_liner:
+        return "by another design, no keyword", ": the series can be retired from here on"
+    figures = _saved_figures(ws)
+    kept = (
+        f", or kept for what it saves beyond it ({figures[0]:.3f} against {figures[1]:.3f} of "
+        f"the baseline's instructions per request at 256 x 4, {figures[2]})"
+        if figures
+        else ""
+    )
+    return "by the one-line alternative, no keyword", f": the series can be retired{kept}"
+
+
+def _function(source: str) -> str | None:
+    """The helper's code in ``source``, comments and formatting aside (None: none)."""
+    try:
+        fn = shape.find_function(cst.parse_module(source), TARGET.qualname)
+    except cst.ParserSyntaxError:
+        return None
+    return None if fn is None else shape.code(fn.with_changes(leading_lines=()))
+
+
+def _saved_figures(ws: Workspace) -> tuple[float, float, str] | None:
+    """This series' and the one-line alternative's share of the baseline's instructions at
+    256 x 4, as the bench saved them for ``patches/`` (None: not saved for it)."""
+    try:
+        saved = evidence.load("bench", ws.evidence)
+        current = saved and saved.get("series_sha256") == series.series_digest(ws.patches)
+    except ToolkitError:
+        return None
+    if not current or saved is None:
+        return None
+    details = saved.get("details") or {}
+    case = (details.get("requests") or {}).get("256x4") or {}
+    ours, alt = case.get("patched/baseline"), case.get("alternative/baseline")
+    if (details.get("trees") or {}).get("design") != "delta" or not isinstance(alt, float):
+        return None
+    return float(ours), alt, f"on ai-dynamo {(details.get('trees') or {}).get('release')}"

@@ -23,7 +23,7 @@ ALTERNATIVE = helper_drops_copy.NO_COPY  # the one line of the one-line design
 MARK = "  # planted by dynpatch: the history copy (a mutant for the bench gate)"
 # Where each design's patched helper takes the mutant's copy: before the line.
 ANCHORS = {
-    "delta": f"    if {PARAM} is None or len({PARAM}) != chunk_length:\n",
+    "delta": f"    if {PARAM} is None:\n",
     "one-liner": "    if not token_ids or num_output_tokens_so_far >= len(token_ids):\n",
 }
 # read(wheel path) -> {wheel path: new text}

@@ -11,11 +11,11 @@ from codemods.series import DESIGNS
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
-from dynpatch.fetch import FetchOptions, locked
+from dynpatch.fetch import FetchOptions, locked, source_options
 from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
+from dynpatch.results import StageResult
 from dynpatch.services import precommit
 from dynpatch.services.export import SeriesFailed, apply_series
 from dynpatch.workspace import Workspace
@@ -67,51 +67,45 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
                     design=design,
                 )
             except SeriesFailed as exc:
-                console.out.print(
-                    console.outcome_table(exc.report.outcomes, exc.report.lines, title)
-                )
+                shown = [console.outcome_table(exc.report.outcomes, exc.report.lines, title)]
                 if len(exc.findings) > 1:
-                    precommit.show(exc.findings)
-                if exc.report.result.candidate is not None:  # apply has no replay to judge it
-                    judge = f"nox -s matrix -- --no-newest --versions {checkout.release.version}"
-                    err.print(
-                        f"upstream may have its own fix; to judge it by its code: {judge}",
-                        markup=False,
+                    shown.append(precommit.findings_table(exc.findings))
+                if exc.report.result.drifted:  # apply has no replay to judge it
+                    how = source_options(args, checkout.release.version)
+                    shown.append(
+                        "upstream may have fixed it its own way; to judge it by running its "
+                        f"code: nox -s matrix -- {how}"
                     )
-                raise
+                raise ToolkitError(str(exc), tuple(shown)) from None
     finally:
         status.stop()
     table = console.outcome_table(report.outcomes, report.lines, title)
     if report.result.not_applicable:
-        console.out.print(table)
-        raise ToolkitError(report.result.problems()[0])
-    result = StageResult(shown=[table])
+        raise ToolkitError(report.result.problems()[0], (table,))
     if not report.patches:
-        result.say("every target is already applied at the base: no patch to export")
-        return result
+        done = "every target is already applied at the base: no patch to export"
+        return StageResult(shown=(table, done))
     where = console.rel(ws.patches)
     command = f"{precommit.COMMAND} -- --check" if args.check else precommit.COMMAND
     digest = series.series_digest(ws.patches)
-    result.record = precommit.record(report.hooks, checkout.base, digest, command)
     if args.check:
-        result.say(f"{where}/ is up to date ({', '.join(report.patches)})")
+        said = [f"{where}/ is up to date ({', '.join(report.patches)})"]
     elif report.changed_files:
-        result.say(f"wrote {where}/: {', '.join(report.changed_files)}")
+        said = [f"wrote {where}/: {', '.join(report.changed_files)}"]
     else:
-        result.say(f"{where}/ unchanged ({', '.join(report.patches)})")
+        said = [f"{where}/ unchanged ({', '.join(report.patches)})"]
     if not args.check:
-        result.say(
+        said.append(
             f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
         )
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
-    result.say(
-        f"upstream pre-commit: {', '.join(r.hook for r in report.hooks)} pass ({touched} files, "
-        f"{messages} commit message{'s' if messages > 1 else ''})"
-    )
     t = report.timings
-    result.say(
+    said += [
+        f"upstream pre-commit: {', '.join(r.hook for r in report.hooks)} pass ({touched} "
+        f"files, {messages} commit message{'s' if messages > 1 else ''})",
         f"git am onto a fresh {checkout.release.base_tag}: applies and reverses cleanly. "
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
-        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s"
-    )
-    return result
+        f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s",
+    ]
+    record = precommit.record(report.hooks, checkout.base, digest, command)
+    return StageResult(shown=(table, *said), records=(record,))

@@ -9,10 +9,10 @@ import time
 from dataclasses import dataclass
 
 from dynpatch import console
-from dynpatch.evidence import StageResult
 from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.results import StageResult
 from dynpatch.services.bench import report
-from dynpatch.services.bench.stage import PLOT, RECORD, measure, preflight, record_reference
+from dynpatch.services.bench.stage import PLOT, measure, preflight, reference
 from dynpatch.workspace import Workspace
 
 
@@ -29,21 +29,20 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
     _pin, checkout = pinned(args, ws)
     out_dir = ws.out / "bench"
     m = measure(checkout, ws.patches, ws, out_dir, mutant=args.mutant)
-    shown = StageResult(m.passed)
-    shown.say(*report.table(m.counts), *m.lines)
-    shown.say(
+    written = f"{console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / PLOT)}"
+    shown = [
+        *report.table(m.counts),
+        *m.lines,
         f"{m.script['script']} on the patched tree (saved for the PR):",
         m.script["output"].rstrip(),
-    )
-    written = f"{console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / PLOT)}"
-    shown.say(f"wrote {written} in {time.perf_counter() - start:.0f} s")
-    shown.record = m.record(_command(args))
+        f"wrote {written} in {time.perf_counter() - start:.0f} s",
+    ]
+    then = {}
     if args.record and not m.passed:
-        shown.say("not recorded in docs/bench/: the gates did not pass")
-    elif args.record:
-        record_reference(m.data, m.counts, ws)
-        shown.say(f"reference: {console.rel(ws.bench_docs / RECORD)} and its plot")
-    return shown
+        shown.append("not recorded in docs/bench/: the gates did not pass")
+    elif args.record:  # written once the record is saved: both or neither
+        then[ws.bench_docs] = reference(m.data, m.counts)
+    return StageResult(m.passed, tuple(shown), (m.record(_command(args)),), then=then)
 
 
 def _command(args: BenchOptions) -> str:

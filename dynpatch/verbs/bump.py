@@ -19,14 +19,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynpatch import console, evidence, releases, series
+from dynpatch import console, releases, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record, StageResult
+from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.results import Shown, StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import runtimes as envs
 from dynpatch.services import upstream_fix
@@ -72,8 +73,7 @@ def _bump(
 ) -> StageResult:
     """Stage, regenerate, check; then install or refuse (see the module docstring)."""
     old, new = pin.version, args.version
-    result = StageResult()
-    result.say(f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})")
+    said: list[Shown] = [f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})"]
 
     with err.status(f"fetching ai-dynamo {new} ..."):
         release, trust = _release(pin, new, ws.wheels)
@@ -85,48 +85,47 @@ def _bump(
         new_text = with_version(added, new, ws.pin)
         staged = parse_pin(new_text, ws.pin)
         checkout = fetch(staged, ws, version=new)  # re-verified with the tree
-    result.say(
+    said += [
         f"wheel {release.wheel}: sha256 {release.sha256} ({trust or 'pinned'})",
         f"laid-out tree {release.tree}",
-    )
+    ]
 
     patches = stage / "patches"
     with err.status("regenerating the series on the new base ..."):
         report, problems = _regenerate(checkout, staged, args, ws, patches)
-    result.say(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
+    said.append(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
     if report.result.fixed_upstream:
-        result.say(f"fixed upstream: {report.result.upstream_fix}")
+        said.append(f"fixed upstream {report.result.upstream_fix}")
     if problems:
-        return _refuse(result, problems, ws, old, stage)
+        return _refuse(said, problems, ws, old, stage)
 
-    result.say(
+    said += [
         f"git range-diff (committed series on {old} → regenerated on {new}):",
         _range_diff(pin, ws, checkout, patches),
-    )
+    ]
     records: list[Record] = []
     for name in stages.STAGES:
         if name in args.skip:
-            result.say(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
+            said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
             continue
         python = envs.release_python(new, ws.runtimes)
         job = stages.CheckJob(checkout, patches, stage, ws.trees, python, args.budget, args.seed)
         check, record = stages.run_check(name, job, err)
         records += [record] if record else []
-        result.say(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
+        said.append(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
         if check.status != stages.PASS:
             problems.append(f"{name} {check.status}: {check.detail}")
     if problems:
-        return _refuse(result, problems, ws, old, stage)
+        return _refuse(said, problems, ws, old, stage)
 
     changed = _install_all(ws, new_text, patches)
-    for record in records:  # the checks' records now describe the pinned series
-        evidence.save(record, ws.patches, ws.evidence)
-    result.say(
+    said.append(
         f"pin moved {old} → {new}: {console.rel(ws.pin)} updated; {console.rel(ws.patches)}/ "
         f"{'rewritten: ' + ', '.join(changed) if changed else 'unchanged'}; "
         f"total {time.perf_counter() - start:.0f} s"
     )
-    return result
+    # The checks' records now describe the pinned series: the command line saves them.
+    return StageResult(shown=tuple(said), records=tuple(records))
 
 
 def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
@@ -151,7 +150,9 @@ def _regenerate(
         report = export_series(checkout, pin, ws, patches, series.design_of(ws.patches))
     except SeriesFailed as exc:  # drifted, refused by upstream's checks, or fails git am
         python = functools.partial(envs.release_python, new, ws.runtimes)  # built only if judged
-        upstream_fix.settle(exc.report, checkout, python, ws, patches.parent / "judge.log")
+        log = patches.parent / "judge.log"
+        reference = functools.partial(upstream_fix.reference, load_pin(ws.pin), ws)  # the old pin
+        upstream_fix.settle(exc.report, checkout, python, ws, log, reference)
         if exc.report.result.fixed_upstream:
             return exc.report, [f"the series is fixed upstream in {new}: retire it from {new} on"]
         return exc.report, exc.report.result.problems() or [str(exc)]
@@ -195,13 +196,15 @@ def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
 
 
 def _refuse(
-    result: StageResult, problems: list[str], ws: Workspace, old: str, stage: Path
+    said: list[Shown], problems: list[str], ws: Workspace, old: str, stage: Path
 ) -> StageResult:
-    result.say(
-        f"REFUSED: {len(problems)} problem(s):",
-        *(f"  {p}" for p in problems),
-        f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
-        f"logs and the candidate series: {console.rel(stage)}",
+    return StageResult(
+        ok=False,
+        shown=(
+            *said,
+            f"REFUSED: {len(problems)} problem(s):",
+            *(f"  {p}" for p in problems),
+            f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
+            f"logs and the candidate series: {console.rel(stage)}",
+        ),
     )
-    result.ok = False
-    return result

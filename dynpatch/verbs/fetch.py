@@ -4,18 +4,18 @@ is there."""
 from __future__ import annotations
 
 from dynpatch import console
-from dynpatch.evidence import StageResult
 from dynpatch.fetch import FetchOptions, pinned
+from dynpatch.results import StageResult
 from dynpatch.workspace import Workspace
 
 
 def run(options: FetchOptions, ws: Workspace) -> StageResult:
     """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
     _pin, checkout = pinned(options, ws)
-    result = StageResult()
-    result.say(
-        f"checkout: {console.rel(checkout.path)}",
-        f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})",
-        *(f"          {line.strip()}" for line in checkout.provenance),
+    return StageResult(
+        shown=(
+            f"checkout: {console.rel(checkout.path)}",
+            f"base:     {checkout.base} ({checkout.source}, ai-dynamo {checkout.release.version})",
+            *(f"          {line.strip()}" for line in checkout.provenance),
+        )
     )
-    return result

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynpatch.evidence import StageResult
 from dynpatch.pin import load_pin
+from dynpatch.results import StageResult
 from dynpatch.workspace import Workspace
 
 
@@ -19,4 +19,4 @@ def show(query: PinQuery, ws: Workspace) -> StageResult:
     """One value of the pin, for the noxfile (which never parses the pin itself)."""
     pin = load_pin(ws.pin)
     value = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
-    return StageResult(shown=[value[query.field]])
+    return StageResult(shown=(value[query.field],))

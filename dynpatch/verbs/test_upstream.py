@@ -3,8 +3,8 @@ baseline vs patched, on the pinned checkout (or the one the fetch options ask fo
 
 from __future__ import annotations
 
-from dynpatch.evidence import StageResult
 from dynpatch.fetch import pinned
+from dynpatch.results import StageResult
 from dynpatch.services.upstream_tests import UpstreamTestOptions, check, tiers
 from dynpatch.workspace import Workspace
 

@@ -3,8 +3,8 @@ pinned checkout (or the one the fetch options ask for); chunk streams compared e
 
 from __future__ import annotations
 
-from dynpatch.evidence import StageResult
 from dynpatch.fetch import pinned
+from dynpatch.results import StageResult
 from dynpatch.services.replay_check import VerifyOptions, _scenarios, check
 from dynpatch.workspace import Workspace
 

@@ -5,6 +5,8 @@ verdict (a run of the release's code, tests/dynpatch/test_upstream_fix.py) does.
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from codemods import fixed_upstream
@@ -37,8 +39,8 @@ def test_a_differently_named_candidate_is_found_with_its_names() -> None:
     assert found == Candidate("delta_ids", DELTA, "self._extract_logprobs")
     assert found.reason == CANDIDATE
     # a direct call with a name bound from out["token_ids"]
-    direct = detect(*variant("guarded-fallback-copy"))
-    assert direct == Candidate("ids", "ids=chunk", "extract_from_completion_output")
+    direct = detect(*variant("tuple-kept-for-the-cursor-check"))
+    assert direct == Candidate("delta", "delta=chunk", "extract_from_completion_output")
     # passed by position through the method, which forwards it by position
     forward = "num_output_tokens_so_far,\n            fallback"
     handler = (
@@ -75,7 +77,15 @@ def test_the_series_names_the_candidate_and_stays_drifted_until_judged() -> None
     assert result.problems()[0] == f"upstream's own fix? {CANDIDATE}: {unjudged}"
     refuted = result.judged(False, "chunk 3 read the history")
     assert refuted.outcomes == result.outcomes and not refuted.fixed_upstream
-    assert refuted.problems()[0] == f"upstream's own fix? {CANDIDATE}: chunk 3 read the history"
+    how = f"by a keyword of its own ({CANDIDATE})"
+    assert refuted.problems()[0] == f"upstream's own fix? {how}: chunk 3 read the history"
+    other = result.judged(False, "chunk 3 read the history", "by another design")
+    assert other.problems()[0] == "upstream's own fix? by another design: chunk 3 read the history"
+    plain = dataclasses.replace(result, candidate=None).judged(False, "chunk 3 read it")
+    assert (
+        plain.problems()[-1]
+        == "not fixed another way either, by a run of its code: chunk 3 read it"
+    )
 
 
 def test_a_fix_judged_by_a_run_is_fixed_upstream_and_writes_nothing() -> None:
@@ -83,11 +93,9 @@ def test_a_fix_judged_by_a_run_is_fixed_upstream_and_writes_nothing() -> None:
     statuses = [o.status for o in result.outcomes]
     assert statuses == [Status.FIXED_UPSTREAM] * 3 + [Status.NOT_APPLICABLE] * 2
     assert result.fixed_upstream and not result.ok and not result.not_applicable
-    assert (
-        result.changed == {}
-        and result.upstream_fix == f"{CANDIDATE}; run: no chunk read the history"
-    )
+    how = f"by a keyword of its own ({CANDIDATE})"
+    assert result.changed == {} and result.upstream_fix == f"{how}; run: no chunk read the history"
     assert result.problems() == [f"series fixed upstream: {result.upstream_fix}"]
     helper = f"{SERIES[0].target.path}: extract_from_completion_output"
-    assert result.outcomes[0].detail == f"{helper}: fixed upstream: {result.upstream_fix}"
+    assert result.outcomes[0].detail == f"{helper}: fixed upstream {result.upstream_fix}"
     assert result.outcomes[3].detail.endswith("no change to test: the fix is already upstream")

@@ -33,18 +33,20 @@ AFTER = '''
     def extract_from_completion_output(output: Any, num_output_tokens_so_far: int, *, include_bytes=False, new_token_ids: Optional[Sequence[int]] = None):
         """Logprobs of one streamed chunk.
 
-        ``new_token_ids`` is the caller's ``output.token_ids[num_output_tokens_so_far:]``:
-        given, it spares copying the cumulative ``token_ids``. It is used
-        only when its length is that slice's (an O(1) check); otherwise the
-        ids are copied and sliced as without it. ``num_output_tokens_so_far``
-        still indexes ``output.logprobs``.
+        ``new_token_ids``, if given, is the caller's
+        ``output.token_ids[num_output_tokens_so_far:]``: it spares copying the
+        cumulative ``token_ids``. A non-empty one of another length is not the
+        chunk's and is ignored (an O(1) check), so it cannot misalign logprobs.
+        ``num_output_tokens_so_far`` still indexes ``output.logprobs``.
 
         Returns ``(None, None)`` when there is nothing to report.
         """
-        token_ids = getattr(output, "token_ids", None) or []
-        chunk_length = max(len(token_ids) - num_output_tokens_so_far, 0)
-        if new_token_ids is None or len(new_token_ids) != chunk_length:
-            token_ids = list(token_ids)
+        if new_token_ids and (
+            len(new_token_ids) + num_output_tokens_so_far != len(output.token_ids)
+        ):
+            new_token_ids = None  # not this chunk's delta: slice the history as before
+        if new_token_ids is None:
+            token_ids = list(getattr(output, "token_ids", None) or [])
             if not token_ids or num_output_tokens_so_far >= len(token_ids):
                 return None, None
             chunk_token_ids = token_ids[num_output_tokens_so_far:]
@@ -53,8 +55,7 @@ AFTER = '''
         else:
             chunk_token_ids = new_token_ids
 
-        new_logprobs = output.logprobs[num_output_tokens_so_far:]
-        new_logprobs = new_logprobs[: len(chunk_token_ids)]
+        new_logprobs = output.logprobs[num_output_tokens_so_far : num_output_tokens_so_far + len(chunk_token_ids)]
         return [d[t].logprob for d, t in zip(new_logprobs, chunk_token_ids)], None
     '''
 
@@ -102,11 +103,6 @@ class TestLogprobsHelperDelta(TargetedCodemodTest):
                 "    return [d",
                 f"{local}    return [d",
                 "a body that already uses `chunk_token_ids`",
-            ),
-            (
-                "    return [d",
-                "    chunk_length = 1\n    return [d",
-                "a body that already uses `chunk_length`",
             ),
         ]
         for old, new, found in cases:

@@ -123,7 +123,7 @@ def measure(
     with err.status(f"running {ws.rerun.name} on the patched tree ..."):
         script = rerun(sys.executable, trees.patched, ws.rerun)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(files.lock(out_dir.parent / f".{out_dir.name}.lock", f"{out_dir}"))
+        stack.enter_context(files.lock(ws.locks / f"{out_dir.name}.lock", f"{out_dir}"))
         scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
         design = series.design_of(patches)
         alternative, planted = variants.alternative(design), variants.mutant(design)
@@ -262,9 +262,9 @@ def _judge(found: dict[str, Any], what: dict[str, str]) -> tuple[dict[str, Any],
     return data, lines, passed
 
 
-def record_reference(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Workspace) -> None:
-    """The reference in ``docs/bench/``, both files or neither (the folder's others stay):
-    baseline and patched only, named by the code they measured (its ``code_sha256``)."""
+def reference(data: dict[str, Any], counts: dict[str, TreeCounts]) -> dict[str, bytes]:
+    """The reference's two files for ``docs/bench/``: baseline and patched only, named by
+    the code they measured (its ``code_sha256``)."""
     pair = {t: counts[t] for t in plan.PAIR}
     ref = {
         **{k: data["trees"][k] for k in ("code_sha256", "series_sha256", "base", "release")},
@@ -273,11 +273,5 @@ def record_reference(data: dict[str, Any], counts: dict[str, TreeCounts], ws: Wo
         **report.figures(pair),
         "command": "nox -s bench -- --record",
     }
-    folder = ws.bench_docs
-    others = {p.name for p in folder.iterdir()} - {RECORD, PLOT} if folder.is_dir() else set()
-    with (
-        files.lock(ws.out / ".docs-bench.lock", f"{folder}"),
-        files.staged_dir(folder, keep=frozenset(others)) as tmp,
-    ):
-        files.write_atomic(tmp / RECORD, json.dumps(ref, indent=1, sort_keys=True) + "\n")
-        files.write_atomic(tmp / PLOT, report.plot_png(pair))
+    text = json.dumps(ref, indent=1, sort_keys=True) + "\n"
+    return {RECORD: text.encode(), PLOT: report.plot_png(pair)}

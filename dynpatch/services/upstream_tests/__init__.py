@@ -20,9 +20,10 @@ from rich.console import Console
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record, StageResult
+from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, FetchOptions
 from dynpatch.io import git as gitio
+from dynpatch.results import StageResult
 from dynpatch.services.trees import Trees, prepare_trees
 from dynpatch.services.upstream_tests import interpreter, mutants, tiers, verdict
 from dynpatch.services.upstream_tests.runner import Run, run_pytest
@@ -115,10 +116,7 @@ def check(
         f"timings: trees {t_trees - start:.1f} s, {timing}; total {time.perf_counter() - start:.1f} s",
         "verdict: pass" if not problems else f"verdict: FAIL ({len(problems)} problem(s) above)",
     ]
-    result = StageResult(not problems)
-    for section in sections:
-        result.say(*verdict.renderables(section))
-    result.say(*lines)
+    shown = [item for section in sections for item in verdict.renderables(section)]
     details = {
         "version": version,
         "tiers_run": [r.tier.name for r in results],
@@ -129,10 +127,10 @@ def check(
     }
     summary = verdict.markdown(sections, lines)
     outcome = "fail" if problems else "pass"
-    result.record = Record(
+    record = Record(
         "test-upstream", trees.base, trees.series_sha256, _command(args), outcome, summary, details
     )
-    return result
+    return StageResult(not problems, (*shown, *lines), (record,))
 
 
 def series_carried_tests(trees: Trees) -> Carried:

@@ -10,9 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rich.console import RenderableType
-from rich.table import Table
-
+from dynpatch.results import Shown, Table
 from dynpatch.services.upstream_tests.runner import SRC, Failure, Run
 
 OUTCOMES = ("passed", "failed", "skipped", "error")
@@ -53,16 +51,15 @@ def short(path: str) -> str:
     return f"{parts[0]}/{parts[-1]}{sep}{test}" if len(parts) > 1 else f"{file}{sep}{test}"
 
 
-def renderables(section: Section) -> list[RenderableType]:
-    """The section's table, then its lines, as the command line prints them."""
-    table = Table(title=section.title, title_justify="left")
-    table.add_column("test file", no_wrap=True)
-    for side in ("base", "patched"):  # "base": the table fits 120 columns
-        for name in HEAD:
-            table.add_column(f"{side}\n{name}", justify="right")
-    for path, cells in section.rows:
-        table.add_row(short(path) if path else "[bold]total[/]", *cells)
-    return [table, *section.lines]
+def renderables(section: Section) -> list[Shown]:
+    """The section's table, then its lines, as the command line shows them."""
+    # "base": the table fits 120 columns
+    columns = ("test file", *(f"{side}\n{name}" for side in ("base", "patched") for name in HEAD))
+    rows = tuple((short(path) if path else "**total**", *cells) for path, cells in section.rows)
+    return [
+        Table(section.title, columns, rows, right=tuple(range(1, len(columns)))),
+        *section.lines,
+    ]
 
 
 def markdown(sections: list[Section], lines: list[str]) -> str:

@@ -19,14 +19,16 @@ from typing import Any
 
 from rich.console import Console
 
-from dynpatch import releases, series
+from dynpatch import console, releases, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
+from dynpatch.fetch import FetchOptions
+from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, load_pin, version_key
+from dynpatch.results import StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import formatters as formatting
-from dynpatch.services import runtimes
+from dynpatch.services import runtimes, upstream_fix
 from dynpatch.verbs.matrix import release, report
 from dynpatch.workspace import Workspace
 
@@ -41,7 +43,9 @@ def default_jobs() -> int:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MatrixOptions:
+class MatrixOptions(FetchOptions):
+    # The fetch options: --source git (--url, --ref) or path (--path) gives one row, of that
+    # ref or clone, judged as a release (--version: the runtime it runs with).
     versions: str | None = None  # comma-separated (None: the pin's [matrix])
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET
@@ -59,9 +63,12 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(ws.pin)
-    candidates = releases.pinned(pin, _versions(args, pin))
     series.names(ws.patches)  # the committed series must be there
-    if pin.matrix_newest if args.newest is None else args.newest:
+    if args.source != "pypi":
+        candidates = [_one_source(args, pin, ws)]
+    else:
+        candidates = releases.pinned(pin, _versions(args, pin))
+    if args.source == "pypi" and (pin.matrix_newest if args.newest is None else args.newest):
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
                 found = releases.newest(pin, ws.wheels, ws.tofu)
@@ -88,6 +95,8 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         toolkit=release.toolkit_digest(),
         fresh=args.fresh,
         design=series.design_of(ws.patches),
+        source=args if args.source != "pypi" else None,
+        reference=release.once(lambda: upstream_fix.reference(pin, ws)),
     )
     rows = _run_all(candidates, ctx, args.jobs)
     total = time.perf_counter() - start
@@ -107,7 +116,25 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         "ok": not bad,
         "summary": summary,
     }
-    return StageResult(not bad, report.show(rows, meta, out))
+    return StageResult(not bad, tuple(report.show(rows, meta, out)))
+
+
+def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.ReleaseCandidate:
+    """The one row of ``--source git`` or ``path``: that ref or clone, as the release
+    ``--version`` (default: the pin's) whose runtime it runs with."""
+    if args.versions or args.newest:
+        raise ToolkitError(
+            f"--source {args.source} gives one row, of its ref or clone: --versions and "
+            "--newest are for the releases on PyPI"
+        )
+    release = releases.lookup(pin, args.version or pin.version, ws.wheels, ws.tofu, download=False)
+    if args.source == "git":
+        where = f"git {gitio.redact(args.url or pin.url)} at {args.ref or release.tag}"
+        label = f"git {args.ref or release.tag}"
+    else:
+        where, label = f"the clone {console.rel(args.path or Path('?'))}", "path"
+    note = f"{where}, with ai-dynamo-runtime {release.version}"
+    return releases.ReleaseCandidate(release, label, note=note)
 
 
 def _versions(args: MatrixOptions, pin: Pin) -> list[str]:

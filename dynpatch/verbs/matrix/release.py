@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from rich.console import Console
 from codemods.series import DEFAULT_DESIGN, DESIGNS, SERIES, Design
 from dynpatch import series
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout, fetch
+from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
 from dynpatch.io import files
 from dynpatch.pin import Pin
 from dynpatch.releases import ReleaseCandidate
@@ -48,7 +49,7 @@ from dynpatch.workspace import TOOLKIT, Workspace
 class Row:
     version: str
     sha256: str
-    trust: str  # "pinned" or "trust-on-first-use"
+    trust: str  # "pinned", "trust-on-first-use", or the source of a git or path row
     newest: bool = False
     pinned: bool = False  # the release patches/ is made against
     note: str = ""
@@ -98,9 +99,30 @@ class Context:
     toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
     fresh: bool = False  # ignore cached results (they are still rewritten)
     design: Design = DESIGNS[DEFAULT_DESIGN]  # the design of the committed series
+    # A git ref or a clone instead of PyPI's wheels (its fetch options; None: PyPI).
+    source: FetchOptions | None = None
+    # What a drifted release's chunks must equal: the series' own patched tree, built once.
+    reference: Callable[[], upstream_fix.Reference] = lambda: _no_reference()
 
     def folder(self, version: str) -> Path:
         return self.out / "releases" / version
+
+
+def _no_reference() -> upstream_fix.Reference:
+    raise ToolkitError("no reference tree to judge a drifted release against")
+
+
+def once(make: Callable[[], upstream_fix.Reference]) -> Callable[[], upstream_fix.Reference]:
+    """``make``, called at most once however many threads ask (its result kept)."""
+    lock, made = threading.Lock(), []
+
+    def get() -> upstream_fix.Reference:
+        with lock:
+            if not made:
+                made.append(make())
+            return made[0]
+
+    return get
 
 
 def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
@@ -110,7 +132,7 @@ def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
         sha256=release.sha256,
         trust=candidate.trust,
         newest=candidate.newest,
-        pinned=release.version == ctx.pin.version,
+        pinned=release.version == ctx.pin.version and ctx.source is None,
         note=candidate.note,
     )
 
@@ -123,7 +145,13 @@ def prepare(
     release = candidate.release
     row = new_row(candidate, ctx)
     step("fetching")
-    checkout = fetch(ctx.pin, ctx.ws, version=release.version)
+    if ctx.source is None:
+        checkout = fetch(ctx.pin, ctx.ws, version=release.version)
+    else:  # the user's clone is only read; a git ref is fetched into vendor/
+        with locked(
+            ctx.pin, dataclasses.replace(ctx.source, version=release.version), ctx.ws
+        ) as checkout:
+            pass
     step("git am: the committed series")
     row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
     step("codemods + format + export + git am proof")
@@ -142,9 +170,8 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     except SeriesFailed as exc:
         # A candidate upstream fix is judged by a run (its interpreter is built only then).
         python = functools.partial(envs.release_python, row.version, ctx.ws.runtimes)
-        upstream_fix.settle(
-            exc.report, checkout, python, ctx.ws, ctx.folder(row.version) / "judge.log"
-        )
+        log = ctx.folder(row.version) / "judge.log"
+        upstream_fix.settle(exc.report, checkout, python, ctx.ws, log, ctx.reference)
         row.outcomes = outcome_rows(exc.report)
         _not_exported(row, exc)
         return

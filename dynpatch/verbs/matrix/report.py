@@ -16,6 +16,7 @@ from typing import Any
 from dynpatch import console
 from dynpatch.io import files
 from dynpatch.pin import version_key
+from dynpatch.releases import PINNED, TOFU
 from dynpatch.services import checks as stages
 from dynpatch.services.checks import Check
 from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row, series_steps
@@ -49,8 +50,10 @@ def headers(pinned: str) -> list[str]:
 
 def cells(row: Row) -> list[str]:
     marks = [m for m, on in (("pin", row.pinned), ("newest", row.newest)) if on]
-    if row.trust != "pinned":
+    if row.trust == TOFU:
         marks.append("TOFU sha256")
+    elif row.trust != PINNED:  # a git ref or a clone: its source says what it is
+        marks.append(row.trust)
     release = row.version + (f" ({', '.join(marks)})" if marks else "")
     targets = [_SHORT.get(o["status"], o["status"]) for o in row.outcomes]
     targets += ["-"] * (len(TARGET_HEADERS) - len(targets))

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from dynpatch import console, series
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
 from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
 from dynpatch.pin import load_pin
+from dynpatch.results import StageResult
 from dynpatch.verbs.pr import branch as branches
 from dynpatch.verbs.pr import checks, description, publish, signing, validation
 from dynpatch.workspace import Workspace
@@ -146,18 +146,15 @@ def _shown(
 ) -> StageResult:
     """What the run made, line by line, and the warnings on what it could not vouch for."""
     plan, name = facts.plan, facts.branch
-    shown = StageResult()
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base)"
+    signatures = zip(plan.commits, plan.signatures, strict=False)
     lines = [
         ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
         ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
         ("checks", f"DCO (sign-off matches author): pass; title {facts.title!r}: pass"),
-        *(
-            ("signature", f"{c.sha[:12]} {line}")
-            for c, line in zip(plan.commits, plan.signatures, strict=False)
-        ),
+        *(("signature", f"{c.sha[:12]} {line}") for c, line in signatures),
         ("signature", trust.checked if trust else "not signed (--sign signs with your key)"),
         ("governance", f"Contribution Request {facts.core.sentence()}"),
         *(("evidence", e.status()) for e in facts.evidence),
@@ -167,21 +164,21 @@ def _shown(
             push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)",
         ),
     ]
-    shown.say(*(f"{label:<12} {line}" for label, line in lines))
-    shown.say(
+    shown = [f"{label:<12} {line}" for label, line in lines]
+    shown.append(
         "next         dynamo does not accept fully automated submissions: read the diff and "
         "the description, complete its disclosure, change what you would not say yourself, "
         "then open the PR yourself (docs/pr.md says how)"
     )
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
-        shown.say("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
-    shown.warnings += validation.warnings(facts.evidence)
+        shown.append("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
+    warnings = validation.warnings(facts.evidence)
     if not args.reviewed:
-        shown.warnings.append(
+        warnings.append(
             "the description's disclosure asks what you reviewed yourself: complete it, or "
             "pass --reviewed 'TEXT'"
         )
-    return shown
+    return StageResult(shown=tuple(shown), warnings=tuple(warnings))
 
 
 def resolve_identity(option: str | None, repo: Path, series: Identity) -> tuple[Identity, str]:

@@ -62,12 +62,11 @@ PROSE = {
         "the helper, so the helper's cost per chunk no longer grows with the history.",
         details=(
             "- `extract_from_completion_output` (`common/backend/logprobs.py`) takes an "
-            "optional keyword-only `new_token_ids`. It is used only when its length is the "
-            "chunk's, `len(output.token_ids) - num_output_tokens_so_far` (an O(1) check); "
-            "then the helper reads the chunk's ids from it and neither copies "
-            "`output.token_ids` nor slices it again. Otherwise, or without it, the old code "
-            "runs, so a wrong delta cannot misalign logprobs, and vLLM's handler and any other "
-            "caller are unchanged.\n"
+            "optional keyword-only `new_token_ids`, the chunk's ids, and reads them from it: "
+            "it neither copies `output.token_ids` nor slices it again. One whose length is not "
+            "`len(output.token_ids) - num_output_tokens_so_far` is ignored (an O(1) check), so "
+            "a wrong delta cannot misalign logprobs. Without it the old code runs: vLLM's "
+            "handler and any other caller are unchanged.\n"
             "- `HandlerBase._generate_locally_impl` passes the delta it already builds through "
             "`HandlerBase._extract_logprobs`, which gains the same keyword; its positional "
             "form `(output, 0)` keeps working. No other signature changes.\n"

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch import console, series
-from dynpatch.console import say
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import StageResult
 from dynpatch.io import files, pypi
 from dynpatch.pin import load_pin
+from dynpatch.results import StageResult
 from dynpatch.verbs.wheel import build, prove
 from dynpatch.workspace import Workspace
 
@@ -31,12 +31,17 @@ class WheelOptions:
 def run(options: WheelOptions, ws: Workspace) -> StageResult:
     """Build into ``dist/`` with the wheel's ``.sha256`` and ``.provenance.json``, swapped in
     whole (earlier ``+dynpatch.`` builds replaced, anything else kept); build again and
-    compare; then prove and replay. Each step prints its lines as it goes."""
+    compare; then prove and replay (progress on stderr)."""
     pin = load_pin(ws.pin)
     recipe = build.recipe_of(pin, ws)
-    say(f"upstream: {recipe.upstream.name} sha256 {pin.pinned.sha256} (verified)")
-    say(f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}")
-    with files.lock(ws.locks / "dist.lock", f"the wheel build in {ws.dist}"):
+    said = [
+        f"upstream: {recipe.upstream.name} sha256 {pin.pinned.sha256} (verified)",
+        f"series: {len(recipe.patches)} patch(es), sha256 {recipe.series_sha256}",
+    ]
+    with (
+        err.status("building the wheel ..."),
+        files.lock(ws.locks / "dist.lock", f"the wheel build in {ws.dist}"),
+    ):
         old = ws.dist.iterdir() if ws.dist.is_dir() else ()
         keep = frozenset(p.name for p in old if f"+{build.LOCAL_PREFIX}" not in p.name)
         with files.staged_dir(ws.dist, keep=keep) as staging:
@@ -59,8 +64,7 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
             text = json.dumps(provenance, indent=2) + "\n"
             files.write_atomic(staging / f"{stem}.provenance.json", text)
     wheel = ws.dist / made.name
-    say(f"built: {console.rel(wheel)} (version {recipe.version})")
-    say(f"sha256: {digest}")
+    said += [f"built: {console.rel(wheel)} (version {recipe.version})", f"sha256: {digest}"]
     if options.reproduce:
         with files.owned_dir(ws.scratch, ".wheel-again-") as scratch:
             again = build.build(recipe, scratch / "dist", scratch / "unpack")
@@ -69,11 +73,11 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
                     f"the wheel is not reproducible: a second build gave {again.name} sha256 "
                     f"{pypi.sha256_of(again)}, the first {wheel.name} sha256 {digest}"
                 )
-        say(f"reproducible: second build sha256 {digest}: identical bytes")
+        said.append(f"reproducible: second build sha256 {digest}: identical bytes")
     if options.prove or options.install_into:
         into, reports = options.install_into, ws.out / "wheel"
-        prove.run_proof(pin, wheel, ws.scratch, into, options.tier, reports)
+        said += prove.run_proof(pin, wheel, ws.scratch, into, options.tier, reports)
     if options.replay:
         keyword = series.design_of(ws.patches).keyword
-        prove.replay_installed(recipe.upstream, wheel, ws.scratch, sys.executable, keyword)
-    return StageResult()
+        said += prove.replay_installed(recipe.upstream, wheel, ws.scratch, sys.executable, keyword)
+    return StageResult(shown=tuple(said))

@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 import re
 import sys
+import zipfile
 from pathlib import Path
 
-from dynpatch.console import err, say
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 from dynpatch.pin import Pin
@@ -76,8 +77,8 @@ def run_proof(
 ) -> list[str]:
     """Install ``wheel`` ``--no-deps`` (into a fresh venv with the pinned
     ai-dynamo-runtime, or into the interpreter ``into``) and run the ``tier``'s tests from
-    site-packages, JUnit XML into ``reports``; the pytest summary line of each. The gpu
-    tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device."""
+    site-packages, JUnit XML into ``reports``, the pytest summary line of each. The gpu
+    tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device. Its lines, as shown."""
     if tier == "gpu":
         if into is None:
             raise ToolkitError(
@@ -91,35 +92,38 @@ def run_proof(
         python = into or scratch / "venv" / "bin" / "python"
         if into is None:
             runtime = f"ai-dynamo-runtime=={pin.pinned.version}"
-            say(f"proof: fresh venv, {runtime}, pip install --no-deps {wheel.name}")
+            said = [f"proof: fresh venv, {runtime}, pip install --no-deps {wheel.name}"]
             cmd = [sys.executable, "-m", "venv", str(scratch / "venv")]
-            proc.check(cmd, doing="python -m venv", timeout=300, env=_env())
-            pypi.pip_install_into(python, [runtime, *REQUIREMENTS])
+            with err.status("proof: a fresh venv ..."):
+                proc.check(cmd, doing="python -m venv", timeout=300, env=_env())
+                pypi.pip_install_into(python, [runtime, *REQUIREMENTS])
         else:
-            say(f"proof: pip install --no-deps {wheel.name} into {into}")
+            said = [f"proof: pip install --no-deps {wheel.name} into {into}"]
         pypi.pip_install_into(python, ["--no-deps", str(wheel)])
         purelib, module, version = installed_helper(python)
         if "+dynpatch." not in version:
             raise ToolkitError(f"the installed ai-dynamo is {version}, not the patched wheel")
-        if not module.is_relative_to(purelib) or "new_token_ids" not in module.read_text():
+        with zipfile.ZipFile(wheel) as built:  # the helper as the patched wheel holds it
+            helper = built.read("dynamo/common/backend/logprobs.py").decode()
+        if not module.is_relative_to(purelib) or module.read_text() != helper:
             raise ToolkitError(
                 f"dynamo.common.backend.logprobs comes from {module}: not the patched wheel "
                 f"in site-packages {purelib}"
             )
-        shown = f"{module} (in site-packages; has new_token_ids)"
-        say(f"proof: dynamo.common.backend.logprobs.__file__ = {shown}")
-        summaries = []
+        shown = f"{module} (in site-packages; the patched wheel's)"
+        said.append(f"proof: dynamo.common.backend.logprobs.__file__ = {shown}")
         for i, (test, marker) in enumerate(TIERS[tier]):
             (work := scratch / f"work-{i}").mkdir()
             junit = reports / f"junit-{Path(test).stem}.xml"
-            summaries.append(run_tests(python, purelib, work, test, marker, junit))
-            say(f"proof: {test} (-m '{marker}') from site-packages: {summaries[-1]}")
-    return summaries
+            with err.status(f"proof: {test} from site-packages ..."):
+                summary = run_tests(python, purelib, work, test, marker, junit)
+            said.append(f"proof: {test} (-m '{marker}') from site-packages: {summary}")
+    return said
 
 
 def replay_installed(
     stock: Path, patched: Path, scratch_root: Path, python: str, keyword: str
-) -> None:
+) -> list[str]:
     """Replay every named scenario on ``stock`` and ``patched`` (wheel files), each
     installed ``--no-deps`` into a folder of its own that the replay child puts first on
     its path; raises unless both ran their own package (the patched helper taking
@@ -143,12 +147,13 @@ def replay_installed(
     expectations = {s.name: s.expect for s in scenarios.named(names)}
     outcomes = verify.compare(results["baseline"], results["patched"], expectations)
     where = results["patched"].get("modules", {}).get("dynamo.common.backend.logprobs", "?")
-    say(f"replay: logprobs from the installed patched wheel: {where}")
     if bad := [o for o in outcomes if not o.ok]:
         why = bad[0].divergence or "; ".join(bad[0].unmet)
         raise ToolkitError(f"the installed wheels diverge: {bad[0].name}: {why}")
     if len(outcomes) != len(names):
         raise ToolkitError(f"the installed wheels diverge: {len(outcomes)} of {len(names)} ran")
-    say(
-        f"replay: {len(names)} named scenarios through the installed stock and patched wheels: 0 divergences"
-    )
+    return [
+        f"replay: logprobs from the installed patched wheel: {where}",
+        f"replay: {len(names)} named scenarios through the installed stock and patched "
+        "wheels: 0 divergences",
+    ]

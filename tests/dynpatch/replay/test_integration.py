@@ -20,7 +20,7 @@ from dynpatch.fetch import fetch
 from dynpatch.pin import load_pin
 from dynpatch.replay import runner, scenarios
 from dynpatch.services import replay_check as verify
-from dynpatch.services import upstream_fix
+from dynpatch.services import upstream_fix, variants
 from dynpatch.services.trees import Trees, prepare_trees
 from tests.fixtures.synthetic import REPO
 
@@ -116,27 +116,35 @@ def test_a_planted_divergence_is_reported_and_the_fatal_path_before_1_6_is_obser
     assert "Error during graceful shutdown" not in log.read_text()
 
 
-def test_the_real_handler_with_the_series_is_judged_fixed_and_a_planted_copy_is_not(
+def test_the_real_handler_with_the_series_or_the_one_liner_is_judged_fixed_not_a_copy(
     trees: Trees, tmp_path: Path
 ) -> None:
-    # The pinned release with the series is what an upstream fix under our own name
-    # looks like: the run must call it fixed, and a history copy planted on the delta
+    # The pinned release with the series is what an upstream fix under our own name looks
+    # like, the release with only its `list(...)` dropped what the one-line alternative
+    # looks like: the run must call both fixed, and a history copy planted on the delta
     # path must be caught on the real handler.
-    fixed, why = upstream_fix.judge(
-        trees.src(trees.patched), "new_token_ids", Path(sys.executable), tmp_path / "j.log"
+    helper = "dynamo/common/backend/logprobs.py"
+    baseline_helper = (trees.src(trees.baseline) / helper).read_text()
+    ref = upstream_fix.Reference(
+        trees.src(trees.patched), Path(sys.executable), "the series", baseline_helper
     )
+    python = Path(sys.executable)
+    fixed, why = upstream_fix.judge(ref.src, ref, python, tmp_path / "j.log", "patched")
+    assert fixed, why
+    one_liner = tmp_path / "one-liner"
+    shutil.copytree(trees.src(trees.baseline) / "dynamo", one_liner / "dynamo")
+    (one_liner / helper).write_text(variants.drop_copy(baseline_helper))
+    fixed, why = upstream_fix.judge(one_liner, ref, python, tmp_path / "o.log", "one-liner")
     assert fixed, why
     copying = mutant(
         trees,
         tmp_path,
         {
-            "dynamo/common/backend/logprobs.py": [
+            helper: [
                 "    if new_token_ids is None:\n",
                 "    _history = tuple(output.token_ids)\n    if new_token_ids is None:\n",
             ]
         },
     )
-    fixed, why = upstream_fix.judge(
-        copying.src, "new_token_ids", Path(sys.executable), tmp_path / "m.log"
-    )
-    assert not fixed and why.startswith("with `new_token_ids` given, chunk 1 of stream "), why
+    fixed, why = upstream_fix.judge(copying.src, ref, python, tmp_path / "m.log", "mutant")
+    assert not fixed and why.startswith("chunk 1 of stream "), why

@@ -12,7 +12,8 @@ import pytest
 from rich.console import Console
 
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record, StageResult
+from dynpatch.evidence import Record
+from dynpatch.results import StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import replay_check as verify
 from dynpatch.services import upstream_tests as test_upstream
@@ -47,7 +48,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, module: Any, ok: bool | None) -> list[
             raise ToolkitError("pin mismatch: the tree is 9.9.9")
         verdict = "pass" if ok else "fail"
         record = Record("test-upstream", "b" * 40, "s" * 64, "x", verdict, "", TEST_DETAILS)
-        return StageResult(ok, ["what it printed"], record)
+        return StageResult(ok, ["what it printed"], records=(record,))
 
     monkeypatch.setattr(module, "check", check)
     return calls

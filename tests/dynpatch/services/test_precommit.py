@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dynpatch import console
 from dynpatch.errors import ToolkitError
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.services import precommit
@@ -154,9 +155,9 @@ def test_the_spdx_rule(path: str, text: str, found: list[tuple[int, str]]) -> No
     assert all(f.message.startswith(why) for f, (_, why) in zip(got, found, strict=True))
 
 
-def test_the_findings_table_shows_the_hooks_words(capsys: pytest.CaptureFixture) -> None:
+def test_the_findings_table_shows_the_hooks_words() -> None:
     ruff = Finding("ruff", "a/x.py", 3, "F401 `os` imported but unused [fixable: ruff --fix]")
-    precommit.show([Finding("codespell", "a/x.py", 12, "teh ==> the"), ruff])
-    printed = capsys.readouterr().out
+    table = precommit.findings_table([Finding("codespell", "a/x.py", 12, "teh ==> the"), ruff])
+    printed = console.as_text([table])
     assert "[fixable: ruff --fix]" in printed  # never taken as markup
     assert "upstream pre-commit findings" in printed and "teh ==> the" in printed

@@ -150,3 +150,31 @@ def test_bad_options_give_one_error_line(capsys: pytest.CaptureFixture[str]) -> 
         assert cli.main(["verify", *argv]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+
+
+def test_the_record_is_of_the_trees_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not of patches/ when the record is made: an apply meanwhile would otherwise pass off
+    the replay of one series as the other's."""
+    from dynpatch.services.trees import Trees
+    from tests.fixtures import bench as synthetic
+
+    patches = synthetic.write_series(tmp_path, synthetic.patch_text())
+    built = Trees(tmp_path / "b", tmp_path / "p", "b" * 40, "1" * 64, "2" * 64)
+    monkeypatch.setattr(verify, "prepare_trees", lambda *a: built)
+    one = stream(FINISH)
+    ran = {"scenarios": [{"name": "1-choice-one-token-top1", "records": one}], "modules": {}}
+    sides = {
+        "baseline": {**ran, "has_new_token_ids": False},
+        "patched": {**ran, "has_new_token_ids": True},
+    }
+    monkeypatch.setattr(runner, "run_trees", lambda *a, **k: sides)
+    monkeypatch.setattr(verify, "for_release", lambda expected, version: ({}, []))
+    options = verify.VerifyOptions(
+        budget=0, scenario=["1-choice-one-token-top1"], alternative=False
+    )
+    checkout = type("Checkout", (), {"release": type("R", (), {"version": "9.9.9"})()})()
+    result = verify.check(options, checkout, patches, tmp_path / "trees", tmp_path / "out")  # type: ignore[arg-type]
+    assert result.ok and result.record is not None
+    assert (result.record.base, result.record.series_sha256) == ("b" * 40, "1" * 64)

@@ -86,8 +86,8 @@ def test_a_candidate_upstream_fix_is_drifted_here_and_names_the_command(apply, t
     # apply has no replay environment: it never calls a release fixed upstream
     status, out, err = apply(FIXED_UPSTREAM)
     assert status == 2 and "fixed-upstream" not in out and "DRIFTED" in out.upper()
-    assert "upstream may have its own fix; to judge it by its code: nox -s matrix -- " in err
-    assert "--no-newest --versions 9.9.9" in err
+    judge = "to judge it by running its code: nox -s matrix -- --no-newest --versions 9.9.9"
+    assert judge in out
     assert (
         err.strip()
         .splitlines()[-1]

@@ -107,14 +107,22 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
 @pytest.mark.parametrize(
     ("version", "python", "why"),
     [
-        ("9.9.6", sys.executable, ["REFUSED: 1 problem(s):", "found parameters (output, cursor)"]),
+        (
+            "9.9.6",
+            sys.executable,
+            [
+                "REFUSED: 2 problem(s):",
+                "found parameters (output, cursor)",
+                "not fixed another way either, by a run of its code: chunk 1 of stream ",
+            ],
+        ),
         (
             "10.0.0",
             sys.executable,
             [
                 "patch series on ai-dynamo 10.0.0 (pypi)",  # the outcome table
                 "REFUSED: 1 problem(s):\n  the series is fixed upstream in 10.0.0: retire it",
-                "fixed upstream: extract_from_completion_output takes `delta_ids`",
+                "fixed upstream by a keyword of its own (extract_from_completion_output takes",
             ],
         ),
         # a candidate fix the run cannot confirm is a drift

@@ -13,14 +13,16 @@ from types import SimpleNamespace
 
 import pytest
 
+from dynpatch import evidence
 from dynpatch.cli import main
 from dynpatch.errors import ToolkitError
 from dynpatch.services import variants
 from dynpatch.services.bench import report, stage
+from dynpatch.services.trees import Trees
 from dynpatch.verbs import bench
 from dynpatch.workspace import Workspace
 from tests.fixtures import bench as synthetic
-from tests.fixtures.synthetic import REPO
+from tests.fixtures.synthetic import REPO, write_pin
 
 RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
 
@@ -70,7 +72,7 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     trees = {**synthetic.counted_trees(), "mutant": synthetic.tree_counts("mutant", (1, 1))}
     keys = ("code_sha256", "series_sha256", "base", "release")
     data = {"trees": dict.fromkeys(keys, "x"), "what": "w", "how": {}, "agreement": {}, "gates": []}
-    stage.record_reference(data, trees, ws)
+    evidence.replace_files(ws.bench_docs, stage.reference(data, trees), ws.locks)
     assert sorted(p.name for p in ws.bench_docs.iterdir()) == [
         "instructions.json",
         "instructions.png",
@@ -80,6 +82,41 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     ref = json.loads((ws.bench_docs / "instructions.json").read_text())
     assert ref["code_sha256"] == "x" and ref["command"] == "nox -s bench -- --record"
     assert set(ref["requests"]["256x4"]) == {"chunks", "baseline", "patched", *RATIOS}
+
+
+def test_the_record_and_the_reference_are_of_the_trees_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """patches/ changed while the bench ran (an apply meanwhile): the record names the
+    series its trees were built from, so saving it refuses, and the reference is not
+    written either."""
+    ws = Workspace(tmp_path)
+    write_pin(ws.pin, "9.9.9", "w.whl", "0" * 64)
+    patches = synthetic.write_series(tmp_path, synthetic.patch_text())
+    patches.rename(ws.patches)
+    built = Trees(tmp_path / "b", tmp_path / "p", "b" * 40, "1" * 64, "2" * 64)
+    counts = synthetic.counted_trees()
+    data = {
+        "trees": {
+            "base": built.base,
+            "series_sha256": "stale",
+            "code_sha256": "stale",
+            "release": "9.9.9",
+        }
+    }
+    measured = stage.Measured(
+        built, True, ["gate lines"], data, counts, {"script": "s", "output": "o"}
+    )
+    monkeypatch.setattr(bench, "preflight", lambda: "valgrind")
+    monkeypatch.setattr(bench, "pinned", lambda args, ws: (None, None))
+    monkeypatch.setattr(bench, "measure", lambda *a, **k: measured)
+    monkeypatch.setattr(bench, "reference", lambda data, counts: {"instructions.json": b"new"})
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--record"]) == 2
+    err = capsys.readouterr().err
+    assert "changed while bench ran (its trees hold series sha256 111111111111" in err
+    assert not ws.evidence.exists() and not ws.bench_docs.exists()
+    assert measured.record("c").series_sha256 == "1" * 64  # the trees', not patches/'
 
 
 FAST_TIMEIT = (

@@ -37,7 +37,9 @@ from tests.fixtures.releases import (
     this_interpreter,
     wheel,
 )
-from tests.fixtures.synthetic import REPO, one_error
+from tests.fixtures.replay import release_files
+from tests.fixtures.synthetic import REPO, SYNTHETIC_FILES, one_error, write_files
+from tests.fixtures.upstream_fixes import variant
 from tests.fixtures.upstream_tree import FILES as TESTED
 
 SKIP_CHECKS = ("--skip", "test-upstream", "--skip", "verify")
@@ -132,9 +134,9 @@ def test_every_kind_of_release_gets_a_row_with_its_reasons(
 
     fixed, looks, merged = rows["10.0.0"], rows["10.0.1"], rows[DEV]
     assert fixed["series"] == "fixed-upstream" and fixed["problems"] == []
-    assert fixed["series_detail"].endswith(
-        "equal those without `delta_ids` (of which 0 read the history)"
-    )
+    detail = fixed["series_detail"]
+    assert detail.startswith("by a keyword of its own (extract_from_completion_output takes")
+    assert detail.endswith("and their ids and logprobs equal those of the series")
     assert [o["status"] for o in fixed["outcomes"]] == ["fixed-upstream"] * 3 + APPLIED[3:]
     assert fixed["own_am"]["status"] == fixed["test_upstream"]["status"] == "n/a"
     assert not (out / "releases" / "10.0.0" / "patches").exists()
@@ -155,8 +157,9 @@ def test_every_kind_of_release_gets_a_row_with_its_reasons(
     assert "- 9.9.6: DRIFTED: components/src/dynamo/trtllm/request_handlers/handler_base.py" in md
     assert "- 9.9.7: not applicable: " in md
     assert "- 9.9.8: committed series does not apply as-is: 0001-" in md
-    assert "- 10.0.0: fixed upstream: extract_from_completion_output takes `delta_ids`" in md
-    assert "- 10.0.1: DRIFTED: upstream's own fix? extract_from_completion_output takes" in md
+    assert "- 10.0.0: fixed upstream: by a keyword of its own (extract_from_completion_outp" in md
+    assert "- 9.9.6: DRIFTED: not fixed another way either, by a run of its code: chunk 1 " in md
+    assert "- 10.0.1: DRIFTED: upstream's own fix? by a keyword of its own (extract_from" in md
     assert f"- {DEV}: already applied: the series is merged upstream" in md
     data = json.loads((out / "matrix.json").read_text())
     assert data["ok"] is False and data["pinned"] == "9.9.9"
@@ -250,6 +253,59 @@ def test_bad_inputs_are_one_line(world: Vendor, tmp_path: Path, capsys) -> None:
     shutil.copy(world.pin.path, empty.pin)
     assert error_of(empty) == f"error: no patch series in {empty.patches}: run `nox -s apply` first"
     assert not out.exists()
+
+
+def _upstream(root: Path, files: dict[str, str]) -> Path:
+    """A git repository in dynamo's layout holding ``files`` (wheel layout) on main."""
+    write_files(root, {f"components/src/{path}": text for path, text in files.items()})
+    gitio.init_repo_with_commit(
+        root, "main", gitio.Identity("U", "u@example.invalid"), "2026-12-01T00:00:00+00:00", "v0"
+    )
+    return root
+
+
+def test_a_ref_of_main_or_a_clone_is_one_row_judged_like_a_release(
+    world: Vendor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """main fixed by the one-line alternative: fixed upstream, with how; a clone that keeps
+    a look-alike copy (a tuple of the history): drifted, with the chunk and the count."""
+    this_interpreter(monkeypatch)
+    fixed = _upstream(
+        tmp_path / "main", {**SYNTHETIC_FILES, **release_files(*variant("one-liner"))}
+    )
+    out = tmp_path / "out-git"
+    url = f"file://{fixed}"
+    assert (
+        matrix(world.ws, out, "--source", "git", "--url", url, "--ref", "main", *SKIP_CHECKS) == 0
+    )
+    printed = capsys.readouterr().out
+    [row] = rows_of(out).values()
+    assert row["series"] == "fixed-upstream" and row["version"] == "9.9.9"
+    assert row["series_detail"].startswith(
+        "by the one-line alternative, no keyword: the series can be retired"
+    )
+    assert (
+        "9.9.9 (git main)" in printed
+        and f"9.9.9: git {url} at main, with ai-dynamo-runtime 9.9.9" in printed
+    )
+    assert "fixed upstream from 9.9.9: the series can be retired" in printed
+    clone = _upstream(
+        tmp_path / "clone",
+        {**SYNTHETIC_FILES, **release_files(*variant("tuple-kept-for-the-cursor-check"))},
+    )
+    out = tmp_path / "out-path"
+    assert matrix(world.ws, out, "--source", "path", "--path", str(clone), *SKIP_CHECKS) == 1
+    [row] = rows_of(out).values()
+    assert row["series"] == "drifted"
+    assert row["problems"][0].startswith("upstream's own fix? by a keyword of its own (")
+    assert (
+        ": chunk 1 of stream 1-choice-one-token-top1 read 1 token id(s) outside its delta"
+        in row["problems"][0]
+    )
+    assert (
+        matrix(world.ws, out, "--source", "path", "--path", str(clone), "--versions", "9.9.9") == 2
+    )
+    assert "--versions and --newest are for the releases on PyPI" in capsys.readouterr().err
 
 
 # --- real releases ------------------------------------------------------------------

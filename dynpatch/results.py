@@ -1,0 +1,44 @@
+"""What a verb returns, as data (frozen, as LibCST's runner returns its transforms'
+results): whether it passed, what to show, the record to save, what to warn of, and the
+files to write once the record is saved. :mod:`dynpatch.cli` renders and saves it, through
+:mod:`dynpatch.console`; no verb or service prints its results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dynpatch.evidence import Record
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table to show: its title, its columns and its rows of text (``right``: the
+    columns aligned right; a cell that is a codemod outcome's status is styled)."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    right: tuple[int, ...] = ()
+
+
+Shown = str | Table
+
+
+@dataclass(frozen=True)
+class StageResult:
+    ok: bool = True
+    shown: tuple[Shown, ...] = ()
+    records: tuple[Record, ...] = ()  # saved in order, each keyed to its base and series
+    warnings: tuple[str, ...] = ()
+    # Files that replace theirs in a folder (its others kept), written only once the record
+    # is saved: folder -> file name -> bytes (the bench's reference in docs/bench/).
+    then: Mapping[Path, Mapping[str, bytes]] = field(default_factory=dict)
+
+    @property
+    def record(self) -> Record | None:
+        """The stage's own record (the first), if any."""
+        return self.records[0] if self.records else None
