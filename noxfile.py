@@ -8,6 +8,8 @@ verify -> bench -> pr. Each session is a thin call into ``python -m dynpatch``.
 from __future__ import annotations
 
 import os
+import shutil
+import time
 
 import nox
 
@@ -190,3 +192,59 @@ def lock(session: nox.Session) -> None:
         *("--no-emit-package", "ai-dynamo-runtime", "--custom-compile-command", "nox -s lock"),
         *("--quiet", "--output-file", CONSTRAINTS),
     )
+
+
+# --- mutation testing -------------------------------------------------------------
+# Which mutants `nox -s mutants` tests: per module mutated (pyproject's [tool.mutmut] says
+# which and why), its functions (Class.method), or all of them ("*"). Left out: what only
+# does I/O (valgrind children, clones, replay children: `nox -s bench`, `nox -s tests` run
+# it), what runs only at import (mutmut switches mutants call by call, after the import)
+# and what only lays out text (the description's prose, the tier's table).
+MUTANTS = {
+    "dynpatch.services.bench.gates": "*",
+    "dynpatch.services.bench.stage": "_judge Measured.record",
+    "dynpatch.verbs.pr.validation": "*",
+    "dynpatch.verbs.pr.description": (
+        "_saved _ratios _flat _alternative _rerun _gate_reasons _verify_reasons _said "
+        "_figures checks"
+    ),
+    "dynpatch.replay.reads": "WatchedIds.* outside_delta",
+    "dynpatch.services.upstream_fix": "settle verdict _fields _first_difference describe "
+    "_function _saved_figures",
+    "dynpatch.services.upstream_tests.verdict": (
+        "file_rows regressions fail_on_both run_problems import_problems "
+        "carried_test_functions _test_functions function_of own_assertion right_reason "
+        "Proof.line proof _unproven _what _reasons"
+    ),
+    "dynpatch.evidence": "*",
+    "dynpatch.io.git.values": "*",
+}
+
+
+def _mutant_globs() -> list[str]:
+    """MUTANTS as mutmut names them: ``module.x_function__mutmut_N``,
+    ``module.xǁClassǁmethod__mutmut_N``."""
+    return [
+        f"{module}.*"
+        if functions == "*"
+        else f"{module}.x{'?' + f.replace('.', '?') if '.' in f else '_' + f}__mutmut_*"
+        for module, functions in MUTANTS.items()
+        for f in ([functions] if functions == "*" else functions.split())
+    ]
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of the modules that decide what the evidence says (mutmut 3, on
+    their twins' unit tests), from scratch in mutants/; then tools/mutants_check.py fails on
+    a mutant no test killed that tests/mutants_explained.toml does not explain, or on an
+    explanation of none, and prints the score. `-- 'dynpatch.services.bench.gates.*'`:
+    only the mutants those names match (mutmut's globs)."""
+    start = time.time()
+    _toolkit(session, "test", "mutants")
+    shutil.rmtree("mutants", ignore_errors=True)  # results of other code or tests
+    names = session.posargs or _mutant_globs()
+    complete = () if session.posargs else ("--complete",)
+    session.run("mutmut", "run", "--max-children", str(os.cpu_count() or 1), *names)
+    check = ("python", "tools/mutants_check.py", "--since", f"{start:.0f}", *complete)
+    session.run(*check, *names)

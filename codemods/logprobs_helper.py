@@ -1,6 +1,6 @@
 """Let ``extract_from_completion_output`` take the caller's delta as a keyword-only
-``new_token_ids`` and then skip copying the history; without it, or when its length is not
-the chunk's, the old path runs."""
+``new_token_ids`` and then skip copying the history; without it the old path runs, and a
+non-empty one whose length is not the chunk's raises ``ValueError``."""
 
 from __future__ import annotations
 
@@ -30,16 +30,11 @@ TARGET = Target(
     + ", ".join(f"`{' '.join(statement.split())}`" for statement in BEFORE),
 )
 
-# What it becomes: a delta whose length is not the chunk's is dropped (an O(1) check, so a
-# wrong one never misaligns logprobs; an empty one reports nothing, so it is not checked);
-# then, without one, the old path verbatim.
+# What it becomes: without a delta, the old path verbatim; an empty one, nothing new (the
+# chunk has no ids; TRT-LLM trims stop words from the cumulative ids, so the cursor may pass
+# their end); else an O(1) check that it is the chunk's, by its length (a caller's bug
+# fails loudly, never a silent misalignment or a silent return to the copy), then its ids.
 AFTER_GUARD = (
-    f"""\
-if {PARAM} and (
-    len({PARAM}) + {CURSOR} != len(output.token_ids)
-):
-    {PARAM} = None  # not this chunk's delta: slice the history as before
-""",
     f"""\
 if {PARAM} is None:
     token_ids = list(getattr(output, "token_ids", None) or [])
@@ -48,6 +43,8 @@ if {PARAM} is None:
     {LOCAL} = token_ids[{CURSOR}:]
 elif not {PARAM}:
     return None, None
+elif len({PARAM}) + {CURSOR} != len(getattr(output, "token_ids", None) or ()):
+    raise ValueError("{PARAM} must be output.token_ids[{CURSOR}:]")
 else:
     {LOCAL} = {PARAM}
 """,
@@ -57,10 +54,10 @@ AFTER_WINDOW = (f"new_logprobs = output.logprobs[{CURSOR} : {CURSOR} + len({LOCA
 
 # The contract, in the docstring's own style (a paragraph before ``Returns``).
 DOC_PARAGRAPH = (
-    f"``{PARAM}``, if given, is the caller's",
-    f"``output.token_ids[{CURSOR}:]``: it spares copying the",
-    "cumulative ``token_ids``. A non-empty one of another length is not the",
-    "chunk's and is ignored (an O(1) check), so it cannot misalign logprobs.",
+    f"``{PARAM}``, if given, must be the caller's",
+    f"``output.token_ids[{CURSOR}:]``: the chunk's ids are read from it",
+    "instead of a copy of the cumulative ``token_ids``. A non-empty one of",
+    "another length raises ``ValueError``; an empty one means nothing new.",
     f"``{CURSOR}`` still indexes ``output.logprobs``.",
 )
 

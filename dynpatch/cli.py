@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--signing-format", choices=signing.FORMATS, help="gpg.format (default: git config)")
     add("--run-checks", **FLAG, help="first run every check the description cites, here")
     add("--reviewed", metavar="TEXT", help="the disclosure's line on what you reviewed")
+    add("--contribution-request", type=int, dest="request", metavar="N", help="its issue")
     add("--push", metavar="REMOTE", help="push the branch to your fork (default: nothing)")
     add("--force", **FLAG, dest="replace", help="replace a different branch (not keep it as vN)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")

@@ -102,9 +102,12 @@ def locked(pin: Pin, request: FetchOptions, ws: Workspace) -> Iterator[Checkout]
             yield _from_path(pin, release, where)
 
 
+MATERIALISED = "materialised from PyPI"  # the last words of a laid-out tree's commit title
+
+
 def base_message(pin: Pin, release: Release) -> str:
     return (
-        f"ai-dynamo {release.version} ({release.tag}) materialised from PyPI\n\n"
+        f"ai-dynamo {release.version} ({release.tag.strip('()')}) {MATERIALISED}\n\n"
         f"wheel: {release.wheel}\n"
         f"sha256: {release.sha256}\n"
         f"layout: {pin.wheel_prefix} -> {pin.repo_prefix} "

@@ -3,6 +3,7 @@ from the working directory as git finds ``.git``), every path below it named onc
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
@@ -10,6 +11,23 @@ from dynpatch.errors import ToolkitError
 # The toolkit's own source (codemods/, dynpatch/, docs/bench/per_chunk_cost.py).
 TOOLKIT = Path(__file__).resolve().parent.parent
 PIN = "dynamo.toml"
+
+
+@dataclass(frozen=True)
+class StageFolders:
+    """Each stage's folder under out/ (its reports, logs and figures), named once."""
+
+    test_upstream: Path
+    verify: Path
+    bench: Path
+    pr: Path
+    matrix: Path
+    bump: Path
+    wheel: Path
+
+    @classmethod
+    def under(cls, out: Path) -> StageFolders:
+        return cls(**{f.name: out / f.name.replace("_", "-") for f in fields(cls)})
 
 
 class Workspace:
@@ -28,6 +46,7 @@ class Workspace:
         self.out = root / "out"
         self.evidence = self.out / "evidence"
         self.trees = self.out / "trees"
+        self.stage = StageFolders.under(self.out)
         self.dist = root / "dist"
         self.bench_docs = root / "docs" / "bench"  # the recorded bench reference
         self.rerun = self.bench_docs / "per_chunk_cost.py"  # the reviewer's script

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import runpy
 import sys
 from pathlib import Path
 
@@ -117,3 +118,43 @@ def test_only_the_io_layer_runs_git() -> None:
         if "git_cmd" in p.read_text() and ROOT / "dynpatch/io/git" not in p.parents
     ]
     assert not outside, outside
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in DYNPATCH if {"verbs", "services"} & set(p.parts)], ids=rel
+)
+def test_verbs_and_services_return_results_and_print_only_progress(path: Path) -> None:
+    """No ``print(``, ``say(`` or ``out.print(`` (stdout) in a verb or service: they return
+    results that the command line prints; progress goes to stderr (``err``)."""
+    calls = [n.func for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Call)]
+    bare = [f.id for f in calls if isinstance(f, ast.Name) and f.id in ("print", "say")]
+    stdout = [
+        f.attr
+        for f in calls
+        if isinstance(f, ast.Attribute)
+        and (f.attr == "say" or (f.attr == "print" and getattr(f.value, "id", "") == "out"))
+    ]
+    assert not bare + stdout, f"{rel(path)} calls {bare + stdout}"
+
+
+def test_only_the_workspace_builds_its_folders() -> None:
+    """``ws.out``, ``ws.cache`` and ``ws.root`` are not joined outside workspace.py: each
+    stage's folder, the scratch, lock and tools folders are the workspace's names."""
+    joined = [
+        f"{rel(path)}:{node.lineno}"
+        for path in DYNPATCH
+        if path.name != "workspace.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and isinstance(node.left, ast.Attribute)
+        and node.left.attr in ("out", "cache", "root")
+        and getattr(node.left.value, "id", "") == "ws"
+    ]
+    assert not joined, joined
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tools").glob("*.py")), ids=rel)
+def test_the_tools_import(path: Path) -> None:
+    """A hand-run script still imports what it names (run as a module, not as __main__)."""
+    runpy.run_path(str(path), run_name="tools_import_check")

@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dynpatch.fetch import pinned
+from dynpatch.fetch import FetchOptions, pinned
 from dynpatch.replay import runner
-from dynpatch.services.bench import BenchOptions, plan, valgrind
+from dynpatch.services.bench import plan, valgrind
 from dynpatch.services.bench.counts import TreeCounts
 from dynpatch.services.trees import prepare_trees
 from dynpatch.workspace import Workspace
@@ -51,7 +51,7 @@ def main() -> int:
     parser.add_argument("--within", type=float, default=0.1, help="percent allowed (0.1)")
     args = parser.parse_args()
     ws = Workspace.find(Path.cwd())
-    _pin, checkout = pinned(BenchOptions(), ws)
+    _pin, checkout = pinned(FetchOptions(), ws)
     how = {"valgrind_path": valgrind.find(), "prefix": valgrind.fixed_layout()}
     runs = [plan.measures(), plan.measures()]
     reference: dict[str, list[int]] = {t: [] for t in TREES}

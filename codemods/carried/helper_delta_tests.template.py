@@ -16,7 +16,7 @@ _BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
     [
         pytest.param([1, 2, 3], _LOGPROBS, 1, {}, id="offset-multi-token"),
         pytest.param([1, 2, 3], _LOGPROBS, 3, {}, id="empty-delta"),
-        pytest.param([1, 2, 3], _LOGPROBS, 5, {}, id="cursor-past-end"),
+        pytest.param([1, 2, 3], _LOGPROBS, 5, {}, id="stop-words-trimmed"),
         pytest.param([1, 2], [-1.0, -2.0], 0, {}, id="flat-floats"),
         pytest.param([1, 2], [None, {2: _logprob(-2.0)}], 0, {}, id="none-position"),
         pytest.param([1, 4], _LOGPROBS, 0, {}, id="selected-missing"),
@@ -38,9 +38,8 @@ def test_extract_completion_with_delta_matches_slicing_token_ids(
     assert got == expected
 
 
-def test_extract_completion_slices_token_ids_when_the_delta_does_not_fit():
-    """A delta of another length than the chunk's is not used: the ids are sliced."""
-    output = SimpleNamespace(token_ids=_ExplodingTokenIds(3), logprobs=_LOGPROBS)
-    fits = extract_from_completion_output(output, 1, new_token_ids=[2, 3])
-    output.token_ids = [1, 2, 3]
-    assert extract_from_completion_output(output, 1, new_token_ids=[2]) == fits
+@pytest.mark.parametrize(("cursor", "delta"), [(1, [2]), (1, [2, 3, 4]), (3, [4])])
+def test_extract_completion_rejects_a_delta_that_is_not_the_chunks(cursor, delta):
+    output = SimpleNamespace(token_ids=[1, 2, 3], logprobs=_LOGPROBS)
+    with pytest.raises(ValueError, match="new_token_ids"):
+        extract_from_completion_output(output, cursor, new_token_ids=delta)

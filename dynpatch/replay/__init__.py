@@ -1,8 +1,5 @@
-"""Replay harness: dynamo's real TRT-LLM handler driven by an engine double, on CPU, in a
-child process for one tree, or one child forking a copy per tree (:mod:`~.runner` starts
-:mod:`~.child`). What a child imports is standard library only; :data:`STANDIN_DIR` (a
-``tensorrt_llm`` test double) goes on its ``PYTHONPATH``.
-"""
+"""Replay harness: dynamo's TRT-LLM handler on an engine double in child processes (:mod:`~.child`,
+started by :mod:`~.runner`), :data:`STANDIN_DIR` (a ``tensorrt_llm`` double) on their path."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Callgrind's client requests, issued from Python: count instructions of chosen code only.
-
-Under ``valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no`` nothing is
-counted until :func:`counting` switches instrumentation and collection on around the
-measured code, then dumps its cost under a label. A client request is the sequence
-``valgrind.h`` compiles in on amd64 (four ``rol`` of ``%rdi`` adding up to a full turn,
-then ``xchg %rbx,%rbx``; ``%rax`` points at the six words, ``%rdx`` holds the default
-answer): a no-op on a real CPU. Its bytes sit on one executable page, called through
-ctypes (no compiler). x86-64 Linux, standard library only.
-"""
+"""Callgrind's client requests from Python (x86-64 Linux, standard library only): :func:`counting`
+counts only the code inside it, by the no-op sequence ``valgrind.h`` compiles in, via ctypes."""
 
 from __future__ import annotations
 
@@ -54,8 +46,7 @@ def _function() -> _Request:
     if _request is None:
         if not supported():
             raise OSError(f"callgrind client requests need x86-64 Linux, not {platform.machine()}")
-        prot = mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC
-        _page = mmap.mmap(-1, mmap.PAGESIZE, prot=prot)
+        _page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
         _page.write(_CODE)
         _request = _Request(ctypes.addressof(ctypes.c_char.from_buffer(_page)))
     return _request
@@ -74,9 +65,7 @@ def running_on_valgrind() -> int:
 
 @contextmanager
 def counting(label: str) -> Iterator[None]:
-    """Count this thread's instructions inside the block as the profile part ``label``,
-    dumped when the block ends (also when it raises). The label must read back unchanged
-    from the dump: ASCII letters, digits and ``-_.:`` only."""
+    """Count this thread's instructions in the block as the part ``label`` (``[A-Za-z0-9-_.:]``)."""
     if not (label.isascii() and label and all(c.isalnum() or c in "-_.:" for c in label)):
         raise ValueError(f"unusable dump label {label!r}")
     name = ctypes.create_string_buffer(label.encode())

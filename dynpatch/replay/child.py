@@ -1,13 +1,5 @@
-"""The replay child: ``python -m dynpatch.replay.child JOB.json RESULT.json``.
-
-It imports dynamo's real handler from the tree first on its ``PYTHONPATH``
-(:mod:`~.handler`), runs the job and writes its setup report with what the job found,
-atomically (nothing when the child dies first). The job's keys say what it does:
-``trees`` the job once per tree, each in a copy of this child forked once the heavy
-libraries are imported (:func:`fork_trees`); ``counted`` (under callgrind) or ``alloc``
-(natively) the bench's measurements (:mod:`~.counted`), ``watch`` a release judged by what
-it reads (:mod:`~.reads`), else verify's replays. Standard library plus the replay package.
-"""
+"""The replay child, ``python -m dynpatch.replay.child JOB.json RESULT.json``: the job on dynamo
+from the tree first on its ``PYTHONPATH``. Standard library plus the replay package."""
 
 from __future__ import annotations
 
@@ -29,24 +21,19 @@ from dynpatch.replay.script import from_json
 
 async def run_verify(replay: Replay, job: dict[str, Any]) -> list[dict[str, Any]]:
     """Every named scenario and script of ``job``, in order: its name and its records."""
-    scripts = scenarios.named(job.get("scenarios"))
-    scripts += [from_json(s) for s in job.get("scripts", [])]
-    out = []
-    for script in scripts:
-        records = await replay_records(replay, script, float(job.get("timeout", 120)))
-        out.append({"name": script.name, "records": records})
-    return out
+    scripts = scenarios.named(job.get("scenarios")) + [from_json(s) for s in job.get("scripts", [])]
+    return [
+        {"name": s.name, "records": await replay_records(replay, s, float(job.get("timeout", 120)))}
+        for s in scripts
+    ]
 
 
-# What dynamo's handler imports that costs most to start: imported once, before the copies
-# are forked (under valgrind they take about 70 s of the 75 a start-up takes here).
+# Imported once before the copies fork: about 70 s of a 75 s start-up under valgrind.
 PRELOAD = ("torch", "transformers")
 
 
 def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """Job ``trees`` (label -> ``src``, ``log`` and the tree's own job keys): the rest of
-    ``job`` run on each tree in a copy of this process, ``job["jobs"]`` at a time, each
-    writing into ``folder/<label>``; per label its result (a SetupError if one refused)."""
+    """Job ``trees``: the rest of ``job`` per tree in a forked copy, ``jobs`` at a time."""
     for name in PRELOAD:
         with contextlib.suppress(ImportError):  # then the tree's own import says why
             importlib.import_module(name)
@@ -72,8 +59,7 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def _copy(job: dict[str, Any], folder: Path) -> None:
-    """In a forked copy: output to the tree's log, dynamo imported from ``job["src"]``,
-    ``job`` run, its result written to ``folder/result.json``; never returns."""
+    """In a forked copy: ``job`` run on its tree, output to its log; never returns."""
     status = 1
     try:
         with open(job["log"], "w") as log:
@@ -122,8 +108,7 @@ def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the job ``argv[0]`` and write its result to ``argv[1]`` (or, when the replay
-    cannot be set up, why); the exit status of the child."""
+    """Run the job ``argv[0]``, its result (or why it cannot set up) to ``argv[1]``."""
     if len(argv) != 2:
         print("usage: python -m dynpatch.replay.child JOB.json RESULT.json", file=sys.stderr)
         return 2

@@ -1,13 +1,5 @@
-"""The bench's measurements in a replay child (:mod:`~.child`), on one tree.
-
-Job ``counted`` (under callgrind, counting off at start): one list of measurements per run,
-each run a copy of the child forked once dynamo is imported, so all count from the same
-memory image. Each measurement is one labelled part: ``request`` (one whole request after
-a warm-up), ``engine`` (the engine double's stream alone) or ``windows`` (the chunks of one
-long request whose choice history lies in each window). The counts are in callgrind's
-dumps (:mod:`dynpatch.services.bench.valgrind`). Job ``alloc`` (native): tracemalloc peaks of
-sampled chunks, then with ``ab`` the A/B's op times, in turns with the other tree's child.
-"""
+"""The bench's measurements in a replay child: ``counted`` (labelled parts under callgrind, in runs
+forked after the imports) and ``alloc`` (tracemalloc peaks, then the A/B's op times)."""
 
 from __future__ import annotations
 
@@ -28,7 +20,7 @@ from typing import Any
 
 from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
-from dynpatch.replay.engine import build_result
+from dynpatch.replay.engine import ReplayResult
 from dynpatch.replay.handler import Replay, SetupError, hello, quiet_gc
 from dynpatch.replay.script import Script, check_chunks, chunk_history
 
@@ -53,8 +45,7 @@ async def _request(
     around: contextlib.AbstractContextManager[Any] | None = None,
     after: Callable[[int], None] | None = None,
 ) -> None:
-    """One whole request of ``script`` through a fresh handler (built before): every chunk
-    received inside ``around``, ``after(n)`` called once ``n`` chunks are in."""
+    """One request through a fresh handler, inside ``around``, ``after(n)`` at each chunk."""
     handler, _engine, request, context = replay.prepare(script, "bench")
     n = 0
     with quiet_gc(), around or contextlib.nullcontext():
@@ -65,31 +56,24 @@ async def _request(
     check_chunks(script, n)
 
 
-async def count_request(replay: Replay, case: dict[str, Any]) -> dict[str, Any]:
-    """One whole request after the warm-up, counted as one part."""
-    script, name = _script(case), label("request", case)
+async def count_request(replay: Replay, case: dict[str, Any], what: str) -> dict[str, Any]:
+    """A whole request (``engine``: the engine double's stream alone) after the warm-up."""
+    script, name = _script(case), label(what, case)
     for around in [None] * WARMUP + [callgrind.counting(name)]:
-        await _request(replay, script, around)
-    return {"label": name, "what": "request", "case": case, "chunks": len(chunk_history(script))}
-
-
-async def count_engine(replay: Replay, case: dict[str, Any]) -> dict[str, Any]:
-    """The engine double's stream alone, iterated as the handler's loop does, after the
-    warm-up, counted as one part."""
-    script, name = _script(case), label("engine", case)
-    for around in [None] * WARMUP + [callgrind.counting(name)]:
-        result, chunks = build_result(script, replay.errors), 0
+        if what == "request":
+            await _request(replay, script, around)
+            continue
+        result, chunks = ReplayResult(script, replay.errors), 0
         with quiet_gc(), around or contextlib.nullcontext():
             async for res in result:
                 for _output in res.outputs:
                     chunks += 1
         check_chunks(script, chunks)
-    return {"label": name, "what": "engine", "case": case, "chunks": chunks}
+    return {"label": name, "what": what, "case": case, "chunks": len(chunk_history(script))}
 
 
 def chunk_range(history: list[int], lo: int, hi: int) -> tuple[int, int]:
-    """The chunk indices ``[a, b)`` from the first chunk whose history reaches ``lo`` to the
-    first that reaches ``hi``; a ValueError unless it is a non-empty range after chunk 0."""
+    """The chunks ``[a, b)`` from the first whose history reaches ``lo`` to the first at ``hi``."""
     a = next((i for i, h in enumerate(history) if h >= lo), len(history))
     b = next((i for i, h in enumerate(history) if h >= hi), len(history))
     if not 0 < a < b < len(history):
@@ -132,13 +116,10 @@ async def count_windows(
 
 
 async def run_counts(replay: Replay, measures: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every measurement, in order; what each counted part covers."""
     parts: list[dict[str, Any]] = []
     for m in measures:
-        if m["what"] == "request":
-            parts.append(await count_request(replay, m["case"]))
-        elif m["what"] == "engine":
-            parts.append(await count_engine(replay, m["case"]))
+        if m["what"] in ("request", "engine"):
+            parts.append(await count_request(replay, m["case"], m["what"]))
         elif m["what"] == "windows":
             windows = [(int(lo), int(hi)) for lo, hi in m["windows"]]
             parts += await count_windows(replay, m["case"], windows)
@@ -162,9 +143,7 @@ def _run(replay: Replay, measures: list[dict[str, Any]], result: Path) -> None:
 
 
 def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dict[str, Any]]:
-    """Each run's measurements counted one run after the other, each in a copy of this
-    process, all forked before any starts (so all count from the same memory), each
-    waiting on its own pipe for its turn; what each run's parts cover."""
+    """Each run counted in turn in a copy of this process, all forked first (one memory image)."""
     results = [folder / f"run-{i}.json" for i in range(len(runs))]
     gates = [os.pipe() for _ in runs]
     for measures, result, (gate, _) in zip(runs, results, gates, strict=True):
@@ -190,8 +169,7 @@ def counted(job: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 async def alloc_peaks(replay: Replay, script: Script, samples: int) -> list[list[int]]:
-    """tracemalloc's peak while producing about ``samples`` chunks spread over the
-    stream (never chunk 0, which also sets the request up): ``[[history, bytes], ...]``."""
+    """tracemalloc's peak at about ``samples`` chunks (not 0): ``[[history, bytes], ...]``."""
     history = chunk_history(script)
     chosen = set(range(1, len(history), max(1, (len(history) - 1) // max(samples, 1))))
     out: list[list[int]] = []
@@ -216,15 +194,13 @@ def stopwatch(times: list[int]) -> Iterator[None]:
 
 
 def turns(pairs: int, first: bool) -> list[bool]:
-    """Whose each op of the A/B is, in order (True: this child's): ``pairs`` pairs, which
-    tree goes first alternating from one pair to the next."""
+    """Whose each op of the A/B is (True: this child's), alternating who goes first."""
     mine = [(True, False) if (i % 2 == 0) == first else (False, True) for i in range(pairs)]
     return [m for pair in mine for m in pair]
 
 
 async def take_turns(replay: Replay, ab: dict[str, Any]) -> list[int]:
-    """This tree's op times of the A/B after its warm-up, each run of its ops waiting for
-    the other child's to end: ``ab["baton"]`` is two FIFOs, this child's and the other's."""
+    """This tree's A/B op times after its warm-up, taking turns through ``ab["baton"]``."""
     script, ops, warm = _script(ab["case"]), [], []
     for _ in range(ab["warmup"]):
         await _request(replay, script, stopwatch(warm))

@@ -1,12 +1,5 @@
-"""Engine double: replays a :class:`~dynpatch.replay.script.Script` as TRT-LLM streams it.
-
-It stands where dynamo calls ``engine.llm.generate_async(...)``. Like TRT-LLM it yields one
-result object again and again, whose ``outputs`` are the same ``CompletionOutput`` objects
-with ``token_ids`` / ``logprobs`` growing in place. Its own work per result follows the
-delta, never the history: token ids are built before the request starts, and each step's
-``{token_id: Logprob}`` positions when it is handed out (as a real engine hands over fresh
-objects; built ahead, they would lie cold in memory and charge both trees alike).
-"""
+"""Engine double: replays a :class:`~.script.Script` as TRT-LLM streams it; logprob dicts are made
+when handed out, fresh as a real engine's (built ahead, they'd lie cold and charge both trees)."""
 
 from __future__ import annotations
 
@@ -95,9 +88,7 @@ def _rest(d: Delta) -> tuple[Any, ...]:
 
 
 class ReplayResult:
-    """TRT-LLM ``GenerationResult`` shape: async-iterable, yields itself per step of
-    ``script``. Each output's cumulative ``token_ids`` is an ``ids`` (a list, or one that
-    watches reads); every token list is built here, ahead of the request."""
+    """TRT-LLM ``GenerationResult`` shape, yielding itself per step (``ids``: token lists' type)."""
 
     def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self.request_id = 1
@@ -141,9 +132,7 @@ class ReplayResult:
         step = self._plan[self._next]
         self._next += 1
         if self._suspend:
-            # A real engine's queue is sometimes empty: let the event loop run other
-            # tasks (dynamo's cancellation monitor) before the result arrives.
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # an empty engine queue: other tasks (cancellation) may run
         if step.error is not None:
             raise step.error
         for u in step.updates:
@@ -180,19 +169,16 @@ def _canonical(value: Any) -> Any:
 
 
 class ReplayEngine:
-    """``TensorRTLLMEngine`` as far as the request and fatal paths reach; it is its own
-    ``.llm``, whose ``generate_async`` returns the scripted result stream, once."""
+    """``TensorRTLLMEngine`` as far as the request and fatal paths reach (its own ``.llm``)."""
 
     def __init__(self, script: Script, errors: Errors, ids: type[list[int]] = list):
         self.llm = self
         self._script = script
-        # Built now, before any timing starts: the handler's clock must not pay for it.
-        self._prepared: ReplayResult | None = ReplayResult(script, errors, ids)
+        self._prepared: ReplayResult | None = ReplayResult(script, errors, ids)  # before timing
         self.calls: list[dict[str, Any]] = []
         self.submitted: ReplayResult | None = None
 
-    # The keyword list is explicit: dynamo inspects the signature when the call
-    # raises TypeError, to tell an API mismatch from a rejected request.
+    # Explicit keywords: on a TypeError dynamo inspects them (API mismatch or rejection?).
     def generate_async(
         self,
         inputs: Any,
@@ -218,8 +204,3 @@ class ReplayEngine:
 
     async def cleanup(self) -> None:
         """Awaited by ``HandlerBase._initiate_shutdown`` before 1.6.0, before its exit."""
-
-
-def build_result(script: Script, errors: Errors, ids: type[list[int]] = list) -> ReplayResult:
-    """The result stream of ``script`` (see :class:`ReplayResult`)."""
-    return ReplayResult(script, errors, ids)

@@ -1,10 +1,5 @@
-"""What a named scenario must make the handler do, checked on its replayed stream.
-
-Equal streams prove nothing if a scenario never reaches the code it is named for (a
-stand-in that broke logprob extraction would make every stream equal and empty), so each
-named scenario lists expectations: names of :data:`CHECKS`, each met when some record of
-the stream passes it, or with a ``no_`` prefix when none does.
-"""
+"""What a named scenario must make the handler do (equal streams prove nothing if it never reaches
+its code): :data:`CHECKS` that some record passes or, with a ``no_`` prefix, none does."""
 
 from __future__ import annotations
 
@@ -79,7 +74,7 @@ CHECKS: dict[str, tuple[str, Callable[[Record], bool]]] = {
 
 
 def unmet(expectations: tuple[str, ...], records: list[str]) -> list[str]:
-    """Descriptions of the expectations ``records`` (canonical strings) do not meet."""
+    """Descriptions of the expectations ``records`` do not meet."""
     parsed = [json.loads(r) for r in records]
     missing = []
     for name in expectations:

@@ -1,9 +1,6 @@
-"""dynamo's fatal path in a replay child, observed as an event of the stream instead of
-ending the child: from 1.6.0 ``HandlerBase._initiate_shutdown`` calls the name
-``exit_worker_on_fatal_error`` that handler_base binds (replaced by a recorder); before,
-it calls ``os._exit(1)`` itself (handler_base gets an :class:`ObservedOs`). Only the seam
-the release has is observed, so any other exit still ends the child.
-"""
+"""dynamo's fatal path observed as an event of the stream: from 1.6.0 handler_base's
+``exit_worker_on_fatal_error``, before its ``os._exit`` (:class:`ObservedOs`). Only the seam the
+release has is observed: any other exit still ends the child."""
 
 from __future__ import annotations
 
@@ -23,16 +20,14 @@ Record = Callable[[dict[str, Any]], None]
 
 def describe(engine: Any, runtime: Any) -> dict[str, Any]:
     """What the fatal path asked to shut down, as the event records it."""
-    if engine is None or isinstance(engine, ReplayEngine):
-        named = None if engine is None else "engine double"
-    else:
-        named = repr(engine)
+    named = None if engine is None else repr(engine)
+    if isinstance(engine, ReplayEngine):
+        named = "engine double"
     return {"engine": named, "runtime": None if runtime is None else type(runtime).__name__}
 
 
 class ObservedOs:
-    """TEST DOUBLE of the ``os`` module inside handler_base: ``_exit`` is recorded and
-    returns; everything else is the real ``os``."""
+    """TEST DOUBLE of handler_base's ``os``: ``_exit`` is recorded and returns."""
 
     REPLAY_DOUBLE = True
 
@@ -59,19 +54,8 @@ class ObservedOs:
         )
 
 
-def _calls_os_exit(hb: ModuleType) -> bool:
-    """handler_base's ``_initiate_shutdown`` calls ``os._exit`` through the module's ``os``."""
-    base = getattr(hb, "HandlerBase", None)
-    shutdown = getattr(base, "_initiate_shutdown", None)
-    code = getattr(shutdown, "__code__", None)
-    return (
-        getattr(hb, "os", None) is os and code is not None and {"os", "_exit"} <= set(code.co_names)
-    )
-
-
 def observe(hb: ModuleType, record: Record) -> str | None:
-    """Replace the fatal-exit seam ``hb`` (handler_base) has with ``record``; the seam's
-    name, or None when handler_base has neither (upstream drift: nothing is replaced)."""
+    """Replace handler_base's fatal-exit seam by ``record``: its name (None: there is none)."""
     if hasattr(hb, NEW_SEAM):
 
         def exit_worker(engine: Any, runtime: Any, shutdown_timeout: float | None = None) -> None:
@@ -79,7 +63,10 @@ def observe(hb: ModuleType, record: Record) -> str | None:
 
         setattr(hb, NEW_SEAM, exit_worker)
         return NEW_SEAM
-    if _calls_os_exit(hb):
+    # Before 1.6.0: HandlerBase._initiate_shutdown calls os._exit through the module's os.
+    shutdown = getattr(getattr(hb, "HandlerBase", None), "_initiate_shutdown", None)
+    code = getattr(shutdown, "__code__", None)
+    if getattr(hb, "os", None) is os and code is not None and {"os", "_exit"} <= set(code.co_names):
         hb.os = ObservedOs(record)  # type: ignore[attr-defined]
         return OLD_SEAM
     return None

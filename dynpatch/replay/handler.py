@@ -1,5 +1,4 @@
-"""Dynamo's real TRT-LLM handler in a replay child, from the tree first on its
-``PYTHONPATH``, with its fatal exit observed. Standard library plus the replay package."""
+"""Dynamo's TRT-LLM handler in a replay child, its fatal exit observed (stdlib + replay package)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ from dynpatch.replay.engine import Errors, ReplayEngine
 from dynpatch.replay.script import Script, request_for
 
 EXIT_CODE_SETUP = 3  # the child could not set up the replay (message in its answer)
-# Modules whose origin must be the tree under test.
-TREE_MODULES = (
+TREE_MODULES = (  # whose origin must be the tree under test
     "dynamo.common.backend.logprobs",
     "dynamo.trtllm.request_handlers.handler_base",
     "dynamo.trtllm.request_handlers.aggregated_handler",
@@ -37,7 +35,7 @@ def inside(path: str | Path | None, root: Path) -> bool:
 
 @contextlib.contextmanager
 def quiet_gc() -> Iterator[None]:
-    """No collection inside the measured code: collect first, then off until the end."""
+    """No collection inside the block: collect first, then off until it ends."""
     gc.collect()
     gc.disable()
     try:
@@ -54,21 +52,17 @@ class Replay:
     """Dynamo imported from one tree, its fatal-exit seam observed, handlers on demand."""
 
     def __init__(self, standin: Path):
-        # What dynamo's fatal path asked for during the current request, in order.
-        self.worker_exits: list[dict[str, Any]] = []
+        self.worker_exits: list[dict[str, Any]] = []  # asked for during the current request
         logprobs, hb, agg = (importlib.import_module(name) for name in TREE_MODULES)
         self.modules = {m.__name__: str(m.__file__) for m in (logprobs, hb, agg)}
         trt = importlib.import_module("tensorrt_llm")
         self.modules["tensorrt_llm"] = str(trt.__file__)
         if not getattr(trt, "STANDIN", False) or not inside(trt.__file__, standin):
             raise SetupError(f"tensorrt_llm came from {trt.__file__}, not the stand-in {standin}")
-        core = importlib.import_module("dynamo._core")
-        self.modules["dynamo._core"] = str(core.__file__)
+        self.modules["dynamo._core"] = str(importlib.import_module("dynamo._core").__file__)
         self.has_new_token_ids = (
             "new_token_ids" in inspect.signature(logprobs.extract_from_completion_output).parameters
         )
-        # dynamo's fatal path exits the process; the seam this release has records it
-        # instead, so the exit becomes an observed event of the stream.
         self.fatal_seam = fatal.observe(hb, self.worker_exits.append)
         if self.fatal_seam is None:
             raise SetupError(
@@ -93,8 +87,7 @@ class Replay:
     def prepare(
         self, script: Script, request_id: str, ids: type[list[int]] = list
     ) -> tuple[Any, ReplayEngine, Any, Any]:
-        """A fresh handler, engine double (its outputs' ``token_ids`` are ``ids``), request
-        and context (built outside timing)."""
+        """A fresh handler, engine double (``token_ids`` as ``ids``), request and context."""
         engine = ReplayEngine(script, self.errors, ids)
         config = self._hb.RequestHandlerConfig(
             engine=engine,
@@ -106,13 +99,13 @@ class Replay:
         return handler, engine, request_for(script), self._context(id=request_id)
 
 
-def environment() -> dict[str, Any]:
-    """The child's interpreter, platform and the versions of what the handler imports."""
+def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
+    """The child's setup report: which tree, its modules' origins, its environment."""
     versions: dict[str, str | None] = dict.fromkeys(DISTS)
     for dist in DISTS:
         with contextlib.suppress(Exception):
             versions[dist] = version(dist)
-    return {
+    environment = {
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
         "executable": sys.executable,
@@ -120,17 +113,13 @@ def environment() -> dict[str, Any]:
         "pid": os.getpid(),
         "versions": versions,
     }
-
-
-def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
-    """The child's setup report: which tree, where its modules came from, its environment."""
     return {
         "ok": True,
         "tree": tree,
         "modules": replay.modules,
         "has_new_token_ids": replay.has_new_token_ids,
         "fatal_seam": replay.fatal_seam,
-        "environment": environment(),
+        "environment": environment,
     }
 
 
@@ -141,8 +130,7 @@ async def replay_records(
     ids: type[list[int]] = list,
     seen: Callable[[Any, ReplayEngine], None] | None = None,
 ) -> list[str]:
-    """The complete observed stream of one request, canonically serialised. The engine's
-    outputs hold their token ids in an ``ids``; ``seen`` is told of each chunk as it comes."""
+    """One request's observed stream, canonical; ``seen`` is told of each chunk as it comes."""
     handler, engine, request, context = replay.prepare(script, f"verify-{script.name}", ids)
     replay.worker_exits.clear()
     chunks: list[str] = []

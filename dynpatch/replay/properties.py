@@ -1,8 +1,4 @@
-"""Property streams: hypothesis draws TRT-LLM-shaped scripts (parent side only), aimed at
-where a delta-based helper could part from the old copy-and-slice one: logprob windows
-shorter or longer than the delta, empty deltas, ``None``, empty, flat or selected-less
-positions, stop-word trims, results without outputs, engine exceptions, rejections.
-"""
+"""Property streams: hypothesis-drawn TRT-LLM scripts aimed where a delta-based helper could err."""
 
 from __future__ import annotations
 
@@ -15,8 +11,7 @@ from hypothesis import strategies as st
 
 from dynpatch.replay.script import RAISE_KINDS, Delta, Position, ReplayStep, Script
 
-# A narrow id range makes duplicate ids in one position (and selected == alternative)
-# likely; a wide one gives ids outside the small-int cache.
+# Narrow ids make duplicates in a position likely; wide ones lie outside the small-int cache.
 _TOKEN = st.one_of(st.integers(1000, 1007), st.integers(1000, 150_000))
 _LOGPROB = st.floats(-30.0, 0.0, allow_nan=False, allow_infinity=False)
 _RANK = st.one_of(st.none(), st.integers(1, 20))
@@ -24,8 +19,7 @@ _RANK = st.one_of(st.none(), st.integers(1, 20))
 
 @st.composite
 def _position(draw: Any, selected: int | None, k: int, flat: bool) -> Position:
-    # TRT-LLM reports either dicts or (corner case) bare floats for a whole stream; a
-    # float amid dicts crashes both trees alike and would only shorten the stream.
+    # Dicts or (corner case) floats for a whole stream: a float amid dicts crashes both trees.
     shape = draw(
         st.sampled_from(["float"] if flat else ["dict"] * 6 + ["missing", "empty", "none"])
     )
@@ -42,7 +36,6 @@ def _position(draw: Any, selected: int | None, k: int, flat: bool) -> Position:
 
 @st.composite
 def scripts(draw: Any, name: str = "property") -> Script:
-    """One whole request: choices, steps, logprob shapes, finish or failure."""
     n = draw(st.integers(1, 4))
     k = draw(st.sampled_from([None, 0, 1, 2, 5]))
     engine_logprobs = k is not None and draw(st.booleans() | st.just(True))

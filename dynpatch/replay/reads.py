@@ -1,9 +1,5 @@
-"""Which token-id history each chunk reads: a release judged in a replay child.
-
-A job with ``watch`` replays each named scenario (``given``) with every output's
-``token_ids`` a :class:`WatchedIds`. Per chunk: ``[reads, history]``, the positions read
-outside the chunk's delta since the chunk before, and that choice's history length.
-"""
+"""Job ``watch``: per chunk ``[reads, history]``, the token-id positions read outside its delta
+since the chunk before (through :class:`WatchedIds`), and that choice's history length."""
 
 from __future__ import annotations
 
@@ -18,10 +14,7 @@ HELPER = "extract_from_completion_output"
 
 
 class WatchedIds(list):  # type: ignore[type-arg]
-    """TEST DOUBLE of TRT-LLM's cumulative ``CompletionOutput.token_ids``: a list that
-    records which positions are read. Iterating, indexing, slicing, copying, converting,
-    comparing, counting, sorting, reversing or printing it reads positions; ``len()`` and
-    the engine's appends read none."""
+    """TEST DOUBLE of ``token_ids``: records the positions read (not by len() or appends)."""
 
     __slots__ = ("read",)
 
@@ -60,9 +53,7 @@ def _reading_all(name: str) -> Callable[..., Any]:
     return read_all
 
 
-# What reads the whole list at once: membership, comparison, concatenation, repetition,
-# repr, copy(), count(), index(), and sort() and reverse() (which read everything in place).
-_WHOLE = (
+_WHOLE = (  # what reads the whole list at once (sort() and reverse() do, in place)
     "__contains__",
     "__eq__",
     "__ne__",
@@ -85,8 +76,7 @@ for _name in _WHOLE:
 
 
 def outside_delta(chunk: Any, engine: ReplayEngine) -> list[int]:
-    """``[reads, history]`` of ``chunk`` (see the module docstring); the reads are then
-    forgotten. Every position of another choice is outside this chunk's delta."""
+    """``[reads, history]`` of ``chunk`` (another choice's positions are all outside it)."""
     result = engine.llm.submitted
     index = chunk.get("index", 0) if isinstance(chunk, dict) else None
     delta = len(chunk.get("token_ids") or ()) if isinstance(chunk, dict) else 0
@@ -102,7 +92,6 @@ def outside_delta(chunk: Any, engine: ReplayEngine) -> list[int]:
 
 
 async def _run(replay: Replay, script: Any, timeout: float) -> dict[str, Any]:
-    """One replay of ``script``: its records and reads."""
     reads: list[list[int]] = []
     records = await replay_records(
         replay, script, timeout, WatchedIds, lambda c, e: reads.append(outside_delta(c, e))

@@ -1,6 +1,4 @@
-"""Parent side of the replay: one child process (:mod:`~.child`) for one tree, or one for
-several that forks a copy per tree; its result read back; every way a child fails is one
-ToolkitError naming the tree and its log."""
+"""Parent side of the replay: a child per tree or per several; every failure one ToolkitError."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ class Tree:
 
 
 def child_env(src: Path | None, base: dict[str, str] | None = None) -> dict[str, str]:
-    """``base`` (default: this environment) with ``src`` (if any) first on ``PYTHONPATH``,
-    then the ``tensorrt_llm`` stand-in and this toolkit."""
+    """``base`` (default: os.environ) with ``PYTHONPATH`` ``src`` (if any), stand-in, toolkit."""
     env = dict(os.environ if base is None else base)
     path = [*([str(src)] if src else []), str(STANDIN_DIR), str(TOOLKIT)]
     env["PYTHONPATH"] = os.pathsep.join(path)
@@ -42,8 +39,7 @@ def child_env(src: Path | None, base: dict[str, str] | None = None) -> dict[str,
 
 
 def run_child(tree: Tree, job: dict[str, Any], log: Path, **kw: Any) -> dict[str, Any]:
-    """The result of the child that ran ``job`` on ``tree``: set up, exited 0 and imported
-    dynamo from ``tree``, else a ToolkitError. ``kw``: :func:`_launch`'s options."""
+    """``job``'s result on ``tree``, its origins checked; ``kw``: :func:`_launch`'s options."""
     result = _launch([tree], tree.label, tree.src, {**job, "tree": tree.label}, log, **kw)
     check_origins(tree, result)
     return result
@@ -58,16 +54,10 @@ def run_trees(
     jobs: int = 2,
     **kw: Any,
 ) -> dict[str, dict[str, Any]]:
-    """``job`` on every tree in one child (:func:`~.child.fork_trees`: the heavy libraries
-    imported once, then a copy per tree, ``jobs`` at a time, with the tree's own keys from
-    ``each``); logs in ``logs`` (``child.log``, ``<label>.log``); per tree its result,
-    checked as :func:`run_child` checks one. ``kw``: :func:`_launch`'s options."""
+    """``job`` per tree in one child (own keys from ``each``): per tree its result, checked."""
+    own = each or {}
     specs = {
-        t.label: {
-            "src": str(t.src),
-            "log": str(logs / f"{t.label}.log"),
-            **(each or {}).get(t.label, {}),
-        }
+        t.label: {"src": str(t.src), "log": str(logs / f"{t.label}.log"), **own.get(t.label, {})}
         for t in trees
     }
     what = "/".join(specs)
@@ -94,18 +84,15 @@ def _launch(
     wrap: Callable[[list[str]], Sequence[str]] = list,
     env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run the child on ``job`` with ``src`` first on its path (its command line passed
-    through ``wrap``, ``env`` added; job and result in ``folder``, else a temporary one);
-    its result when it set up and exited 0, else a ToolkitError naming ``what`` and the log."""
+    """The child's result on ``job`` when it set up and exited 0; else a ToolkitError."""
     for tree in trees:
         if not (tree.src / "dynamo").is_dir():
             raise ToolkitError(f"{tree.label} tree has no dynamo package under {tree.src}")
     log.parent.mkdir(parents=True, exist_ok=True)
-    job = {**job, "standin": str(STANDIN_DIR)}
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
         where = Path(tmp) if folder is None else folder
         job_file, result_file = where / "job.json", where / "result.json"
-        job_file.write_text(json.dumps(job))
+        job_file.write_text(json.dumps({**job, "standin": str(STANDIN_DIR)}))
         with log.open("w") as fh:
             status = proc.run(
                 list(wrap([python, "-m", CHILD_MODULE, str(job_file), str(result_file)])),
@@ -132,11 +119,9 @@ def _launch(
 
 
 def check_origins(tree: Tree, report: dict[str, Any]) -> None:
-    """The child imported every one of ``TREE_MODULES``, and any other ``dynamo.`` module
-    it names but the runtime's ``dynamo._core``, from ``tree``; else a ToolkitError."""
+    """A ToolkitError unless every ``dynamo.`` module named (but ``_core``) is from ``tree``."""
     modules = report.get("modules", {})
-    missing = [m for m in TREE_MODULES if m not in modules]
-    if missing:
+    if missing := [m for m in TREE_MODULES if m not in modules]:
         raise ToolkitError(f"{tree.label} replay did not report where {missing[0]} came from")
     for name, path in modules.items():
         if name.startswith("dynamo.") and name != "dynamo._core" and not inside(path, tree.src):
@@ -144,19 +129,13 @@ def check_origins(tree: Tree, report: dict[str, Any]) -> None:
 
 
 def check_trees(baseline: dict[str, Any], patched: dict[str, Any], keyword: str) -> None:
-    """The baseline child ran a tree without the change and the patched one a tree with it
-    (a tree compared with itself proves nothing): for a design whose helper gains
-    ``keyword``, the patched helper takes it and the baseline's does not; both observe
-    dynamo's fatal exit through the same seam. Else a ToolkitError."""
+    """A ToolkitError unless only the patched helper takes ``keyword`` (a tree against itself
+    proves nothing) and both trees reach dynamo's fatal exit through one seam."""
+    helper = f"extract_from_completion_output({keyword}=...)"
     if keyword and baseline.get("has_new_token_ids"):
-        raise ToolkitError(
-            f"the baseline tree already has extract_from_completion_output({keyword}=...)"
-        )
+        raise ToolkitError(f"the baseline tree already has {helper}")
     if keyword and not patched.get("has_new_token_ids"):
-        raise ToolkitError(
-            f"the patched tree lacks extract_from_completion_output({keyword}=...): "
-            "patches/ does not carry the change"
-        )
+        raise ToolkitError(f"the patched tree lacks {helper}: patches/ does not carry the change")
     seams = baseline.get("fatal_seam"), patched.get("fatal_seam")
     if seams[0] != seams[1]:
         raise ToolkitError(

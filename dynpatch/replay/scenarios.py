@@ -1,8 +1,5 @@
-"""The replayed streams: the named scenarios verify checks, and the benchmark's streams.
-
-Deterministic, standard library only: token ids and logprob values come from a
-``random.Random`` seeded by the script's name, so both trees replay identical bytes.
-"""
+"""The replayed streams (verify's named scenarios, the bench's), standard library only; a
+``random.Random`` seeded by the script's name makes both trees replay identical bytes."""
 
 from __future__ import annotations
 
@@ -23,21 +20,17 @@ class Gen:
     def __init__(self, name: str):
         self.rng = random.Random(zlib.crc32(name.encode()))
 
-    def token(self) -> int:
-        return self.rng.randrange(*VOCAB)
-
     def tokens(self, count: int) -> tuple[int, ...]:
-        return tuple(self.token() for _ in range(count))
+        return tuple(self.rng.randrange(*VOCAB) for _ in range(count))
 
     def position(
         self, token: int, k: int, *, with_selected: bool = True, sampled: bool = False
     ) -> Position:
-        """A ``{token_id: Logprob}`` position with ``k`` entries, ranks 1..k: the selected
-        token first (rank 1), or (``sampled``) below another, as sampling picks it."""
+        """``k`` entries: the selected token first, or (``sampled``) second."""
         lps = sorted((-self.rng.random() * 8 for _ in range(max(k, 1))), reverse=True)
         ids = [token] if with_selected else []
         while len(ids) < max(k, 1):
-            t = self.token()
+            t = self.rng.randrange(*VOCAB)
             if t != token and t not in ids:
                 ids.append(t)
         if not with_selected:
@@ -53,7 +46,6 @@ class Gen:
 
 
 def _finish(steps: list[ReplayStep]) -> tuple[ReplayStep, ...]:
-    """``steps``, the last one finishing the request."""
     return (*steps[:-1], dataclasses.replace(steps[-1], finished=True))
 
 
@@ -71,9 +63,7 @@ def interleaved(
     flat: bool = False,
     **script: Any,
 ) -> Script:
-    """``n`` choices of ``tokens`` tokens, growing by ``sizes`` tokens a step: one choice per
-    result, round robin (TRT-LLM's ``n > 1`` streaming), or all of them (``lockstep``).
-    ``k``: the requested top-k (None: not requested); ``flat``: bare float logprobs."""
+    """``n`` choices growing by ``sizes`` tokens a step, round robin or (``lockstep``) all."""
     g = Gen(name)
     plan = []
     for _ in range(n):
@@ -93,17 +83,14 @@ def interleaved(
                 lps = (
                     tuple(-g.rng.random() * 8 for _ in toks) if flat else g.positions(toks, k or 1)
                 )
-            last = r == len(plan[c]) - 1
-            group.append(
-                Delta(c, toks, lps, finish_reason if last else None, stop_reason if last else None)
-            )
+            ends = (finish_reason, stop_reason) if r == len(plan[c]) - 1 else (None, None)
+            group.append(Delta(c, toks, lps, *ends))
         steps += [ReplayStep(tuple(group))] if lockstep else [ReplayStep((d,)) for d in group]
     return Script(name, _finish(steps), n=n, max_tokens=tokens, logprobs=k, **script)
 
 
 def uneven(name: str, *, n: int, tokens: int, k: int, sizes: tuple[int, ...]) -> Script:
-    """``n`` choices of ``tokens`` tokens; every result carries them all, and each unfinished
-    one grows by ``sizes`` tokens (top-``k`` logprobs each) or, half the time, stands still."""
+    """``n`` choices in every result, each growing by ``sizes`` or, half the time, not."""
     g = Gen(name)
     left = [tokens] * n
     steps: list[ReplayStep] = []
@@ -124,13 +111,10 @@ def stream(tokens: int, choices: int, *, k: int = 1) -> Script:
     return interleaved(f"stream-{tokens}x{choices}-top{k}-inc1", n=choices, tokens=tokens, k=k)
 
 
-# --- named scenarios ------------------------------------------------------------------
-
 Builder = Callable[[str], Script]  # the scenario's name -> its script
 
 
 def _i(**stream: Any) -> Builder:
-    """An :func:`interleaved` stream of the scenario's name."""
     return lambda name: interleaved(name, **stream)
 
 
@@ -151,10 +135,8 @@ def _position(at: int, new: Callable[[Gen, int], Position]) -> Callable[[Gen, li
 
     def edit(g: Gen, steps: list[ReplayStep]) -> None:
         d, *rest = steps[at].deltas
-        position = new(g, d.tokens[0])
-        steps[at] = dataclasses.replace(
-            steps[at], deltas=(dataclasses.replace(d, logprobs=(position, *d.logprobs[1:])), *rest)
-        )
+        d = dataclasses.replace(d, logprobs=(new(g, d.tokens[0]), *d.logprobs[1:]))
+        steps[at] = dataclasses.replace(steps[at], deltas=(d, *rest))
 
     return edit
 
@@ -177,9 +159,7 @@ def _mid_stream(kind: str, message: str) -> Builder:
 def _one_choice(
     count: int, k: int, rows: list[tuple], sampled: bool = False, **script: Any
 ) -> Builder:
-    """One choice of ``count`` tokens with top-``k`` positions (``sampled``: the selected
-    token second); a row per step: its slices ``[a, b)`` of the tokens and ``[c, d)`` of
-    the positions, then finish fields."""
+    """One choice; per step a row: slices ``[a, b)`` of tokens, ``[c, d)`` of positions, finish."""
 
     def build(name: str) -> Script:
         g = Gen(name)
@@ -204,13 +184,8 @@ def _staggered_finish(name: str) -> Script:
     # Choice 0 finishes early; later results still carry it (with its finish_reason).
     g = Gen(name)
     a, b = g.tokens(2), g.tokens(5)
-    steps = [
-        ReplayStep((Delta(0, a[:1], g.positions(a[:1], 1)),)),
-        ReplayStep((Delta(1, b[:2], g.positions(b[:2], 1)),)),
-        ReplayStep((Delta(0, a[1:], g.positions(a[1:], 1), "stop", b[0]),)),
-        ReplayStep((Delta(1, b[2:4], g.positions(b[2:4], 1)),)),
-        ReplayStep((Delta(1, b[4:], g.positions(b[4:], 1), "length"),)),
-    ]
+    rows = [(0, a[:1]), (1, b[:2]), (0, a[1:], "stop", b[0]), (1, b[2:4]), (1, b[4:], "length")]
+    steps = [ReplayStep((Delta(c, t, g.positions(t, 1), *end),)) for c, t, *end in rows]
     return Script(name, _finish(steps), n=2, logprobs=1, max_tokens=5)
 
 
@@ -220,6 +195,7 @@ def _bare_finish(g: Gen, steps: list[ReplayStep]) -> None:
 
 
 LOGPROBS = ("finish", "log_probs", "top_logprobs", "no_worker_exit")
+PLAIN = ("finish", "no_log_probs")
 GROWING = (*LOGPROBS, "empty_delta")  # n > 1: some results grow another choice
 STOP = (*LOGPROBS, "stop_reason")
 FAILED = ("log_probs", "error_chunk", "no_worker_exit")
@@ -227,15 +203,13 @@ DROPPED = (*LOGPROBS, "dropped")
 
 # name -> (builder, what its stream must show: expect.CHECKS). Every builder is deterministic.
 _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
-    # choices and increments
     "1-choice-one-token-top1": (_i(n=1, tokens=24, k=1), LOGPROBS),
     "1-choice-multi-token-top5": (_i(n=1, tokens=40, k=5, sizes=(1, 2, 3, 5, 8)), LOGPROBS),
     "empty-increments": (_steps(_empty_increments, n=1, tokens=12, k=1), GROWING),
     "2-choices-interleaved-top1": (_i(n=2, tokens=16, k=1), GROWING),
     "3-choices-interleaved-top5": (_i(n=3, tokens=12, k=5, sizes=(1, 2)), GROWING),
     "4-choices-interleaved-top1": (_i(n=4, tokens=32, k=1), GROWING),
-    # Where the fix gains most: every result carries all 4 choices, some of which did not
-    # advance (an empty delta: the old helper still copied their whole history).
+    # The fix gains most: all 4 choices in every result, some not advancing (still copied).
     "4-choices-uneven-multi-token-top5": (
         lambda name: uneven(name, n=4, tokens=48, k=5, sizes=(1, 2, 3, 4)),
         (*GROWING, "multi_token"),
@@ -244,12 +218,8 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         _i(n=4, tokens=20, k=5, sizes=(1, 3, 4), lockstep=True),
         LOGPROBS,
     ),
-    # logprob shapes
-    "logprobs-not-requested": (_i(n=2, tokens=10, k=None), ("finish", "no_log_probs")),
-    "logprobs-requested-engine-empty": (
-        _i(n=2, tokens=10, k=1, engine_logprobs=False),
-        ("finish", "no_log_probs"),
-    ),
+    "logprobs-not-requested": (_i(n=2, tokens=10, k=None), PLAIN),
+    "logprobs-requested-engine-empty": (_i(n=2, tokens=10, k=1, engine_logprobs=False), PLAIN),
     "logprobs-zero-means-selected-only": (_i(n=1, tokens=8, k=0), LOGPROBS),
     "none-position": (_steps(_position(4, lambda g, t: None), n=1, tokens=8, k=1), DROPPED),
     "missing-selected-token-falls-back-to-first": (
@@ -268,15 +238,12 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         _one_choice(6, 2, [(0, 2, 0, 1), (2, 4, 1, 3), (4, 6, 3, 6, "length")]),
         LOGPROBS,
     ),
-    # More logprob positions than tokens in a result (the helper cuts to the delta).
+    # More logprob positions than tokens (the helper cuts to the delta); stops on a token id.
     "logprobs-ahead": (
-        _one_choice(
-            5, 3, [(0, 1, 0, 3), (1, 3, 3, 3), (3, 5, 3, 5, "stop", 97195)]
-        ),  # stop on a token id
+        _one_choice(5, 3, [(0, 1, 0, 3), (1, 3, 3, 3), (3, 5, 3, 5, "stop", 97195)]),
         STOP,
     ),
-    # The same two with each selected token below another (sampled, not greedy): a window
-    # cut from the wrong end of the ids meets another token's logprobs first.
+    # The same two sampled: a window cut from the wrong end meets another token's logprobs.
     "logprobs-lag-sampled": (
         _one_choice(6, 3, [(0, 2, 0, 1), (2, 4, 1, 3), (4, 6, 3, 6, "length")], sampled=True),
         LOGPROBS,
@@ -286,7 +253,6 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         LOGPROBS,
     ),
     "prompt-logprobs": (_prompt_logprobs, (*LOGPROBS, "prompt_logprobs")),
-    # finishing
     "finish-length-cached-tokens": (
         _i(n=1, tokens=6, k=1, cached_tokens=3),
         (*LOGPROBS, "cached_tokens"),
@@ -301,8 +267,7 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         _steps(_bare_finish, n=1, tokens=4, k=1),
         ("log_probs", "unknown_finish"),
     ),
-    # TRT-LLM drops a matched stop word from token_ids on the last result, so the
-    # cumulative list gets shorter than what dynamo already streamed.
+    # TRT-LLM drops a matched stop word: token_ids get shorter than what was streamed.
     "stop-word-trimmed": (
         _one_choice(
             7, 1, [(0, 3, 0, 3), (3, 6, 3, 6), (6, 7, 6, 7, "stop", "</end>", 2)], max_tokens=16
@@ -310,7 +275,6 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         STOP,
     ),
     "staggered-finish": (_staggered_finish, STOP),
-    # failures
     "no-outputs-while-running": (
         _steps(lambda g, s: s.insert(3, ReplayStep(no_outputs=True)), n=1, tokens=6, k=1),
         FAILED,
@@ -328,22 +292,14 @@ _NAMED: dict[str, tuple[Builder, tuple[str, ...]]] = {
         lambda name: Script(name=name, steps=(), reject="prompt exceeds max_seq_len"),
         ("error_chunk", "no_worker_exit"),
     ),
-    # scheduling and length
     "engine-yields-between-results": (_i(n=2, tokens=8, k=1, suspend=True), LOGPROBS),
     "long-stream-16k-top5": (_i(n=1, tokens=16384, k=5, sizes=(1, 1, 1, 2, 4)), LOGPROBS),
 }
 NAMED: tuple[str, ...] = tuple(_NAMED)
 
-# Expectations that name behaviour dynamo has only from some release on: (scenario,
-# expectation) -> the first release that shows it. Before it the expectation does not
-# apply (verify lists it as such); the two trees must still give identical streams.
-SINCE: dict[tuple[str, str], str] = {
-    # Prompt logprobs reach the client (engine_data.prompt_logprobs) from 1.5.0 on;
-    # before, dynamo asks the engine for them and streams nothing of them.
-    ("prompt-logprobs", "prompt_logprobs"): "1.5.0",
-    # From 1.6.0 a request generate_async rejects is request-local; before, dynamo takes
-    # the fatal path for it (an error chunk, then the worker exit).
-    ("rejected-at-submission", "no_worker_exit"): "1.6.0",
+SINCE: dict[tuple[str, str], str] = {  # (scenario, expectation) -> first release showing it
+    ("prompt-logprobs", "prompt_logprobs"): "1.5.0",  # before: asked for, never streamed
+    ("rejected-at-submission", "no_worker_exit"): "1.6.0",  # before: the fatal path
 }
 
 

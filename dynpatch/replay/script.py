@@ -1,11 +1,5 @@
-"""What the engine double replays: a :class:`Script` of TRT-LLM engine results.
-
-One ``GenerationResult`` per engine iteration carries *every* choice's ``CompletionOutput``
-with cumulative ``token_ids`` and ``logprobs``; a :class:`ReplayStep` says how that state
-grows before the result is handed out, or which exception the engine raises instead. A
-logprob position is ``None``, a bare ``float`` (TRT-LLM's flat corner case), or
-``(token_id, logprob, rank)`` triples standing for the ``{token_id: Logprob}`` dict.
-"""
+"""What the engine double replays: a :class:`Script` of TRT-LLM results. A logprob position is
+``None``, a bare ``float``, or ``(token_id, logprob, rank)`` triples (a ``{id: Logprob}`` dict)."""
 
 from __future__ import annotations
 
@@ -16,8 +10,7 @@ from typing import Any
 Entry = tuple[int, float, int | None]
 Position = None | float | tuple[Entry, ...]
 
-# Exceptions a step can raise from the engine's iterator, by how dynamo treats them.
-RAISE_KINDS = ("request", "fatal", "shutdown")
+RAISE_KINDS = ("request", "fatal", "shutdown")  # what a step can raise, as dynamo tells them
 
 
 @dataclass(frozen=True)
@@ -54,8 +47,7 @@ class Script:
     max_tokens: int | None = 64
     logprobs: int | None = None  # output_options.logprobs (None: not requested)
     prompt_logprobs: int | None = None  # output_options.prompt_logprobs
-    # What the engine reports as CompletionOutput.prompt_logprobs (on every choice).
-    engine_prompt_logprobs: tuple[Position, ...] | None = None
+    engine_prompt_logprobs: tuple[Position, ...] | None = None  # on every CompletionOutput
     cached_tokens: int | None = None  # on every result, read on the finishing chunk
     reject: str | None = None  # generate_async raises ValueError(reject) at submission
     suspend: bool = False  # the engine yields to the event loop before each result
@@ -63,7 +55,6 @@ class Script:
 
 
 def to_json(script: Script) -> dict[str, Any]:
-    """``script`` as JSON-able data; :func:`from_json` gives it back."""
     return dataclasses.asdict(script)
 
 
@@ -71,24 +62,21 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: _tuples(v) for k, v in data.items()}
+
+
 def from_json(data: dict[str, Any]) -> Script:
     """The script :func:`to_json` gave (JSON lists become the tuples they were)."""
     steps = tuple(
-        ReplayStep(
-            **{
-                **s,
-                "deltas": tuple(
-                    Delta(**{k: _tuples(v) for k, v in d.items()}) for d in s["deltas"]
-                ),
-            }
-        )
+        ReplayStep(**{**s, "deltas": tuple(Delta(**_fields(d)) for d in s["deltas"])})
         for s in data["steps"]
     )
-    return Script(**{k: _tuples(v) for k, v in data.items() if k != "steps"}, steps=steps)
+    return Script(**_fields({k: v for k, v in data.items() if k != "steps"}), steps=steps)
 
 
 def request_for(script: Script) -> dict[str, Any]:
-    """The dynamo request dict a client would send for ``script`` (a fresh copy each call)."""
+    """The dynamo request a client would send for ``script`` (a fresh dict each call)."""
     request: dict[str, Any] = {
         "token_ids": list(script.prompt),
         "stop_conditions": {"max_tokens": script.max_tokens},
@@ -113,8 +101,8 @@ def chunk_history(script: Script) -> list[int]:
     return history
 
 
-def check_chunks(script: Script, got: int, requests: int = 1) -> None:
-    """A RuntimeError unless ``got`` is the chunk count of ``requests`` whole ``script``s."""
-    want = len(chunk_history(script)) * requests
+def check_chunks(script: Script, got: int) -> None:
+    """A RuntimeError unless ``got`` is the chunk count of one whole ``script``."""
+    want = len(chunk_history(script))
     if got != want:
         raise RuntimeError(f"{script.name}: {got} chunks, expected {want}")

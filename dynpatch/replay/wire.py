@@ -1,11 +1,5 @@
-"""Canonical serialisation of what the handler emitted, and the first divergence of two runs.
-
-A replay gives a list of records: ``submit`` (what dynamo passed to ``generate_async``), one
-``chunk`` per yielded response, and events (``worker_exit``, ``engine_abort``, ``raised``).
-Each is serialised to one canonical JSON line when observed, keeping what JSON would lose
-(key order, ``1`` vs ``1.0`` vs ``True``, tuples, non-string keys, non-JSON objects), so two
-runs are equal exactly when their lists of lines are.
-"""
+"""Each replay record as one canonical JSON line keeping what JSON would lose (key order, ``1`` vs
+``1.0`` vs ``True``, tuples, non-string keys, objects), and where two runs first differ."""
 
 from __future__ import annotations
 
@@ -99,12 +93,6 @@ def first_divergence(scenario: str, baseline: list[str], patched: list[str]) -> 
     kind = (a if a is not _ABSENT else b)["kind"]
     chunks = sum(json.loads(r)["kind"] == "chunk" for r in baseline[:i])
     path, va, vb = _first_difference(a, b, "") or ("", a, b)
-    return Divergence(
-        scenario,
-        i,
-        chunks if kind == "chunk" else None,
-        kind,
-        path.removeprefix("value").removeprefix("."),
-        _short(va),
-        _short(vb),
-    )
+    chunk = chunks if kind == "chunk" else None
+    field = path.removeprefix("value").removeprefix(".")
+    return Divergence(scenario, i, chunk, kind, field, _short(va), _short(vb))

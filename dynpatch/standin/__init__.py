@@ -1,6 +1,4 @@
-"""Labelled CPU test doubles of what dynamo imports and this machine cannot install:
-``tensorrt_llm/`` (see its docstring). :data:`STANDIN_DIR` goes on the ``PYTHONPATH`` of
-the replay children and of test-upstream's stand-in tier, nowhere else."""
+"""Test doubles of what dynamo imports but this machine cannot install (children's paths only)."""
 
 from __future__ import annotations
 

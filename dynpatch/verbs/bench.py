@@ -27,7 +27,7 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
     start = time.perf_counter()
     preflight()  # before the fetch: no valgrind, nothing written
     _pin, checkout = pinned(args, ws)
-    out_dir = ws.out / "bench"
+    out_dir = ws.stage.bench
     m = measure(checkout, ws.patches, ws, out_dir, mutant=args.mutant)
     written = f"{console.rel(out_dir / 'bench.json')}, {console.rel(out_dir / PLOT)}"
     shown = [
@@ -41,7 +41,7 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
     if args.record and not m.passed:
         shown.append("not recorded in docs/bench/: the gates did not pass")
     elif args.record:  # written once the record is saved: both or neither
-        then[ws.bench_docs] = reference(m.data, m.counts)
+        then[ws.bench_docs] = reference(m.data, m.counts, _command(args))
     return StageResult(m.passed, tuple(shown), (m.record(_command(args)),), then=then)
 
 

@@ -58,7 +58,7 @@ def run(args: BumpOptions, ws: Workspace) -> StageResult:
     # The pin and patches/ change together: no other run may read or write either meanwhile.
     with files.lock(series.lock(ws.locks, ws.patches), f"the series in {ws.patches}"):
         old_text = ws.pin.read_text()
-        out = args.out or ws.out / "bump"
+        out = args.out or ws.stage.bump
         out.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(dir=out, prefix=f"{new}-"))
         try:

@@ -65,7 +65,7 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         self.assertApplies(BEFORE.replace(OLD_MESSAGE, MESSAGE), AFTER)
         tests = (
             "test_extract_completion_with_delta_matches_slicing_token_ids",
-            "test_extract_completion_slices_token_ids_when_the_delta_does_not_fit",
+            "test_extract_completion_rejects_a_delta_that_is_not_the_chunks",
         )
         self.assertEqual(
             HelperDeltaTests.added_names(),

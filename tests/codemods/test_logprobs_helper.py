@@ -33,18 +33,14 @@ AFTER = '''
     def extract_from_completion_output(output: Any, num_output_tokens_so_far: int, *, include_bytes=False, new_token_ids: Optional[Sequence[int]] = None):
         """Logprobs of one streamed chunk.
 
-        ``new_token_ids``, if given, is the caller's
-        ``output.token_ids[num_output_tokens_so_far:]``: it spares copying the
-        cumulative ``token_ids``. A non-empty one of another length is not the
-        chunk's and is ignored (an O(1) check), so it cannot misalign logprobs.
+        ``new_token_ids``, if given, must be the caller's
+        ``output.token_ids[num_output_tokens_so_far:]``: the chunk's ids are read from it
+        instead of a copy of the cumulative ``token_ids``. A non-empty one of
+        another length raises ``ValueError``; an empty one means nothing new.
         ``num_output_tokens_so_far`` still indexes ``output.logprobs``.
 
         Returns ``(None, None)`` when there is nothing to report.
         """
-        if new_token_ids and (
-            len(new_token_ids) + num_output_tokens_so_far != len(output.token_ids)
-        ):
-            new_token_ids = None  # not this chunk's delta: slice the history as before
         if new_token_ids is None:
             token_ids = list(getattr(output, "token_ids", None) or [])
             if not token_ids or num_output_tokens_so_far >= len(token_ids):
@@ -52,6 +48,8 @@ AFTER = '''
             chunk_token_ids = token_ids[num_output_tokens_so_far:]
         elif not new_token_ids:
             return None, None
+        elif len(new_token_ids) + num_output_tokens_so_far != len(getattr(output, "token_ids", None) or ()):
+            raise ValueError("new_token_ids must be output.token_ids[num_output_tokens_so_far:]")
         else:
             chunk_token_ids = new_token_ids
 

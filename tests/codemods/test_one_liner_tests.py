@@ -1,16 +1,11 @@
-"""The one-line design's carried tests: the helper's test on the module's sentinel, now
-holding ids it lets ``len()`` and a slice read; the handler test with its own comparison
-case (no keyword)."""
+"""The one-line design's carried test: the helper's test on the module's sentinel, now
+holding ids it lets ``len()`` and a slice read (no keyword)."""
 
 from __future__ import annotations
 
-from textwrap import dedent
-
-from codemods.one_liner_handler_tests import OneLinerHandlerTests
 from codemods.one_liner_helper_tests import OneLinerHelperTests
 from codemods.outcome import AlreadyApplied
 from codemods.shape import carried
-from tests.codemods import test_handler_response_loop_tests as delta_handler
 from tests.codemods import test_helper_delta_tests as delta_helper
 from tests.codemods.support import TargetedCodemodTest
 
@@ -30,8 +25,6 @@ HELPER_AFTER = (
     .replace("\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt")
     .replace("    def __len__(self) -> int:\n        return 2\n", SENTINEL)
 )
-CASE = carried(OneLinerHandlerTests.CASE_TEMPLATE).split(":\n", 1)[1]
-HANDLER_AFTER = delta_handler.AFTER.replace(delta_handler.CASE, CASE)
 
 
 class TestOneLinerHelperTests(TargetedCodemodTest):
@@ -40,12 +33,3 @@ class TestOneLinerHelperTests(TargetedCodemodTest):
     def test_extends_the_sentinel_in_order_and_adds_the_test(self) -> None:
         self.assertApplies(delta_helper.BEFORE, HELPER_AFTER)
         self.assertSkips(HELPER_AFTER, AlreadyApplied, "already has the one-liner's test")
-
-
-class TestOneLinerHandlerTests(TargetedCodemodTest):
-    TRANSFORM = OneLinerHandlerTests
-
-    def test_the_delta_design_s_handler_test_with_a_case_of_its_own(self) -> None:
-        self.assertIn("new_token_ids", delta_handler.CASE)
-        self.assertNotIn("new_token_ids", CASE)
-        self.assertApplies(delta_handler.BEFORE, dedent(HANDLER_AFTER))

@@ -89,7 +89,6 @@ def test_the_carried_tests_are_read_and_never_collected_here() -> None:
     assert names == [
         "handler_response_loop_tests.template.py",
         "helper_delta_tests.template.py",
-        "one_liner_handler_tests.template.py",
         "one_liner_helper_tests.template.py",
     ]
     for name in names:

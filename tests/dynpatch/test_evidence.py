@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,34 @@ def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
     with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
         evidence.save(record, patches, out)
     assert json.loads((out / "verify.json").read_text()) == saved
+
+
+def test_a_record_is_saved_with_when_and_where_as_sorted_json(tmp_path: Path) -> None:
+    patches, out = series(tmp_path, patch()), tmp_path / "out" / "evidence"  # folders made
+    record = evidence.Record("bench", BASE, series_digest(patches), "nox -s bench", "fail", "", {})
+    text = evidence.save(record, patches, out).read_text()
+    saved = json.loads(text)
+    assert text == json.dumps(saved, indent=2, sort_keys=True) + "\n"  # stable, diffable
+    assert saved["created"].endswith("+00:00")  # UTC
+    assert saved["host"] == {"python": platform.python_version(), "machine": platform.machine()}
+    (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))
+    now, made = series_digest(patches)[:12], record.series_sha256[:12]
+    with pytest.raises(ToolkitError, match=f"sha256 {made}, {patches.name}/ now {now}\\): "):
+        evidence.save(record, patches, out)
+
+
+def test_a_record_that_is_not_json_is_one_line_saying_so(tmp_path: Path) -> None:
+    (tmp_path / "verify.json").write_text("{not json")
+    with pytest.raises(ToolkitError, match=r"verify\.json is not valid JSON: Expecting"):
+        evidence.load("verify", tmp_path)
+
+
+def test_files_replace_a_folder_made_for_them_under_its_lock(tmp_path: Path) -> None:
+    folder, locks = tmp_path / "docs" / "bench", tmp_path / "locks"
+    locks.write_text("a file where the locks folder should be")
+    with pytest.raises(ToolkitError, match=f"cannot take the lock for {folder}"):
+        evidence.replace_files(folder, {"a.json": b"{}"}, locks)
+    locks.unlink()
+    locks.mkdir()
+    evidence.replace_files(folder, {"a.json": b"{}"}, locks)
+    assert [p.name for p in folder.iterdir()] == ["a.json"]

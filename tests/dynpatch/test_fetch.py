@@ -3,10 +3,12 @@ inputs and faults, are in test_faults.py, through the command line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import fetch
+from dynpatch.fetch import FetchOptions, fetch, source_options
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from tests.fixtures.synthetic import SYNTHETIC_FILES, write_pin
@@ -33,3 +35,20 @@ def test_recorded_tree_is_enforced(synthetic_release) -> None:
     pin = write_pin(rel.pin.path, "9.9.9", rel.wheel.name, rel.pin.pinned.sha256, tree="0" * 40)
     with pytest.raises(ToolkitError, match=f"has tree {tree}, pin records 0000"):
         fetch(load_pin(pin), rel.ws)
+
+
+@pytest.mark.parametrize(
+    ("options", "told"),
+    [
+        (FetchOptions(), "--no-newest --versions 9.9.9"),
+        (FetchOptions(source="path", path=Path("my clone")), "--source path --path 'my clone'"),
+        (
+            FetchOptions(source="git", url="https://u:TOKEN@example.com/d.git", ref="main"),
+            "--source git --url https://example.com/d.git --ref main",
+        ),
+    ],
+    ids=["pypi", "path", "git"],
+)
+def test_the_command_to_judge_a_tree_names_the_same_source(options, told: str) -> None:
+    # what apply tells the user to run: the same tree, quoted, no credential in it
+    assert source_options(options, "9.9.9").startswith(told)

@@ -1,3 +1,1 @@
-"""The bench's measurements: what the change saves in dynamo's real TRT-LLM handler,
-baseline vs patched, in instructions counted under callgrind (gated) and in one timed A/B
-(informative)."""
+"""The bench: what the change saves, in instructions under callgrind (gated) and in time."""

@@ -1,7 +1,4 @@
-"""The time-based A/B, informative only: the handler thread's CPU time per request of the
-reference case, the two trees' ops taking turns (A B, B A, ...) in their native children
-(:func:`dynpatch.services.bench.plan.native`); the paired median change with a bootstrap interval.
-"""
+"""The time-based A/B (informative): the paired change of the handler's CPU time per request."""
 
 from __future__ import annotations
 
@@ -20,8 +17,7 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class PairedChange:
-    """Candidate vs baseline over pairs of ops, ``change = median(c_i - b_i)``, in percent
-    of the baseline's median, with its percentile-bootstrap interval."""
+    """``median(c_i - b_i)`` in percent of the baseline's median, with its bootstrap interval."""
 
     pairs: int
     baseline_median: float
@@ -34,8 +30,7 @@ class PairedChange:
 def paired_change(
     baseline: Sequence[float], candidate: Sequence[float], seed: int = SEED
 ) -> PairedChange:
-    """The paired change of ``candidate`` against ``baseline``, pair by pair; a ValueError
-    for no pairs, unequal lengths, or a baseline median that is not positive."""
+    """The paired change of ``candidate`` against ``baseline``, pair by pair."""
     if len(baseline) != len(candidate) or not baseline:
         raise ValueError(f"{len(baseline)} baseline and {len(candidate)} candidate values")
     base = statistics.median(baseline)
@@ -57,8 +52,7 @@ def paired_change(
 
 
 def summary(ops_ns: dict[str, list[int]], loadavg: float) -> dict[str, Any]:
-    """The A/B's record: each tree's op times (ns, in the order timed), their paired change,
-    the 1-minute load average when the timed children started, and its line."""
+    """The A/B's record: op times (ns), their paired change, the load average, its line."""
     c = paired_change(ops_ns["baseline"], ops_ns["patched"])
     line = (
         f"A/B, time-based (informative, not gated): {REFERENCE.tokens}x{REFERENCE.choices}, "

@@ -23,8 +23,7 @@ class Case:
 
 @dataclass(frozen=True)
 class Part:
-    """One counted part: ``what`` (request, engine or windows) of one case, its chunks and
-    the instructions callgrind counted; a request part is one whole request."""
+    """One counted part: ``what`` (request, engine or windows) of one case, and its counts."""
 
     label: str
     what: str
@@ -43,8 +42,7 @@ def choices(n: int) -> str:
 
 
 def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[Part]:
-    """The child's account of its parts joined with the dumps' counts; a ToolkitError
-    unless every part has its dump and every dump its part."""
+    """The child's parts joined with the dumps' counts; a ToolkitError unless they match."""
     parts = []
     for p in result.get("parts", []):
         if p["label"] not in counts:
@@ -52,16 +50,13 @@ def parts_of(result: dict[str, Any], counts: dict[str, int], tree: str) -> list[
         history = tuple(p["history"]) if "history" in p else None
         case, count = Case(**p["case"]), counts[p["label"]]
         parts.append(Part(p["label"], p["what"], case, int(p["chunks"]), count, history))
-    extra = sorted(set(counts) - {p.label for p in parts})
-    if extra:
+    if extra := sorted(set(counts) - {p.label for p in parts}):
         raise ToolkitError(f"{tree}: callgrind dumps for parts the child did not report: {extra}")
     return parts
 
 
 @dataclass(frozen=True)
 class TreeCounts:
-    """Every part counted in one run of one tree's child."""
-
     tree: str
     parts: list[Part]
 
@@ -73,7 +68,6 @@ class TreeCounts:
         raise ToolkitError(f"{self.tree}: no {what} count for {case.tokens}x{case.choices}")
 
     def windows(self, case: Case) -> list[Part]:
-        """The stream's windows, by history."""
         found = [p for p in self.parts if p.what == "windows" and p.case == case]
         return sorted(found, key=lambda p: p.history or (0, 0))
 
@@ -87,8 +81,7 @@ class TreeCounts:
         return 100.0 * (w[-1].per_chunk - w[0].per_chunk) / w[0].per_chunk
 
     def slope(self, case: Case) -> float:
-        """Least-squares slope of per-chunk instructions over the windows' middle history:
-        instructions per history token."""
+        """Per-chunk instructions per history token, over the windows' middles."""
         w = self.windows(case)
         return slope([sum(p.history or (0, 0)) / 2 for p in w], [p.per_chunk for p in w])
 

@@ -1,9 +1,6 @@
-"""The gates (CI fails when one is missed): per request, the patched tree executes at most
-95 % of the baseline's instructions at 256 x 4 and 60 % at 4096 x 1; inside one
-16384-token stream its per-chunk count late is within 3 % of early; its allocation per
-chunk grows under 1 byte per history token (a copy of the history costs at least a
-pointer, 8 bytes, per token); and two runs of each tree agree within 0.1 %.
-"""
+"""The gates (CI fails when one is missed): per request the patched tree runs at most 95 % of the
+baseline's instructions at 256 x 4, 60 % at 4096 x 1; per chunk, late within 3 % of early in a
+16384-token stream, allocation under 1 B per history token (a copy costs 8); runs agree to 0.1 %."""
 
 from __future__ import annotations
 
@@ -31,7 +28,6 @@ class Gate:
 
 
 def _bytes(slopes: dict[str, float | None]) -> str:
-    """Allocation slopes by number of choices, as the gate shows them."""
     shown = [(slopes.get(str(s.choices)), s.choices) for s in STREAMS]
     return ", ".join(f"{'n/a' if v is None else f'{v:.3f}'} B/token ({c}ch)" for v, c in shown)
 
@@ -39,8 +35,7 @@ def _bytes(slopes: dict[str, float | None]) -> str:
 def evaluate(
     base: TreeCounts, other: TreeCounts, alloc: AllocSlopes, *, name: str = "patched"
 ) -> list[Gate]:
-    """The gates for tree ``other`` (the patched tree, or a mutant of it) against the
-    baseline, each met or not, with the numbers that decide it."""
+    """The gates for tree ``other`` (patched, or a variant) against the baseline, met or not."""
     gates = []
     for i, case in enumerate(REQUEST_CASES, 1):
         b, o = base.request(case).instructions, other.request(case).instructions
@@ -76,8 +71,7 @@ def evaluate(
 
 
 def agreement(first: dict[str, TreeCounts], second: dict[str, TreeCounts]) -> Gate:
-    """The reference case counted in two runs per tree (forked from one child after its
-    imports: the same memory image) agrees within :data:`AGREE_PCT`."""
+    """The reference case's two runs per tree (one memory image) agree within AGREE_PCT."""
     parts, worst = [], 0.0
     for tree in first:
         a = first[tree].request(REFERENCE).instructions

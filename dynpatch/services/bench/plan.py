@@ -1,8 +1,4 @@
-"""What the bench measures, and the replay children that measure it
-(:mod:`dynpatch.replay.counted`): one child under callgrind and one native child, each
-forking a copy per tree (natively: allocation; the baseline's and the patched tree's copies
-also time the A/B, taking turns).
-"""
+"""What the bench measures, and its replay children (:mod:`dynpatch.replay.counted`)."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ STREAMS = (Case(tokens=STREAM_TOKENS, choices=1), Case(tokens=STREAM_TOKENS, cho
 WIDTH = 256
 WINDOWS = tuple((lo, lo + WIDTH) for lo in (256, 4096, 8192, 12288, STREAM_TOKENS - 2 * WIDTH))
 EARLY, LATE = WINDOWS[0], WINDOWS[-1]
-# Set in every counted child: str hashing fixed; dynamo's per-request INFO lines off, since
-# they print the wall-clock time, and formatting it costs a time-dependent count.
+# No per-request INFO lines: formatting their wall-clock time costs a time-dependent count.
 ENV = {"PYTHONHASHSEED": "0", "DYN_LOG": "error"}
 JOBS = 2  # children at once (this machine has two cores)
 ALLOC_SAMPLES = 96  # sampled chunks per long stream for tracemalloc
@@ -44,9 +39,7 @@ COUNTED = (
 
 
 def measures() -> list[dict[str, Any]]:
-    """Every measurement of one tree's counted run."""
-    kinds = ("request", "engine")
-    found = [{"what": w, "case": c.to_json()} for c in REQUEST_CASES for w in kinds]
+    found = [{"what": w, "case": c.to_json()} for c in REQUEST_CASES for w in ("request", "engine")]
     return found + [{"what": "windows", "case": s.to_json(), "windows": WINDOWS} for s in STREAMS]
 
 
@@ -55,8 +48,6 @@ AGAIN = [{"what": "request", "case": REFERENCE.to_json()}]  # the agreement gate
 
 @dataclass(frozen=True)
 class Counted:
-    """One tree's counted copy: its runs' counts, in order, and its setup report."""
-
     runs: list[TreeCounts]
     hello: dict[str, Any]
 
@@ -70,9 +61,7 @@ def count(
     prefix: Sequence[str] = (),
     python: str = sys.executable,
 ) -> dict[str, Counted]:
-    """One child under callgrind for every tree (each tree's ``runs``), its job, result, log
-    and dumps in ``folder``: per tree, the counts of its runs, each in a copy forked once
-    everything is imported."""
+    """One child under callgrind for every tree's ``runs``: per tree the counts of its runs."""
     found = runner.run_trees(
         trees,
         {},
@@ -87,8 +76,7 @@ def count(
     )
     dumps = valgrind.read_parts(folder)
     reported = {r["pid"] for tree in found.values() for r in tree["runs"]}
-    unknown = sorted(set(dumps) - reported)
-    if unknown:
+    if unknown := sorted(set(dumps) - reported):
         raise ToolkitError(f"callgrind dumps of processes no run reported: {unknown}")
     return {
         label: Counted(
@@ -102,10 +90,7 @@ def count(
 def native(
     trees: dict[str, runner.Tree], folder: Path, python: str = sys.executable
 ) -> tuple[dict[str, Any], float]:
-    """Every tree natively, all at once (one child, a copy per tree): the allocation
-    samples of both long streams, and the A/B's op times of the baseline and the patched
-    tree, which take turns through two FIFOs in ``folder``. Per tree its result, and the
-    load average when they started."""
+    """Every tree natively in one child (allocation, the pair's A/B): results, load average."""
     folder.mkdir(parents=True)
     baton = [folder / f"{label}.turn" for label in PAIR]
     for fifo in baton:
@@ -130,12 +115,10 @@ T = TypeVar("T")
 
 
 def run_all(
-    tasks: Sequence[tuple[str, Callable[[], T]]],
-    done: Callable[[str, float], None],
-    jobs: int = JOBS,
+    tasks: Sequence[tuple[str, Callable[[], T]]], done: Callable[[str, float], None]
 ) -> dict[str, T]:
-    """Run the named tasks ``jobs`` at a time (in the order given); ``done(name, seconds)``
-    as each ends. The first failure is raised once the others have ended."""
+    """Run the tasks ``JOBS`` at a time, ``done(name, seconds)`` as each ends; the first failure
+    raised once all have ended."""
     start = time.perf_counter()
 
     def timed(name: str, task: Callable[[], T]) -> T:
@@ -143,6 +126,6 @@ def run_all(
         done(name, time.perf_counter() - start)
         return value
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    with ThreadPoolExecutor(max_workers=JOBS) as pool:
         futures = {name: pool.submit(timed, name, task) for name, task in tasks}
     return {name: f.result() for name, f in futures.items()}

@@ -1,5 +1,4 @@
-"""What a bench run shows: its figures, one table (Markdown, printed as it is saved), the
-slope line and the plot of instructions per chunk against history."""
+"""What a bench run shows: its figures, a Markdown table, the slope line and the plot."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ def figures(trees: dict[str, TreeCounts]) -> dict[str, Any]:
 
 
 def table(trees: dict[str, TreeCounts]) -> list[str]:
-    """One Markdown row per tree: instructions per request in each case and against the
-    baseline, and per chunk late vs early in each long stream."""
+    """One Markdown row per tree: instructions per request, /baseline, late vs early."""
     columns = ["tree"]
     for case in REQUEST_CASES:
         columns += [f"{case.tokens}x{case.choices} instructions per request", "/baseline"]
@@ -73,8 +71,7 @@ def slope_line(trees: dict[str, TreeCounts]) -> str:
 
 
 def plot_png(trees: dict[str, TreeCounts]) -> bytes:
-    """Instructions per chunk against history, per tree and number of choices (the same
-    counts give the same bytes)."""
+    """Instructions per chunk against history (the same counts give the same bytes)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -96,8 +93,7 @@ def plot_png(trees: dict[str, TreeCounts]) -> bytes:
     ax.set_xlabel("history length of the choice (tokens already streamed)")
     ax.set_ylabel("instructions per chunk (thousands, callgrind Ir)")
     ax.set_title(
-        f"dynamo TRT-LLM handler, one {STREAMS[0].tokens}-token stream, logprobs on",
-        fontsize=10,
+        f"dynamo TRT-LLM handler, one {STREAMS[0].tokens}-token stream, logprobs on", fontsize=10
     )
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)

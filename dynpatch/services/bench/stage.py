@@ -1,16 +1,9 @@
-"""The bench: count each tree's instructions under callgrind, judge the gates, time the
-informative A/B, save.
-
-The trees: baseline, patched, the alternative (the baseline with only its history copy
-dropped; informative) and, with ``--mutant``, the patched tree with the copy planted back,
-whose gates must miss. The reviewer's script (``docs/bench/per_chunk_cost.py``) runs on
-the patched tree for the PR. ``out/bench/`` (``bench.json``, the plot, the children's logs
-and dumps) is replaced whole at the end.
-"""
+"""The bench: count each tree's instructions, judge the gates, time the A/B. Trees: baseline,
+patched, the alternative (the baseline less its history copy; informative) and, with
+``--mutant``, the patched tree with the copy planted back, whose gates must miss."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -43,18 +36,15 @@ VARIANTS = ("alternative", "mutant")  # judged by the gates beside the patched t
 def cpu() -> str:
     """The CPU's model name (from /proc/cpuinfo, else the platform) and how many."""
     info = Path("/proc/cpuinfo")
-    names = (
-        [ln for ln in info.read_text().splitlines() if "model name" in ln] if info.is_file() else []
-    )
-    model = (
-        names[0].split(":", 1)[1].strip() if names else platform.processor() or platform.machine()
-    )
+    lines = info.read_text().splitlines() if info.is_file() else []
+    model = next((ln.split(":", 1)[1].strip() for ln in lines if "model name" in ln), None)
+    if model is None:
+        model = platform.processor() or platform.machine()
     return f"{model} x{os.cpu_count()}"
 
 
 def rerun(python: str, tree: Path, script: Path) -> dict[str, Any]:
-    """The reviewer's ``script`` run as a reviewer runs it, at the top of ``tree`` with no
-    argument (it loads the tree's helper by its path): its output, for the PR description."""
+    """The reviewer's ``script`` run as a reviewer runs it (in ``tree``, no argument)."""
     done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree)
     if done.returncode != 0:
         raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
@@ -110,10 +100,7 @@ def measure(
     mutant: bool,
     python: str = sys.executable,
 ) -> Measured:
-    """Count every tree of ``checkout`` without and with the series in ``patches`` (trees
-    under the workspace's), judge the gates, time the A/B, run the reviewer's script (the
-    workspace's), all under ``python``; ``out_dir`` is replaced whole with ``bench.json``,
-    the plot, the children's logs and dumps."""
+    """Count, judge, time and rerun on the trees of ``checkout`` without and with ``patches``."""
     start = time.perf_counter()
     valgrind_path = preflight()
     version = valgrind.version(valgrind_path)
@@ -122,9 +109,8 @@ def measure(
     srcs = {"baseline": trees.src(trees.baseline), "patched": trees.src(trees.patched)}
     with err.status(f"running {ws.rerun.name} on the patched tree ..."):
         script = rerun(sys.executable, trees.patched, ws.rerun)
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(files.lock(ws.locks / f"{out_dir.name}.lock", f"{out_dir}"))
-        scratch = stack.enter_context(files.owned_dir(out_dir.parent, ".variants-"))
+    lock = files.lock(ws.locks / f"{out_dir.name}.lock", f"{out_dir}")
+    with lock, files.owned_dir(out_dir.parent, ".variants-") as scratch:
         design = series.design_of(patches)
         alternative, planted = variants.alternative(design), variants.mutant(design)
         what = {v.name: v.what for v in (alternative, planted)}
@@ -154,9 +140,6 @@ def measure(
 
 @dataclass(frozen=True)
 class Measured:
-    """One bench run: the trees it counted, whether every gate passed, its lines as printed,
-    its record (``bench.json``), the counts, and the reviewer's script's output."""
-
     trees: Trees
     passed: bool
     lines: list[str]
@@ -181,9 +164,8 @@ def _measure(
     layout = valgrind.fixed_layout()
     kw = {"valgrind_path": valgrind_path, "prefix": layout, "python": python}
     runs = {t: [plan.measures(), *([plan.AGAIN] if t in plan.PAIR else [])] for t in tree_of}
-    counting = partial(plan.count, list(tree_of.values()), runs, stage / "children", **kw)
     tasks = [
-        ("counts", counting),
+        ("counts", partial(plan.count, list(tree_of.values()), runs, stage / "children", **kw)),
         ("allocation and A/B", partial(plan.native, tree_of, stage / "native", python)),
     ]
     err.print(
@@ -221,9 +203,7 @@ def _measure(
 
 
 def _judge(found: dict[str, Any], what: dict[str, str]) -> tuple[dict[str, Any], list[str], bool]:
-    """The run's record (``bench.json``), its lines as printed, and whether it passed:
-    every gate met by the patched tree, the two runs agreeing, and (when counted) every
-    gate missed by the mutant. ``what``: a line on each variant."""
+    """The record, lines and verdict: every gate met by patched and (if run) missed by mutant."""
     counts: dict[str, TreeCounts] = found["counts"]
     alloc = found["alloc"]["slope_bytes_per_token"]
     verdicts = gates.evaluate(counts["baseline"], counts["patched"], alloc)
@@ -262,16 +242,17 @@ def _judge(found: dict[str, Any], what: dict[str, str]) -> tuple[dict[str, Any],
     return data, lines, passed
 
 
-def reference(data: dict[str, Any], counts: dict[str, TreeCounts]) -> dict[str, bytes]:
-    """The reference's two files for ``docs/bench/``: baseline and patched only, named by
-    the code they measured (its ``code_sha256``)."""
+def reference(
+    data: dict[str, Any], counts: dict[str, TreeCounts], command: str
+) -> dict[str, bytes]:
+    """The reference's two files for ``docs/bench/``: baseline and patched only."""
     pair = {t: counts[t] for t in plan.PAIR}
     ref = {
         **{k: data["trees"][k] for k in ("code_sha256", "series_sha256", "base", "release")},
         "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
         **{k: data[k] for k in ("what", "how", "agreement", "gates")},
         **report.figures(pair),
-        "command": "nox -s bench -- --record",
+        "command": command,
     }
     text = json.dumps(ref, indent=1, sort_keys=True) + "\n"
     return {RECORD: text.encode(), PLOT: report.plot_png(pair)}

@@ -1,7 +1,4 @@
-"""valgrind as the instruction counts use it: found (or refused in one line), its version,
-a counted child's command line, and the parts read back from the dumps that each process
-writes (``callgrind.out.<pid>.<n>``: its ``pid:``, its label in ``desc: Trigger: Client
-Request: <label>``, its instruction count in ``totals:``)."""
+"""valgrind as the counts use it: found, its version, a child's command line, its dumps read."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ _TRIGGER = "desc: Trigger: Client Request: "
 
 def find() -> str:
     """The valgrind executable on ``PATH``; a ToolkitError saying how to install it."""
-    found = shutil.which("valgrind")
-    if found is None:
+    if (found := shutil.which("valgrind")) is None:
         raise ToolkitError(MISSING)
     return found
 
@@ -36,9 +32,7 @@ def version(valgrind: str) -> str:
 
 
 def fixed_layout() -> list[str]:
-    """``setarch <machine> -R`` where this machine allows it (a container's seccomp may
-    not), else nothing: the child's address-space randomisation off, so two runs lay
-    memory out alike (their counts then agree to about 0.02 % rather than 0.1 %)."""
+    """``setarch <machine> -R`` where allowed: two runs then agree to 0.02 %, not 0.1 %."""
     setarch = shutil.which("setarch")
     if setarch is None:
         return []
@@ -50,14 +44,12 @@ def fixed_layout() -> list[str]:
 def command(
     valgrind: str, folder: Path, argv: Sequence[str], prefix: Sequence[str] = ()
 ) -> list[str]:
-    """``argv`` under callgrind (behind ``prefix``), its dumps (and those of every process
-    it forks) written into ``folder``."""
+    """``argv`` under callgrind (behind ``prefix``), its and its forks' dumps in ``folder``."""
     return [*prefix, valgrind, *OPTIONS, f"--callgrind-out-file={folder / OUT_NAME}.%p", *argv]
 
 
 def parse_dump(text: str) -> tuple[int, str, int] | None:
-    """A client-request dump's process id, label and instruction count (None: another
-    kind of dump, such as the one callgrind writes at exit)."""
+    """A client-request dump's process id, label and instructions (None: another kind)."""
     pid = label = total = None
     for line in text.splitlines():
         if line.startswith("pid: "):

@@ -1,11 +1,5 @@
-"""TEST DOUBLE of NVIDIA's ``tensorrt_llm`` package, for replaying dynamo's TRT-LLM handler
-on a CPU machine (the real package needs a GPU build).
-
-Written for this toolkit, not copied from TensorRT-LLM: only the names dynamo's TRT-LLM
-handler and the modules it imports ask for, in the shapes the handler touches. Anything
-that would need a real engine raises :class:`StandInUsed`. Only child processes get its
-folder on their ``PYTHONPATH``; never install it.
-"""
+"""TEST DOUBLE of NVIDIA's ``tensorrt_llm`` (a GPU build), written for this toolkit: the names
+dynamo's handler asks for; what needs a real engine raises :class:`StandInUsed`. Never install."""
 
 STANDIN = True  # the replay child checks this to be sure it imported the double
 
@@ -21,9 +15,7 @@ class _Unavailable:
         raise StandInUsed(f"{type(self).__name__} is not available in the CPU stand-in")
 
 
-class LLM(_Unavailable):
-    pass
+class LLM(_Unavailable): ...
 
 
-class MultimodalEncoder(_Unavailable):
-    pass
+class MultimodalEncoder(_Unavailable): ...

@@ -1,8 +1,4 @@
-"""TEST DOUBLE: ``tensorrt_llm.sampling_params`` (see the package docstring).
-
-``SamplingParams`` is a plain dataclass because dynamo builds the per-request copy with
-``dataclasses.replace``; it holds the fields dynamo reads or sets on that path.
-"""
+"""TEST DOUBLE: ``tensorrt_llm.sampling_params`` (dataclasses: dynamo copies them by replace)."""
 
 from __future__ import annotations
 

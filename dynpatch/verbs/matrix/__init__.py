@@ -81,7 +81,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
-    out = args.out or ws.out / "matrix"
+    out = args.out or ws.stage.matrix
     out.mkdir(parents=True, exist_ok=True)
     # Built once here: the threads would otherwise race to create the same formatter env.
     formatting.tools_python(ws)

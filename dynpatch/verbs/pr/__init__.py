@@ -21,7 +21,7 @@ from dynpatch.io.git import Identity
 from dynpatch.pin import load_pin
 from dynpatch.results import StageResult
 from dynpatch.verbs.pr import branch as branches
-from dynpatch.verbs.pr import checks, description, publish, signing, validation
+from dynpatch.verbs.pr import checks, description, governance, publish, signing, validation
 from dynpatch.workspace import Workspace
 
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
@@ -43,6 +43,7 @@ class PrOptions(FetchOptions):
     signing_format: str | None = None  # gpg.format (None: git config, else from the key)
     run_checks: bool = False  # every check the description cites, on this base, first
     reviewed: str | None = None  # the disclosure's "what I reviewed myself" line
+    request: int | None = None  # the Contribution Request issue this PR closes
     push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
     out: Path | None = None  # None: out/pr/PR_DESCRIPTION.md
 
@@ -72,7 +73,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
         if problem := publish.source_problem(checkout):
             raise ToolkitError(f"refusing to push (nothing written): {problem}")
         remote = publish.remote_arg(args.push)
-    out = args.out or ws.out / "pr" / DESCRIPTION_FILE
+    out = args.out or ws.stage.pr / DESCRIPTION_FILE
     _check_writable(out)
     design = series.design_of(ws.patches)
     made = ws.patches
@@ -111,8 +112,9 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
                 base, digest, len(names), plan, name, trust.checked if trust else ""
             ),
             design=design,
-            core=validation.core_lines(numstat),
+            core=governance.core_lines(numstat, governance.read_codeowners(checkout.path)),
             plan=plan,
+            request=args.request,
             script=ws.rerun.read_text() if ws.rerun.is_file() else "",
             reviewed=args.reviewed,
             release=checkout.release.version,
@@ -173,6 +175,11 @@ def _shown(
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
         shown.append("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
     warnings = validation.warnings(facts.evidence)
+    if facts.core.reasons and args.request is None:
+        warnings.append(
+            f"dynamo's governance asks for a Contribution Request first "
+            f"({'; '.join(facts.core.reasons)}): open one, then pass --contribution-request N"
+        )
     if not args.reviewed:
         warnings.append(
             "the description's disclosure asks what you reviewed yourself: complete it, or "

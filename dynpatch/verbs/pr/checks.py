@@ -44,7 +44,7 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
             series.compare(tmp / SERIES_DIR, ws.patches)
             made = ws.patches
         except ToolkitError:  # another base: its own series, beside patches/
-            made = ws.out / "pr" / SERIES_DIR
+            made = ws.stage.pr / SERIES_DIR
             with files.staged_dir(made) as staged:
                 for name in ["series", *series.names(tmp / SERIES_DIR)]:
                     (staged / name).write_bytes((tmp / SERIES_DIR / name).read_bytes())
@@ -82,20 +82,20 @@ def _upstream_tests(
     checkout: Checkout, made: Path, ws: Workspace, python: str
 ) -> tuple[bool, Record]:
     options = upstream_tests.UpstreamTestOptions(python=python)
-    result = upstream_tests.check(options, checkout, made, ws.trees, ws.out / "test-upstream")
+    result = upstream_tests.check(options, checkout, made, ws.trees, ws.stage.test_upstream)
     assert result.record is not None
     return result.ok, result.record
 
 
 def _verify(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
     options = replay_check.VerifyOptions(python=python)
-    result = replay_check.check(options, checkout, made, ws.trees, ws.out / "verify")
+    result = replay_check.check(options, checkout, made, ws.trees, ws.stage.verify)
     assert result.record is not None
     return result.ok, result.record
 
 
 def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
-    measured = bench.measure(checkout, made, ws, ws.out / "bench", mutant=True, python=python)
+    measured = bench.measure(checkout, made, ws, ws.stage.bench, mutant=True, python=python)
     return measured.passed, measured.record("")
 
 

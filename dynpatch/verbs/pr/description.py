@@ -12,22 +12,24 @@ from typing import Any
 
 from codemods import helper_drops_copy
 from codemods.series import Design
-from dynpatch.fetch import Checkout
+from dynpatch.fetch import MATERIALISED, Checkout
 from dynpatch.io import git as gitio
 from dynpatch.services.bench.gates import FLAT_PCT
 from dynpatch.services.upstream_tests import tiers
 from dynpatch.verbs.pr import validation
 from dynpatch.verbs.pr.branch import BranchPlan
-from dynpatch.verbs.pr.texts import PROSE, RELATED_PR
-from dynpatch.verbs.pr.validation import CoreLines, StageEvidence, State
+from dynpatch.verbs.pr.governance import CoreLines
+from dynpatch.verbs.pr.texts import PROSE
+from dynpatch.verbs.pr.validation import StageEvidence, State
 
+# Each tier of dynamo's tests as the description names it, in plain words.
 _TIERS = {
-    t.name: f'{t.title} (`-m "{t.marker}"`{note})'
-    for t, note in (
-        (tiers.CPU, ""),
-        (tiers.STANDIN, ": the handler tests on CPU, `tensorrt_llm` a labelled test double"),
-        (tiers.GPU, ", in the TRT-LLM container"),
-    )
+    tiers.CPU.name: f'dynamo\'s CPU tests (`-m "{tiers.CPU.marker}"`)',
+    tiers.STANDIN.name: (
+        f'the TRT-LLM handler tests (`-m "{tiers.STANDIN.marker}"`) on CPU, a test double '
+        "standing in for `tensorrt_llm`"
+    ),
+    tiers.GPU.name: f'the TRT-LLM tests on a GPU, in the TRT-LLM container (`-m "{tiers.GPU.marker}"`)',
 }
 CASES, CASES_SHOWN = ("256x4", "4096x1"), ("256 tokens x 4 choices", "4096 x 1")
 LONG = "16384x1"  # the long stream whose per-chunk counts the text quotes
@@ -35,6 +37,12 @@ NOT_RUN = "not run for this base and series"
 TO_COMPLETE = (
     "_(complete before submitting: what you read and ran yourself, e.g. the diff line by "
     "line, and `pytest ...` in a dynamo checkout or the TRT-LLM container)_"
+)
+CR_PLACEHOLDER = "XXXX"  # the Contribution Request's issue number, until the person has one
+MEASURE = (
+    "valgrind instruction counts (deterministic) of dynamo's real "
+    "`AggregatedHandler.generate` replayed on CPU against a stand-in engine, logprobs on: "
+    "the handler's own work, not serving throughput"
 )
 
 
@@ -48,6 +56,7 @@ class Facts:
     design: Design
     core: CoreLines
     plan: BranchPlan
+    request: int | None = None  # the Contribution Request's issue number
     script: str = ""  # the reviewer's script (docs/bench/per_chunk_cost.py)
     reviewed: str | None = None  # the person's own line in the disclosure
     release: str = "<version>"  # the base's dynamo version: the TRT-LLM runtime image's tag
@@ -56,24 +65,40 @@ class Facts:
 
 def render(f: Facts) -> str:
     prose = PROSE[f.design.name]
-    headline, rest = _figures(f)
     sections = [f"## Overview:\n\n{prose.overview}"]
     if f.plan.keep:
         sections.append(_changes(f))
     sections += [
-        f"## Details:\n\n{prose.details}\n- Made on {f.base}.\n{headline}\n"
-        f"{_alternative(f.evidence, f.design)}\n\n{_rerun(f.evidence, f.script)}\n\n{rest}",
+        f"## Details:\n\n{prose.details}\n\nMade on {f.base}.\n\n{_table(f)}\n\n"
+        f"{_checks(f)}\n\n{_alternative(f.evidence, f.design)}\n\n{prose.related}\n\n"
+        f"The full record, with every check's command and output and a standard-library "
+        f"script that reruns the helper's cost per chunk in a plain checkout, is attached "
+        f"as `VALIDATION.md`.",
         f"## Where should the reviewer start?\n\n{_reviewer_start(f.changed, f.design)}",
-        f"## Related Issues\n\n- Relates to #{RELATED_PR} (pull request)\n"
-        f"- Contribution Request: {f.core.sentence()}\n\n{prose.related}",
+        f"## Related Issues\n\n{_related(f)}",
         f"## Public API\n\n{prose.public_api}",
         _disclosure(f),
     ]
     return "\n\n".join(sections) + "\n"
 
 
+def _related(f: Facts) -> str:
+    """dynamo's template: the issue this PR closes (the Contribution Request, when the
+    governance asks for one), else the box that says there is none."""
+    if f.request is not None:
+        return f"- Closes #{f.request} (the Contribution Request)"
+    if f.core.reasons:
+        return (
+            f"- Closes #{CR_PLACEHOLDER} (the Contribution Request this change needs: "
+            f"{'; '.join(f.core.reasons)}; open it from the template, and open this PR once "
+            "it has `approved-for-pr`)"
+        )
+    return "- [x] Confirmed — no related issue"
+
+
 def validation_record(f: Facts) -> str:
-    """VALIDATION.md: every stage's command and saved output, then this run's checks."""
+    """VALIDATION.md: every stage's command and saved output, what a reviewer reruns, then
+    this run's checks."""
     return (
         f"# Validation: {f.title}\n\nMade on {f.base}. Each stage's exact command and its "
         "saved output for this base and series; a stage without one is named as not run. "
@@ -81,6 +106,7 @@ def validation_record(f: Facts) -> str:
         "over its `series` file and then each patch it lists, in order, each fed as its file "
         "name, a NUL byte, the file's bytes and a NUL byte (commit messages included).\n\n"
         + "\n".join(map(validation.markdown, f.evidence))
+        + f"\n## What a reviewer reruns\n\n{_reviewer_runs(f)}\n\n{_rerun(f.evidence, f.script)}\n"
         + "\n## This branch (`python -m dynpatch pr`)\n\n"
         + "".join(f"- {line}\n" for line in f.checks)
     )
@@ -93,6 +119,12 @@ def base_name(checkout: Checkout) -> str:
     if checkout.source == "pypi":
         return (
             f"`{checkout.release.tag}` (ai-dynamo {checkout.release.version}, from its PyPI wheel)"
+        )
+    title = gitio.commit_message(checkout.path, checkout.base).split("\n", 1)[0]
+    if title.endswith(f") {MATERIALISED}"):  # a clone of a tree laid out from a wheel
+        return (
+            f"the tree of the PyPI wheel ai-dynamo {checkout.release.version}, laid out as the "
+            "repository (not an upstream commit: rebase onto `main` before opening)"
         )
     tags, date = gitio.tags_and_date(checkout.path, checkout.base)
     names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
@@ -169,32 +201,25 @@ def _alternative(found: Sequence[StageEvidence], design: Design) -> str:
         (1 - a) / (1 - o) * 100 if o < 1 else float("nan") for a, o in zip(alt, ours, strict=True)
     ]
     more = (alt[0] / ours[0] - 1) * 100
-    text = (
-        f"{head}Measured on this base (instructions per request, against the baseline's): "
-        f"{alt[0]:.3f} and {alt[1]:.3f} for it ({CASES_SHOWN[0]}, {CASES_SHOWN[1]}), "
-        f"{ours[0]:.3f} and {ours[1]:.3f} for this change. It saves {share[0]:.0f} % and "
-        f"{share[1]:.0f} % of what this change saves, executing "
-        f"{abs(more):.1f} % {'more' if more >= 0 else 'fewer'} instructions per request at "
-        f"{CASES_SHOWN[0]}."
-    )
     flat = {t: _flat(counted, t) for t in ("alternative", "patched")}
     kept = [t for t, v in flat.items() if abs(v) <= FLAT_PCT]
     verdict = (
-        "both stay flat"
+        "both stay flat per chunk as the history grows"
         if len(kept) == 2
-        else f"only {'the alternative' if kept == ['alternative'] else 'this change'} stays "
-        f"flat (within {FLAT_PCT:.0f} %)"
+        else f"only {'it' if kept == ['alternative'] else 'this change'} stays flat per chunk "
+        f"(within {FLAT_PCT:.0f} %)"
         if kept
-        else f"neither stays within {FLAT_PCT:.0f} %"
+        else f"neither stays flat per chunk (within {FLAT_PCT:.0f} %)"
     )
-    text += (
-        f" Per chunk, late against early in a {LONG.split('x')[0]}-token stream: "
-        f"{flat['alternative']:+.1f} % for it, {flat['patched']:+.1f} % for this change: "
-        f"{verdict}."
+    text = (
+        f"{head}In the table above it keeps {share[0]:.0f} % and {share[1]:.0f} % of this "
+        f"change's saving ({CASES_SHOWN[0]}, {CASES_SHOWN[1]}), executing {abs(more):.1f} % "
+        f"{'more' if more >= 0 else 'fewer'} instructions per request than this change at "
+        f"{CASES_SHOWN[0]}; {verdict}."
     )
     line = str((_saved(found, "verify") or {}).get("alternative", {}).get("line", ""))
     if line:
-        text += f" Its replay against the baseline: {line.rsplit(': ', 1)[-1]}."
+        text += f" Its chunks against the baseline's: {line.rsplit(': ', 1)[-1]}."
     return text
 
 
@@ -249,68 +274,89 @@ def _said(verdict: str | None, why: Sequence[str]) -> str:
     return f"FAIL: {why[0]}{more}" if why else f"{verdict or 'no verdict'}"
 
 
-def _figures(f: Facts) -> tuple[str, str]:
-    """The toolkit's headline figures, each with its stage's verdict, as Markdown bullets;
-    the rest of what it checked and the commands a reviewer runs, in a ``<details>``."""
+def _table(f: Facts) -> str:
+    """Instructions per request against the baseline's, before, with this change and with
+    the other design, and the bench's verdict, from its saved record."""
+    counted = _saved(f.evidence, "bench")
+    ours, alt = _ratios(counted, "patched"), _ratios(counted, "alternative")
+    if counted is None or ours is None:
+        return f"Instructions per request ({MEASURE}): {NOT_RUN}."
+    rows = [("before", [1.0, 1.0], "baseline"), ("this change", ours, "patched")]
+    rows += [(PROSE[f.design.name].other, alt, "alternative")] if alt else []
+    flat = counted.get("per_chunk", {}).get(LONG, {})
+    late = f"one chunk, late vs early in a {LONG.split('x')[0]}-token stream"
+    table = [
+        "Instructions per request, against before:",
+        "",
+        f"| | {' | '.join(CASES_SHOWN)} | {late} |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {r[0]:.3f} | {r[1]:.3f} | "
+            f"{flat.get(tree, {}).get('late_vs_early_pct', float('nan')):+.1f} % |"
+            for name, r, tree in rows
+        ),
+    ]
+    said = _said(counted["verdict"], _gate_reasons(counted))
+    return "\n".join(table) + f"\n\nMeasured by {MEASURE}; its thresholds: {said}."
+
+
+def _checks(f: Facts) -> str:
+    """One line per check the toolkit ran on this base and series: what it saw, and pass or
+    FAIL and why; a check without a record is said to be not run."""
     found = f.evidence
-    counted, verify = _saved(found, "bench"), _saved(found, "verify")
-    tests, hooks = _saved(found, "test-upstream"), _saved(found, "pre-commit")
-    lines = [f"instructions per request (valgrind callgrind, deterministic): {NOT_RUN}"]
-    if (ours := _ratios(counted, "patched")) and counted:
-        chunk = counted["per_chunk"][LONG]
-        lines[0] = (
-            "instructions per request (valgrind callgrind, deterministic), logprobs on, the "
-            f"real `AggregatedHandler.generate` replayed on CPU: {ours[0]:.3f} of the baseline "
-            f"at {CASES_SHOWN[0]}, {ours[1]:.3f} at {CASES_SHOWN[1]}; per chunk, late vs early "
-            f"in a 16384-token stream, {chunk['patched']['late_vs_early_pct']:+.1f} % "
-            f"(baseline {chunk['baseline']['late_vs_early_pct']:+.0f} %); gates: "
-            f"{_said(counted['verdict'], _gate_reasons(counted))}"
-        )
-    lines.append(f"replay of the real handler on both trees: {NOT_RUN}")
-    if verify:
-        apart = sum(1 for s in verify.get("scenarios") or [] if s.get("divergence"))
-        lines[-1] = (
-            "replay of the real handler on both trees, chunk streams compared exactly: "
-            f"{len(verify.get('scenarios') or [])} streams ({verify.get('budget')} of them "
-            f"hypothesis-drawn), {apart} divergences: "
-            f"{_said(verify['verdict'], _verify_reasons(verify))}"
-        )
+    verify, tests = _saved(found, "verify"), _saved(found, "test-upstream")
+    hooks = _saved(found, "pre-commit")
+    lines = []
     ran = (tests or {}).get("tiers") or {}
     for name, tier in ran.items():
-        title = tiers.ALL_BY_NAME[name].title if name in tiers.ALL_BY_NAME else name
-        problems = tier.get("problems")
-        if problems is None:  # a record of before per-tier problems: the tier's own lines
-            problems = [p for p in (tests or {}).get("problems") or [] if title in p]
-        mutation = str(tier.get("mutation") or "no carried test ran here")
-        regressions = len(tier.get("regressions") or []) or "none"
-        lines.append(
-            f"dynamo's own tests, {_TIERS.get(name, name)}: {mutation}; regressions: "
-            f"{regressions}; {_said('pass' if not problems else 'fail', problems)}"
+        problems = tier.get("problems") or []
+        new = len(tier.get("carried_tests") or [])
+        saw = (
+            f"the {new} new case{'s' * (new != 1)} fail before the change and pass with it"
+            if new
+            else "no new test here"
         )
-    said = "not run" if tests else NOT_RUN
-    lines += [f"dynamo's own tests, {_TIERS[t]}: {said}" for t in _TIERS if t not in ran]
+        if tier.get("keyword_ignored_caught"):
+            saw += f", and fail when the helper takes `{f.design.keyword}` but ignores it"
+        regressions = len(tier.get("regressions") or [])
+        saw += f"; {regressions or 'no'} other test{'s' * (regressions != 1)} changed outcome"
+        verdict = _said("fail" if problems else "pass", problems)
+        lines.append(f"{_TIERS.get(name, name)}: {saw}: {verdict}")
+    lines += [
+        f"{_TIERS[t]}: {'not run here' if tests else NOT_RUN}" for t in _TIERS if t not in ran
+    ]
+    if verify:
+        streams = verify.get("scenarios") or []
+        apart = sum(1 for s in streams if s.get("divergence"))
+        lines.append(
+            f"the chunks the handler emits, compared exactly before and after the change: "
+            f"{len(streams)} streams ({verify.get('budget')} of them drawn at random), {apart} "
+            f"differ: {_said(verify['verdict'], _verify_reasons(verify))}"
+        )
+    else:
+        lines.append(f"the chunks the handler emits, compared before and after: {NOT_RUN}")
     lines.append(
-        "upstream's pre-commit hooks at their pinned versions: "
+        "dynamo's pre-commit hooks at their pinned versions: "
         + ((hooks or {}).get("verdict") or NOT_RUN)
     )
-    signed = " and signature" if f.plan.signatures else ""
-    lines.append(
-        f"this branch: `git am` onto its base, DCO sign-off{signed} and title checked: pass"
+    signed = ", signature" if f.plan.signatures else ""
+    lines.append(f"this branch: DCO sign-off{signed} and title checked: pass")
+    return "Checked on this base:\n\n" + "".join(f"- {line}\n" for line in lines).rstrip()
+
+
+def _reviewer_runs(f: Facts) -> str:
+    """The commands a reviewer runs in a dynamo checkout, and in the TRT-LLM image."""
+    tests = PROSE[f.design.name].tests
+    image = (  # NGC publishes the runtime image of releases, not of dev builds
+        "a TRT-LLM image built from this branch (`container/build.sh --framework trtllm`)"
+        if ".dev" in f.release
+        else f"`nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:{f.release}`"
     )
-    helper_tests = next(file for _, file in PROSE[f.design.name].tests)
-    handler_tests = PROSE[f.design.name].tests[-1][1]
-    lines.append(
-        f"a reviewer runs, in a dynamo checkout: `pre-commit run --files {' '.join(f.changed)}`, "
-        f"`pytest {helper_tests}`, and inside "
-        f"`nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:{f.release}` "
-        f'`pytest -m "pre_merge and trtllm and gpu_1" {handler_tests}`'
-    )
-    head = 2 + len(ran)  # instructions, the replay, the tiers that ran
-    return "".join(f"- {line}\n" for line in lines[:head]), (
-        "<details><summary>What else the toolkit checked on this base and series, and what a "
-        "reviewer runs (the full record is in VALIDATION.md)</summary>\n\n"
-        + "".join(f"- {line}\n" for line in lines[head:])
-        + "\n</details>"
+    handler_tests = "components/src/dynamo/trtllm/tests/test_trtllm_handler_base.py"
+    return (
+        f"- `pre-commit run --files {' '.join(f.changed)}`\n"
+        f"- `pytest {' '.join(dict.fromkeys(file for _, file in tests))}`\n"
+        f'- inside {image}: `pytest -m "pre_merge and trtllm and gpu_1" {handler_tests}`'
     )
 
 
@@ -337,8 +383,8 @@ def _disclosure(f: Facts) -> str:
         "- the change, by LibCST codemods run on this base, formatted with dynamo's pinned "
         "isort and black;\n"
         f"- the tests it adds: {tests};\n"
-        "- the figures above and this description, from its own runs on this base: "
-        "dynamo's tests baseline against patched, a replay of the real handler, valgrind "
-        "instruction counts.\n\n"
+        "- the commit message, this description and the figures in it, from its own runs "
+        "on this base: dynamo's tests before and after the change, a replay of the real "
+        "handler, valgrind instruction counts.\n\n"
         f"What I reviewed myself: {f.reviewed or TO_COMPLETE}"
     )

@@ -51,6 +51,8 @@ def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
     literal = key is not None and key.startswith(("key::", "ssh-"))
     if fmt == "ssh" and key and not literal and not Path(key).expanduser().is_file():
         raise ToolkitError(f"signing key {key} not found (nothing was written)")
+    if fmt == "ssh" and key and not literal:  # git runs in the checkout: not relative to it
+        key = str(Path(key).expanduser().absolute())
     return Signing(fmt, key)
 
 

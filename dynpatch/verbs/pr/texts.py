@@ -14,9 +14,7 @@ from codemods.outcome import Target
 RELATED_PR = 14402
 RELATED_TITLE = "perf(trtllm): avoid cumulative token copies in logprob streaming"
 # Not checked by this tool (it has no network): what was seen on GitHub, and when.
-RELATED_STATE = (
-    "open and approved when last looked at on GitHub, 2026-11; the toolkit does not check it"
-)
+RELATED_STATE = "open when last looked at, 2026-11"
 HANDLER_TEST = "test_interleaved_choices_stream_logprobs_without_copying_token_ids"
 _DEFECT = (
     "TensorRT-LLM streams cumulative token ids. With logprobs on, each chunk of the TRT-LLM "
@@ -44,17 +42,15 @@ class Prose:
     tests: tuple[tuple[str, str], ...]  # (test, file) the series adds, as the text names them
     related: str  # how this PR stands to #14402
     alternative: str  # the other design, as the alternative paragraph names it
+    other: str  # the other design, as the table of figures names it
 
 
 DELTA_TESTS = (
     ("test_extract_completion_with_delta_matches_slicing_token_ids", HELPER_TESTS),
-    ("test_extract_completion_slices_token_ids_when_the_delta_does_not_fit", HELPER_TESTS),
+    ("test_extract_completion_rejects_a_delta_that_is_not_the_chunks", HELPER_TESTS),
     (HANDLER_TEST, HANDLER_TESTS),
 )
-ONE_LINER_TESTS = (
-    ("test_extract_completion_slices_token_ids_without_copying_them", HELPER_TESTS),
-    (HANDLER_TEST, HANDLER_TESTS),
-)
+ONE_LINER_TESTS = (("test_extract_completion_slices_token_ids_without_copying_them", HELPER_TESTS),)
 
 PROSE = {
     "delta": Prose(
@@ -63,15 +59,15 @@ PROSE = {
         details=(
             "- `extract_from_completion_output` (`common/backend/logprobs.py`) takes an "
             "optional keyword-only `new_token_ids`, the chunk's ids, and reads them from it: "
-            "it neither copies `output.token_ids` nor slices it again. One whose length is not "
-            "`len(output.token_ids) - num_output_tokens_so_far` is ignored (an O(1) check), so "
-            "a wrong delta cannot misalign logprobs. Without it the old code runs: vLLM's "
-            "handler and any other caller are unchanged.\n"
+            "it neither copies `output.token_ids` nor slices it again. One whose length is "
+            "not `len(output.token_ids) - num_output_tokens_so_far` raises `ValueError` (an "
+            "O(1) check: a caller's bug fails loudly rather than misaligning logprobs). "
+            "Without it the old code runs: vLLM's handler and any other caller are unchanged.\n"
             "- `HandlerBase._generate_locally_impl` passes the delta it already builds through "
             "`HandlerBase._extract_logprobs`, which gains the same keyword; its positional "
             "form `(output, 0)` keeps working. No other signature changes.\n"
-            f"- {_BAIL_OUTS}. With the delta the helper returns what slicing returned on every "
-            f"path (`{DELTA_TESTS[0][0]}`), a delta of another length is not used "
+            f"- {_BAIL_OUTS}. Tests: with the delta the helper returns what slicing returned on "
+            f"every path (`{DELTA_TESTS[0][0]}`), a delta of another length raises "
             f"(`{DELTA_TESTS[1][0]}`, both in `{HELPER_TESTS}`), and interleaved choices "
             f"stream without copying their history (`{HANDLER_TEST}` in `{HANDLER_TESTS}`)."
         ),
@@ -83,12 +79,13 @@ PROSE = {
         start=(logprobs_helper.TARGET, handler_call_passes_delta.TARGET),
         tests=DELTA_TESTS,
         related=(
-            f'#{RELATED_PR} ("{RELATED_TITLE}") proposes the same design ({RELATED_STATE}). '
+            f'#{RELATED_PR} ("{RELATED_TITLE}", {RELATED_STATE}) proposes the same design. '
             "What this PR adds that a reviewer of it could take: the helper's length check "
             "and its tests, the interleaved-choices handler test, and the measured one-line "
-            f"alternative above. If #{RELATED_PR} lands first, close this one."
+            "alternative above. Only one of the two should land."
         ),
         alternative="The one-line alternative drops only the helper's copy and adds no parameter",
+        other="the one-line alternative",
     ),
     "one-liner": Prose(
         overview=f"{_DEFECT} This PR drops that copy: the helper slices the chunk's ids out "
@@ -99,22 +96,22 @@ PROSE = {
             "`output.token_ids` in `list(...)` before slicing the chunk's ids out of it. No "
             "signature changes; every caller (TRT-LLM's loop, vLLM's handler) gets the same "
             "result.\n"
-            f"- {_BAIL_OUTS}. The helper gives the same chunk from cumulative ids that fail "
-            f"when copied (`{ONE_LINER_TESTS[0][0]}` in `{HELPER_TESTS}`), and interleaved "
-            f"choices stream without copying their history (`{HANDLER_TEST}` in "
-            f"`{HANDLER_TESTS}`)."
+            f"- {_BAIL_OUTS}. Test: the helper gives the same chunk from cumulative ids that "
+            f"fail when copied (`{ONE_LINER_TESTS[0][0]}` in `{HELPER_TESTS}`)."
         ),
         public_api=f"No public API change: no signature changes.\n\n{_PUBLIC}",
         start=(helper_drops_copy.TARGET,),
         tests=ONE_LINER_TESTS,
         related=(
-            f'#{RELATED_PR} ("{RELATED_TITLE}") proposes the delta design, which v1 of this '
-            f"PR also took ({RELATED_STATE}). This revision is the one-line alternative "
-            f"reviewers asked for; it and #{RELATED_PR} should not both land."
+            f'#{RELATED_PR} ("{RELATED_TITLE}", {RELATED_STATE}) fixes the same copy by '
+            "passing the loop's delta to the helper through a new keyword. This is the smaller "
+            "alternative: one line, in one area, the same for every backend. Only one of the "
+            "two should land."
         ),
         alternative=(
-            "The delta design (v1 of this PR, and #14402's approach) passes the loop's delta "
-            "to the helper as a new keyword-only `new_token_ids`"
+            "The delta design (#14402's approach) passes the loop's delta to the helper as a "
+            "new keyword-only `new_token_ids`"
         ),
+        other=f"the delta design (#{RELATED_PR})",
     ),
 }

@@ -18,57 +18,6 @@ _SESSION = {record.STAGE: record.COMMAND}
 _KEYS = ("stage", "base", "series_sha256", "command", "verdict", "summary_md")
 
 
-# dynamo's GOVERNANCE.md: a pull request over this many core lines (changed lines outside
-# tests, documentation and generated files) needs an approved Contribution Request first.
-CR_LIMIT = 100
-_NOT_CORE = ("/tests/", "/test/", "docs/", "/docs/")
-_NOT_CORE_FILES = (".md", ".rst", ".txt", "_pb2.py", ".lock", ".patch")
-
-
-@dataclass(frozen=True)
-class CoreLines:
-    """The series' core lines as dynamo's governance counts them."""
-
-    added: int
-    removed: int
-    files: tuple[str, ...]  # the core files
-    left_out: int  # files not counted (tests, docs, generated)
-
-    @property
-    def total(self) -> int:
-        return self.added + self.removed
-
-    @property
-    def needs_request(self) -> bool:
-        return self.total > CR_LIMIT
-
-    def sentence(self) -> str:
-        """Whether a Contribution Request is needed, and the count behind it."""
-        files = f"{len(self.files)} file{'s' * (len(self.files) != 1)}"
-        count = (
-            f"{self.total} core lines changed ({self.added} added, {self.removed} removed, in "
-            f"{files}; the {self.left_out} test and documentation files not counted), against "
-            f"the {CR_LIMIT} above which one is needed"
-        )
-        return f"needed: {count}" if self.needs_request else f"not needed: {count}"
-
-
-def core_lines(numstat: Sequence[tuple[int, int, str]]) -> CoreLines:
-    """The core lines of a change given as ``git diff --numstat`` rows."""
-    core = [
-        (a, r, p)
-        for a, r, p in numstat
-        if not (any(part in f"/{p}" for part in _NOT_CORE) or p.endswith(_NOT_CORE_FILES))
-        and not p.rsplit("/", 1)[-1].startswith("test_")
-    ]
-    return CoreLines(
-        sum(a for a, _, _ in core),
-        sum(r for _, r, _ in core),
-        tuple(p for _, _, p in core),
-        len(numstat) - len(core),
-    )
-
-
 class State(enum.StrEnum):
     CURRENT = "current"
     STALE = "stale"

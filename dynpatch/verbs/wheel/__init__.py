@@ -75,7 +75,7 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
                 )
         said.append(f"reproducible: second build sha256 {digest}: identical bytes")
     if options.prove or options.install_into:
-        into, reports = options.install_into, ws.out / "wheel"
+        into, reports = options.install_into, ws.stage.wheel
         said += prove.run_proof(pin, wheel, ws.scratch, into, options.tier, reports)
     if options.replay:
         keyword = series.design_of(ws.patches).keyword

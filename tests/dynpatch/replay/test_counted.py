@@ -28,10 +28,10 @@ CASE = {"tokens": 64, "choices": 2}
 
 def test_a_request_and_the_engine_alone_are_each_counted_once_after_the_warm_up() -> None:
     replay = CountingReplay()
-    part = asyncio.run(counted.count_request(replay, CASE))
+    part = asyncio.run(counted.count_request(replay, CASE, "request"))
     assert part == {"label": "request-64x2", "what": "request", "case": CASE, "chunks": 256}
     assert len(replay.prepared) == 1 + counted.WARMUP  # a fresh handler each
-    engine = asyncio.run(counted.count_engine(replay, CASE))
+    engine = asyncio.run(counted.count_request(replay, CASE, "engine"))
     assert (engine["label"], engine["chunks"]) == ("engine-64x2", 64 * 2 * 2)
 
 

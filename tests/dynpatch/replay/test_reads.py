@@ -65,3 +65,17 @@ def test_a_chunk_is_charged_with_reads_outside_its_own_delta() -> None:
     second.token_ids[-1]  # another choice's token: outside this chunk's delta
     assert outside_delta({"index": 0, "token_ids": [2, 3]}, engine) == [2, 1]
     assert first.token_ids.read == second.token_ids.read == set()  # forgotten once charged
+
+
+def test_a_chunk_without_an_index_is_choice_0s_and_one_not_a_dict_has_no_delta() -> None:
+    engine = ReplayEngine(scenarios.stream(4, 2), ERRORS, WatchedIds)
+    assert outside_delta({}, engine) == [0, 0]  # nothing submitted yet
+    engine.llm.generate_async([1], None)
+    first, second = engine.llm.submitted._all
+    first.token_ids.extend([1, 2, 3])
+    second.token_ids.extend([4, 5])
+    engine.llm.submitted.outputs = [first, second]
+    assert first.token_ids[1:] == [2, 3]  # the values, as a list reads them
+    assert outside_delta({"token_ids": [3]}, engine) == [1, 2]
+    list(second.token_ids)
+    assert outside_delta("an error", engine) == [2, 0]  # every position is outside

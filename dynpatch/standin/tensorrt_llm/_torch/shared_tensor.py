@@ -3,5 +3,4 @@
 from tensorrt_llm import _Unavailable
 
 
-class SharedTensorContainer(_Unavailable):
-    pass
+class SharedTensorContainer(_Unavailable): ...

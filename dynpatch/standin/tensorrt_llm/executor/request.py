@@ -1,4 +1,3 @@
-"""TEST DOUBLE: ``tensorrt_llm.executor.request``. No ``GenerationRequest``: dynamo probes
-for it and then keeps prompts as lists."""
+"""TEST DOUBLE: ``tensorrt_llm.executor.request`` (no ``GenerationRequest``: prompts stay lists)."""
 
 DEFAULT_REQUEST_PRIORITY = 0.5

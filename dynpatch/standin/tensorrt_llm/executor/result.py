@@ -1,5 +1,4 @@
-"""TEST DOUBLE: ``tensorrt_llm.executor.result``. ``Logprob`` has TRT-LLM's shape; the
-results themselves come from the replay's engine double."""
+"""TEST DOUBLE: ``tensorrt_llm.executor.result`` (results come from the engine double)."""
 
 from __future__ import annotations
 

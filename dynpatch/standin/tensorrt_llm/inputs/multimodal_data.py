@@ -3,5 +3,4 @@
 from tensorrt_llm import _Unavailable
 
 
-class VideoData(_Unavailable):
-    pass
+class VideoData(_Unavailable): ...

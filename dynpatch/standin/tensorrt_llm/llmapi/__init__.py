@@ -1,8 +1,4 @@
-"""TEST DOUBLE: ``tensorrt_llm.llmapi`` names dynamo imports (see the package docstring).
-
-``ConversationParams`` is left out on purpose: dynamo imports it optionally and then
-reports conversation affinity as unavailable, which the replay never enables.
-"""
+"""TEST DOUBLE: ``tensorrt_llm.llmapi`` (no ``ConversationParams``: affinity stays off)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""TEST DOUBLE: ``tensorrt_llm.llmapi.llm``. No ``PreprocessedInputs``: dynamo then keeps
-list prompts, which is what the replay sends."""
+"""TEST DOUBLE: ``tensorrt_llm.llmapi.llm`` (no ``PreprocessedInputs``: prompts stay lists)."""
 
 from tensorrt_llm import _Unavailable
 from tensorrt_llm.sampling_params import SamplingParams
@@ -7,5 +6,4 @@ from tensorrt_llm.sampling_params import SamplingParams
 __all__ = ["BaseLLM", "SamplingParams"]
 
 
-class BaseLLM(_Unavailable):
-    pass
+class BaseLLM(_Unavailable): ...

@@ -82,3 +82,33 @@ def test_a_second_run_lower_than_the_first_is_apart_by_as_much() -> None:
     gate = gates.agreement(trees, second)
     assert not gate.met
     assert gate.detail.endswith("patched 77,000,000 and 76,900,000 (0.130%)")
+
+
+def test_each_gate_is_met_at_its_limit_but_allocation_must_stay_under_one_byte() -> None:
+    base = synthetic.tree_counts("baseline", (100_000_000, 100_000_000))
+    at = synthetic.tree_counts(  # 0.95, 0.60, +3 % and -3 %: each limit exactly
+        "patched", (95_000_000, 60_000_000), per_chunk={1: (30_000, 30_900), 4: (15_000, 14_550)}
+    )
+    alloc = {"patched": {"1": 1.0, "4": -0.99}}
+    assert [g.met for g in gates.evaluate(base, at, alloc)] == [True, True, True, False]
+    alloc["patched"]["1"] = 0.99
+    assert gates.evaluate(base, at, alloc)[3].met
+
+
+def test_a_tree_without_allocation_figures_misses_gate_4() -> None:
+    trees = synthetic.counted_trees()
+    gate = gates.evaluate(trees["baseline"], trees["patched"], {})[3]
+    assert not gate.met
+    assert gate.detail == "; ".join(
+        f"{tree} n/a B/token (1ch), n/a B/token (4ch)" for tree in ("patched", "baseline")
+    )
+
+
+def test_two_runs_a_tenth_of_a_percent_apart_agree() -> None:
+    first = {"baseline": synthetic.tree_counts("baseline", (80_000_000, 1))}
+    gate = gates.agreement(first, {"baseline": synthetic.tree_counts("baseline", (80_080_000, 1))})
+    assert gate.met
+    assert gate.label == (
+        "two runs agree within 0.1% (256x4, each tree counted twice, both runs forked from one "
+        "child)"
+    )

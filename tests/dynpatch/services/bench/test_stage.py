@@ -72,7 +72,9 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     trees = {**synthetic.counted_trees(), "mutant": synthetic.tree_counts("mutant", (1, 1))}
     keys = ("code_sha256", "series_sha256", "base", "release")
     data = {"trees": dict.fromkeys(keys, "x"), "what": "w", "how": {}, "agreement": {}, "gates": []}
-    evidence.replace_files(ws.bench_docs, stage.reference(data, trees), ws.locks)
+    evidence.replace_files(
+        ws.bench_docs, stage.reference(data, trees, "nox -s bench -- --record"), ws.locks
+    )
     assert sorted(p.name for p in ws.bench_docs.iterdir()) == [
         "instructions.json",
         "instructions.png",
@@ -110,7 +112,7 @@ def test_the_record_and_the_reference_are_of_the_trees_counted(
     monkeypatch.setattr(bench, "preflight", lambda: "valgrind")
     monkeypatch.setattr(bench, "pinned", lambda args, ws: (None, None))
     monkeypatch.setattr(bench, "measure", lambda *a, **k: measured)
-    monkeypatch.setattr(bench, "reference", lambda data, counts: {"instructions.json": b"new"})
+    monkeypatch.setattr(bench, "reference", lambda *_: {"instructions.json": b"new"})
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "--record"]) == 2
     err = capsys.readouterr().err
@@ -192,3 +194,28 @@ def test_the_mutant_must_miss_every_gate_and_the_runs_must_agree() -> None:
     apart = {**trees, "patched": synthetic.tree_counts("patched", (78_000_000, 140_000_000))}
     data, _lines, passed = stage._judge(_found(trees["baseline"], 8.0, again=apart), WHAT)
     assert not passed and all(g["met"] for g in data["gates"][:4])
+
+
+def test_without_a_mutant_the_record_holds_the_gates_of_the_trees_counted() -> None:
+    found = _found(synthetic.counted_trees()["baseline"], 8.0)
+    del found["counts"]["mutant"]
+    data, lines, passed = stage._judge(found, WHAT)
+    assert passed
+    saved = {"what", "how", "agreement", "alloc", "gates", "ab", "verdict", "finished_after_s"}
+    assert saved | {"counts", "alternative_gates", "mutant_gates"} <= set(data)
+    assert (len(data["alternative_gates"]), data["mutant_gates"]) == (4, [])
+    assert lines.index("gates met: 5 of 5") < lines.index("alternative: the other design")
+
+
+@pytest.mark.parametrize(("passed", "verdict"), [(True, "pass"), (False, "fail")])
+def test_the_record_says_the_verdict_with_the_table_and_lines(passed: bool, verdict: str) -> None:
+    counts = synthetic.counted_trees()
+    built = Trees(Path("b"), Path("p"), "b" * 40, "1" * 64, "2" * 64)
+    data = {"verdict": verdict, "counts": {"baseline": {}}}
+    measured = stage.Measured(built, passed, ["gates met: 5 of 5"], data, counts, {"output": "o"})
+    table = "\n".join(report.table(counts))
+    assert measured.record("nox -s bench") == evidence.Record(
+        *("bench", "b" * 40, "1" * 64, "nox -s bench", verdict),
+        f"{table}\n\n    gates met: 5 of 5\n",
+        {"verdict": verdict, "rerun": {"output": "o"}},
+    )

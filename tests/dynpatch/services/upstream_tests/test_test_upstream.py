@@ -51,23 +51,23 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     printed = capsys.readouterr().out
     assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
     assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
-    assert "CPU tier: 3 tests on baseline, 14 on patched (11 new); regressions: none" in printed
+    assert "CPU tier: 3 tests on baseline, 16 on patched (13 new); regressions: none" in printed
     # What each carried test fails on in each mutant, as the JUnit XML says.
     keyword = "TypeError: extract_from_completion_output() got an unexpected keyword argument"
-    for name, cases, line in (
-        ("slices_token_ids_when_the_delta_does_not_fit", 1, 80),
-        ("with_delta_matches_slicing_token_ids", 10, 73),
+    for name, cases, line, ignored in (
+        ("rejects_a_delta_that_is_not_the_chunks", 3, 81, "Failed: DID NOT RAISE ValueError"),
+        ("with_delta_matches_slicing_token_ids", 10, 73, "AssertionError: token_ids copied"),
     ):
         assert (
             f"carried test test_logprobs.py::test_extract_completion_{name}\n"
             f"  on the baseline: {cases} of {cases} fail on {keyword} 'new_token_ids' "
             f"(test_logprobs.py:{line})\n"
-            f"  new_token_ids accepted but ignored: {cases} of {cases} fail on AssertionError: "
-            "token_ids copied (test_logprobs.py:30)\n"
+            f"  new_token_ids accepted but ignored: {cases} of {cases} fail on {ignored} "
+            f"(test_logprobs.py:{30 if 'copied' in ignored else line - 1})\n"
         ) in printed
     assert (
-        "carried tests: 11 fail on baseline, 11 pass on patched (of 11); with new_token_ids "
-        "accepted but ignored, 11 of the 11 cases of new tests fail on their own assertions\n"
+        "carried tests: 13 fail on baseline, 13 pass on patched (of 13); with new_token_ids "
+        "accepted but ignored, 13 of the 13 cases of new tests fail on their own assertions\n"
     ) in printed
     assert (
         "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
@@ -86,9 +86,9 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert record["details"]["tiers_run"] == ["cpu"]
     not_run = [line.split(" (")[0] for line in record["details"]["tiers_not_run"]]
     assert not_run == ["STAND-IN tier: not run", "GPU tier: not run"]
-    assert "carried tests: 11 fail on baseline, 11 pass on patched" in record["summary_md"]
+    assert "carried tests: 13 fail on baseline, 13 pass on patched" in record["summary_md"]
     assert (
-        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 13 | 0 | 0 | 0 |"
+        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
         in (record["summary_md"])
     )
     cpu = record["details"]["tiers"]["cpu"]
@@ -98,8 +98,8 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert cpu["baseline"]["helper_imported_from"].startswith(
         str(stage.tmp / "out" / "trees" / "baseline-")
     )
-    assert len(cpu["carried_tests"]) == 11 and cpu["regressions"] == []
-    assert len(cpu["keyword_ignored_caught"]) == 11
+    assert len(cpu["carried_tests"]) == 13 and cpu["regressions"] == []
+    assert len(cpu["keyword_ignored_caught"]) == 13
     # the mutant tree is thrown away; the cached trees stay clean
     assert not list((stage.tmp / "out").glob(".mutants-*"))
     for tree in (stage.tmp / "out" / "trees").iterdir():
@@ -143,7 +143,7 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
     monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
     assert stage() == 1
     printed = capsys.readouterr().out
-    assert "CPU tier: 3 tests on baseline, 14 on patched (11 new); regressions: 1" in printed
+    assert "CPU tier: 3 tests on baseline, 16 on patched (13 new); regressions: 1" in printed
     assert (
         "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
         "::test_extract_completion_slices_from_offset (failed)"
@@ -233,7 +233,7 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
         (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
         (
             helper_delta_tests.PATH,
-            "test_extract_completion_slices_token_ids_when_the_delta_does_not_fit",
+            "test_extract_completion_rejects_a_delta_that_is_not_the_chunks",
         ),
         (
             handler_response_loop_tests.PATH,

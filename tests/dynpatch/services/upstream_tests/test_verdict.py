@@ -65,6 +65,16 @@ def test_the_differential_blames_only_what_stopped_passing(trees: tuple[Path, Pa
     assert verdict.run_problems(base, "baseline") == verdict.run_problems(patched, "patched") == []
 
 
+def test_a_class_s_test_counts_for_its_file_and_an_error_on_both_is_no_regression(
+    trees: tuple[Path, Path],
+) -> None:
+    both = {f"{OTHER}::TestX::test_y": "error", f"{LOGPROBS}::test_a": "passed"}
+    base, patched = make_run(trees[0], both), make_run(trees[1], both)
+    assert verdict.file_rows(base, patched)[0] == (OTHER, [*"0001", *"0001"])
+    assert verdict.fail_on_both(base, patched) == [f"{OTHER}::TestX::test_y"]
+    assert verdict.regressions(base, patched) == []
+
+
 def test_collection_errors_empty_runs_and_missing_junit_are_failures(
     trees: tuple[Path, Path],
 ) -> None:
@@ -96,15 +106,27 @@ def test_the_helper_must_come_from_the_runs_own_tree(trees: tuple[Path, Path]) -
     ]
 
 
+def test_a_package_the_tree_has_must_come_from_it(trees: tuple[Path, Path]) -> None:
+    write_files(trees[1], {"components/src/dynamo/pkg/__init__.py": ""})
+    run = make_run(trees[1], {f"{LOGPROBS}::a": "passed"})
+    run.modules["dynamo.pkg"] = "/site-packages/dynamo/pkg/__init__.py"
+    own = (trees[1] / "components/src/dynamo/pkg/__init__.py").resolve()
+    assert verdict.run_problems(run, "patched") == [
+        f"patched: imported dynamo.pkg from /site-packages/dynamo/pkg/__init__.py, not from {own}"
+    ]
+
+
 # --- the carried tests and the mutation proof ---------------------------------------
 
 
 def test_carried_test_functions_are_read_off_the_source() -> None:
     old = "def test_a():\n    pass\n\n\ndef test_f():\n    assert 1\n"
-    new = (
-        old.replace("assert 1", "assert 2")
+    new = (  # an import, and a helper class whose test_ methods are not tests
+        "import pytest\n\n\n"
+        + old.replace("assert 1", "assert 2")
         + "\n\ndef test_b():\n    pass\n\n\nasync def test_c():\n    pass\n\n\n"
         "class TestD:\n    def test_e(self):\n        pass\n\n\ndef helper():\n    pass\n"
+        "\n\nclass Helper:\n    def test_h(self):\n        pass\n"
     )
     assert verdict.carried_test_functions(old, new) == (
         {"test_b", "test_c", "TestD::test_e"},
@@ -232,3 +254,43 @@ def test_proof_needs_every_carried_test_to_have_run(trees: tuple[Path, Path]) ->
         f"CPU tier: carried test {LOGPROBS}::test_new did not run on patched",
         "CPU tier: no carried tests ran",
     ]
+
+
+def test_a_case_s_function_and_file_are_read_off_its_key_whatever_its_class_and_id() -> None:
+    key = f"{LOGPROBS}::TestX::test_new[a[0]]"
+    assert verdict.function_of(key) == f"{LOGPROBS}::TestX::test_new"
+    assert verdict.own_assertion(key, COPIED)
+
+
+P, Q = f"{LOGPROBS}::test_p", f"{LOGPROBS}::test_q"
+
+
+@pytest.mark.parametrize("keyword", ["other_kw", ""])
+def test_proof_holds_every_function_to_the_design_s_own_keyword(
+    trees: tuple[Path, Path], keyword: str
+) -> None:
+    """Every carried function is proven, not only the first; the baseline rejecting the
+    design's own keyword (none: no such reason) or a case's own check are the right reasons;
+    a case the baseline did not run is named so."""
+    cases = [f"{P}[a]", f"{P}[b]", Q]
+    patched = make_run(trees[1], dict.fromkeys(cases, "passed"))
+    rejected = Failure(f"TypeError: f() got an unexpected keyword argument '{keyword}'", P, 1)
+    mutant = make_run(trees[0], {f"{P}[a]": "failed", f"{P}[b]": "failed"})
+    mutant.failures = {f"{P}[a]": rejected, f"{P}[b]": COPIED}
+    ignored = make_run(trees[0], dict.fromkeys(cases, "failed")) if keyword else None
+    if ignored:
+        ignored.failures = dict.fromkeys(cases, COPIED)
+    result = verdict.proof({P, Q}, set(), patched, mutant, ignored, "T", keyword)
+    also = "the keyword or " if keyword else ""
+    unproven = [f"{P}[a] on the baseline code: fail on {rejected}, {NOT_OWN}"] * (not keyword)
+    not_run = f"{Q} on the baseline code: not run, not {also}a failure of its own assertion"
+    assert result.problems == [*unproven, not_run]
+    assert result.failed == (cases[:2] if keyword else [f"{P}[b]"])
+    assert [ln for ln in result.lines if "baseline" in ln] == [
+        f"  on the baseline: 1 of 2 fail on {rejected}; 1 of 2 fail on {COPIED}",
+        "  on the baseline: 1 of 1 not run",
+    ]
+    assert result.caught == (cases if keyword else [])
+    head = f"carried tests: {len(result.failed)} fail on baseline, 3 pass on patched (of 3)"
+    ignored_too = f"; with {keyword} accepted but ignored, 3 of the 3 cases of new tests fail"
+    assert result.line() == head + (f"{ignored_too} on their own assertions" if keyword else "")

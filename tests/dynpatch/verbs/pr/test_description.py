@@ -11,7 +11,7 @@ from codemods.series import DESIGNS
 from dynpatch import series
 from dynpatch.verbs.pr import texts
 from dynpatch.verbs.pr.description import TO_COMPLETE
-from tests.fixtures.pr import HANDLER, HELPER, V1, World
+from tests.fixtures.pr import HANDLER, HELPER, V1, World, git
 from tests.fixtures.synthetic import REPO
 
 
@@ -78,15 +78,20 @@ def test_the_body_is_dynamo_s_template_and_ends_in_the_disclosure(world: World, 
         f"1. `{HELPER}`, `extract_from_completion_output`",
         f"1. `{HANDLER}`, `HandlerBase._generate_locally_impl`",
     ]
-    assert "- Made on `v9.9.9`, commit " in text
+    assert "Made on `v9.9.9`, commit " in text
     assert (
-        "- instructions per request (valgrind callgrind, deterministic): not run for this base "
-        "and series\n- replay of the real handler on both trees: not run for this base and "
-        "series\n\n**Alternatives considered.**"
-    ) in _first_screen(text)
+        "Instructions per request (valgrind instruction counts (deterministic) of dynamo's "
+        "real `AggregatedHandler.generate`"
+    ) in text
+    assert "not serving throughput): not run for this base and series.\n" in text
+    assert (
+        "- the chunks the handler emits, compared before and after: not run for this base and "
+        "series\n"
+    ) in text
     assert "It was not measured for this base and series." in text
-    assert "has no saved run of this script" in text
     record = world.out.with_name("VALIDATION.md").read_text()
+    assert "has no saved run of this script" in record  # the script is in the record
+    assert "`pytest components/src/dynamo/common/backend/tests/test_logprobs.py" in record
     assert "## verify: not run\n\nno " in record and "DCO: every commit has a" in record
     assert "Signatures: not signed" in record
     # the record says what the series digest hashes, as series.series_digest computes it
@@ -104,20 +109,39 @@ def test_the_body_is_dynamo_s_template_and_ends_in_the_disclosure(world: World, 
     )
 
 
-def test_the_core_lines_say_whether_a_contribution_request_is_needed(world: World, pr) -> None:
-    assert pr()[0] == 0
-    related = _section(world.out.read_text(), "Related Issues")
-    # V1 changes the helper and the handler by the synthetic series' own lines
-    assert re.search(
-        r"- Contribution Request: not needed: (\d+) core lines changed \((\d+) added, (\d+) "
-        r"removed, in 2 files; the 0 test and documentation files not counted\), against the "
-        r"100 above which one is needed",
-        related,
+def test_a_contribution_request_is_asked_for_over_100_core_lines_or_two_areas(
+    world: World, pr
+) -> None:
+    status, out, err = pr()
+    assert status == 0, err
+    # V1 changes the helper and the handler: two areas (no CODEOWNERS: their folders)
+    areas = "2 areas (components/src/dynamo/common, components/src/dynamo/trtllm)"
+    assert _section(world.out.read_text(), "Related Issues") == (
+        f"- Closes #XXXX (the Contribution Request this change needs: {areas}; open it from "
+        "the template, and open this PR once it has `approved-for-pr`)\n"
     )
+    assert re.search(
+        r"governance   Contribution Request needed: \d+ core lines changed \(\d+ added, \d+ "
+        r"removed, in 2 files\) and 2 areas by folder under components/src/dynamo/ \(the base "
+        r"has no CODEOWNERS\); one is needed above 100 core lines or for more than one area",
+        out,
+    )
+    # CODEOWNERS decides the areas where the base has one; the issue, once opened
+    (world.repo / "CODEOWNERS").write_text("/components/src/dynamo/ @team-all  # one area\n")
+    git(world.repo, "add", "CODEOWNERS")
+    git(world.repo, "-c", "user.name=O", "-c", "user.email=o@x.invalid", "commit", "-qm", "owners")
+    world.base = git(world.repo, "rev-parse", "HEAD").stdout.strip()
+    assert pr("--force")[0] == 0
+    related = _section(world.out.read_text(), "Related Issues")
+    assert related == "- [x] Confirmed — no related issue\n"
     big = {HELPER: V1[HELPER] + "".join(f"x{i} = {i}\n" for i in range(101)), HANDLER: V1[HANDLER]}
     world.series(big)
-    assert pr("--force")[0] == 0
-    assert "- Contribution Request: needed: " in world.out.read_text()
+    status, out, err = pr("--force", "--contribution-request", "8480")
+    assert status == 0, err
+    assert _section(world.out.read_text(), "Related Issues").startswith(
+        "- Closes #8480 (the Contribution Request)"
+    )
+    assert "Contribution Request needed: 1" in out and "--contribution-request" not in err
 
 
 def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
@@ -133,9 +157,8 @@ def test_the_carried_tests_the_text_names_are_in_the_series() -> None:
 
 
 def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr) -> None:
-    world.save(
-        "test-upstream", tiers={"cpu": {"mutation": MUTATION, "regressions": [], "problems": []}}
-    )
+    tier = {"carried_tests": ["t"] * 11, "keyword_ignored_caught": ["t"], "regressions": []}
+    world.save("test-upstream", tiers={"cpu": {**tier, "problems": []}})
     alternative = {"line": "alternative (the one-liner): 0 divergences from the baseline"}
     world.save(
         "verify", budget=200, alternative=alternative, scenarios=[{"divergence": None}] * 232
@@ -150,40 +173,50 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     )
     assert diff in text
     assert (
-        "Measured on this base (instructions per request, against the baseline's): 0.872 and "
-        "0.564 for it (256 tokens x 4 choices, 4096 x 1), 0.855 and 0.548 for this change. It "
-        "saves 88 % and 96 % of what this change saves, executing 2.0 % more instructions per "
-        "request at 256 tokens x 4 choices. Per chunk, late against early in a 16384-token "
-        "stream: +0.1 % for it, +0.2 % for this change: both stay flat. Its replay against the "
-        "baseline: 0 divergences from the baseline."
+        "| | 256 tokens x 4 choices | 4096 x 1 | one chunk, late vs early in a 16384-token "
+        "stream |\n|---|---:|---:|---:|\n| before | 1.000 | 1.000 | +498.6 % |\n"
+        "| this change | 0.855 | 0.548 | +0.2 % |\n"
+        "| the one-line alternative | 0.872 | 0.564 | +0.1 % |\n"
     ) in text
-    first = _first_screen(text)  # the headline figures, before any <details>
-    assert "0.855 of the baseline at 256 tokens x 4 choices, 0.548 at 4096 x 1" in first
-    assert "232 streams (200 of them hypothesis-drawn), 0 divergences: pass" in first
-    assert f"{MUTATION}; regressions: none; pass" in first  # the whole sentence, and the verdict
-    assert '(gpu_0 or gpu_1)"`, in the TRT-LLM container): not run\n' in text
-    assert f"```python\n{REPO.rerun.read_text().rstrip()}\n```" in text
-    assert "on A CPU x2" in text and "16384   41.07   1.74  1.70  23.6x\n```" in text
-    assert "python3 per_chunk_cost.py [PATH/TO/logprobs.py]" in text
+    assert "not serving throughput; its thresholds: pass." in text
+    assert (
+        "In the table above it keeps 88 % and 96 % of this change's saving (256 tokens x 4 "
+        "choices, 4096 x 1), executing 2.0 % more instructions per request than this change "
+        "at 256 tokens x 4 choices; both stay flat per chunk as the history grows. Its chunks "
+        "against the baseline's: 0 divergences from the baseline."
+    ) in text
+    assert (
+        '- dynamo\'s CPU tests (`-m "pre_merge and gpu_0"`): the 11 new cases fail before the '
+        "change and pass with it, and fail when the helper takes `new_token_ids` but ignores "
+        "it; no other tests changed outcome: pass\n"
+    ) in text
+    assert "232 streams (200 of them drawn at random), 0 differ: pass" in text
+    assert '(gpu_0 or gpu_1)"`): not run here\n' in text
+    for word in ("carried", "STAND-IN", "mutant", "gate", "hypothesis"):  # the toolkit's words
+        assert not re.search(rf"\b{word}", text), word
+    record = world.out.with_name("VALIDATION.md").read_text()  # the script, and its output
+    assert f"```python\n{REPO.rerun.read_text().rstrip()}\n```" in record
+    assert "on A CPU x2" in record and "16384   41.07   1.74  1.70  23.6x\n```" in record
+    assert "python3 per_chunk_cost.py [PATH/TO/logprobs.py]" in record
 
     # Other figures, other sentences: none of them is fixed prose.
     world.save("bench", **counted((0.99, 0.97), flat_alt=25.0), rerun={**RERUN, "sha256": "0"})
     assert pr()[0] == 0
     text = world.out.read_text()
-    assert "It saves 7 % and 7 % of what this change saves, executing 15.8 % more" in text
-    assert (
-        "+25.0 % for it, +0.2 % for this change: only this change stays flat (within 3 %)" in text
-    )
-    assert "has no saved run of this script" in text and "23.6x" not in text  # another script
+    assert "it keeps 7 % and 7 % of this change's saving" in text
+    assert "executing 15.8 % more" in text
+    assert "; only this change stays flat per chunk (within 3 %)." in text
+    record = world.out.with_name("VALIDATION.md").read_text()
+    assert "has no saved run of this script" in record and "23.6x" not in record
 
 
 def test_each_stage_line_says_pass_or_fail_and_why(world: World, pr) -> None:
-    ignored = "carried tests: 11 fail on baseline, 11 pass on patched (of 11); with new_token_ids accepted but ignored, 10 of the 11 cases of new tests fail on their own assertions"
     why = "test_x[a] with new_token_ids accepted but ignored: passed, not a failure of its own assertion"
+    tier = {"carried_tests": ["t"] * 11, "keyword_ignored_caught": ["t"] * 10}
     world.save(
         "test-upstream",
         verdict="fail",
-        tiers={"cpu": {"mutation": ignored, "regressions": [], "problems": [why]}},
+        tiers={"cpu": {**tier, "regressions": ["r"], "problems": [why]}},
     )
     divergence = {"chunk": 3, "field": "log_probs[0]"}
     world.save(
@@ -202,10 +235,10 @@ def test_each_stage_line_says_pass_or_fail_and_why(world: World, pr) -> None:
     )
     status, _out, err = pr()
     assert status == 0, err
-    first = _first_screen(world.out.read_text())
-    assert f"{ignored}; regressions: none; FAIL: {why}\n" in first
-    assert "1 divergences: FAIL: s diverged (chunk 3, field log_probs[0])\n" in first
-    assert "gates: FAIL: gate 1 missed (+1 more)\n" in first
+    text = world.out.read_text()
+    assert f"; 1 other test changed outcome: FAIL: {why}\n" in text
+    assert "1 differ: FAIL: s diverged (chunk 3, field log_probs[0])\n" in text
+    assert "its thresholds: FAIL: gate 1 missed (+1 more)." in text
     assert "warning: test-upstream: the saved result for this series is a FAIL" in err
 
 
@@ -220,7 +253,8 @@ def test_a_one_liner_series_is_described_as_the_one_liner(world: World, pr) -> N
     prose = texts.PROSE["one-liner"]
     assert prose.overview in text and prose.details.splitlines()[0] in text
     assert f"## Public API\n\n{prose.public_api}" in text
-    assert "**Alternatives considered.** The delta design (v1 of this PR" in text
+    assert "**Alternatives considered.** The delta design (#14402's approach)" in text
+    assert "| the delta design (#14402) | 0.855 | 0.548 |" in text
     assert "```diff" not in text
     start = _section(text, "Where should the reviewer start?")
     assert start.startswith(f"1. `{HELPER}`, `extract_from_completion_output`")

@@ -33,11 +33,20 @@ def test_every_commit_is_signed_by_the_key_and_verified(world: World, pr, key: P
     assert "against the signing key itself (gpg.ssh.allowedSignersFile is not set)" in out
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "Signatures (git verify-commit against the signing key itself" in record
-    assert "DCO sign-off and signature and title checked: pass" in world.out.read_text()
+    assert "DCO sign-off, signature and title checked: pass" in world.out.read_text()
     # the same series unsigned is another revision
     status, out, err = pr()
     assert status == 0, err
     assert "commit 1: signature signed -> unsigned" in out
+
+
+def test_a_key_path_relative_to_where_it_runs_signs(
+    world: World, pr, key: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(key.parent.parent)  # git itself runs in the checkout
+    status, out, err = pr("--sign", "--signing-key", "keys/id_ed25519")
+    assert status == 0, err
+    assert "gpgsig" in git(world.repo, "cat-file", "commit", world.tip() or "").stdout
 
 
 def test_the_persons_allowed_signers_file_is_what_verification_trusts(

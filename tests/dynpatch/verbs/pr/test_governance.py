@@ -1,0 +1,59 @@
+"""dynamo's governance on a change: core lines by kind of file, areas by CODEOWNERS (the
+last matching rule), or by component folder where the base has none."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynpatch.verbs.pr import governance
+
+OWNERS = """\
+# comments and blank lines are skipped
+
+*.md @docs-team
+/components/src/dynamo/common/backend/ @runtime  # anchored folder
+/components/src/dynamo/trtllm/ @trtllm
+tests/ @qa
+"""
+HELPER = "components/src/dynamo/common/backend/logprobs.py"
+HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
+
+
+@pytest.mark.parametrize(
+    ("path", "owner"),
+    [
+        (HELPER, "@runtime"),
+        (HANDLER, "@trtllm"),
+        ("components/src/dynamo/trtllm/README.md", "@trtllm"),  # the later rule wins
+        ("README.md", "@docs-team"),
+        ("components/src/dynamo/common/backend/tests/test_logprobs.py", "@qa"),  # unanchored
+        ("x/components/src/dynamo/trtllm/a.py", None),  # anchored at the top
+        ("components/src/dynamo/common/other.py", None),  # no rule: no area
+    ],
+)
+def test_the_area_is_the_last_matching_rule_s_owners(path: str, owner: str | None) -> None:
+    assert governance.core_lines([(1, 0, path)], OWNERS).areas == ((owner,) if owner else ())
+
+
+def test_core_lines_leave_out_tests_docs_and_generated_files_and_count_areas() -> None:
+    numstat = [
+        (24, 6, HELPER),
+        (7, 3, HANDLER),
+        (45, 2, "components/src/dynamo/common/backend/tests/test_logprobs.py"),
+        (3, 0, "docs/guide.md"),
+        (9, 9, "components/src/dynamo/common/backend/x_pb2.py"),
+    ]
+    by_owners = governance.core_lines(numstat, OWNERS)
+    assert (by_owners.added, by_owners.removed, by_owners.files) == (31, 9, (HELPER, HANDLER))
+    assert (by_owners.tests, by_owners.docs, by_owners.generated) == (1, 1, 1)
+    assert by_owners.reasons == ["4 areas (@runtime, @trtllm, @qa, @docs-team)"]
+    by_folder = governance.core_lines(numstat[:3], None)
+    assert by_folder.areas == ("components/src/dynamo/common", "components/src/dynamo/trtllm")
+    assert by_folder.sentence().startswith(
+        "needed: 40 core lines changed (31 added, 9 removed, in 2 files; 1 test file not "
+        "counted) and 2 areas by folder under components/src/dynamo/ (the base has no "
+        "CODEOWNERS); one is needed above 100 core lines or for more than one area"
+    )
+    one_area = governance.core_lines([(101, 0, HELPER)], OWNERS)
+    assert one_area.reasons == ["101 core lines, over 100"]
+    assert governance.core_lines([(100, 0, HELPER)], OWNERS).sentence().startswith("not needed")
