@@ -1,9 +1,7 @@
-"""``python -m dynpatch matrix``: the series against many dynamo releases, one row each.
-
-Each release runs on its own thread: fetch and series (at most three at once), then its
-checks in this process (:mod:`.stages`; at most ``--jobs`` at once, each a child process
-on a core). Fetches, runtimes and check results are cached.
-"""
+"""``python -m dynpatch matrix``: the series against many dynamo releases, one row each, on
+a thread each: fetch and series (at most three at once), then its checks in this process
+(:mod:`.release`; at most ``--jobs`` at once, each a child process on a core). Fetches,
+runtimes and check results are cached."""
 
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meanin
 
 
 def default_jobs() -> int:
-    # Each heavy job is one busy child process at a time; more than the cores only slows
-    # every release down (and the timings in the table with it).
+    # A heavy job is one busy child process: more than the cores slows every release down.
     return max(1, min(2, os.cpu_count() or 1))
 
 

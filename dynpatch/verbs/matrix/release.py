@@ -1,8 +1,7 @@
 """One release through the series: fetch, the series made once (codemods, format, export
 and its ``git am`` proof), the committed series' ``git am`` check (:func:`prepare`, which
 only reads the shared checkout), then CPU test-upstream and quick verify in-process
-(:func:`check`; output under the release's folder, no evidence record saved).
-"""
+(:func:`check`; output under the release's folder, no evidence record saved)."""
 
 from __future__ import annotations
 
@@ -27,20 +26,10 @@ from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
 from dynpatch.io import files
 from dynpatch.pin import Pin
 from dynpatch.releases import ReleaseCandidate
+from dynpatch.services import checks as stages
 from dynpatch.services import runtimes as envs
 from dynpatch.services import upstream_fix
-from dynpatch.services.checks import (
-    ERROR,
-    FAIL,
-    NA,
-    NOT_RUN,
-    PASS,
-    SKIPPED,
-    STAGES,
-    Check,
-    CheckJob,
-    run_check,
-)
+from dynpatch.services.checks import Check
 from dynpatch.services.export import ApplyReport, SeriesFailed, am_problem, export_series
 from dynpatch.workspace import TOOLKIT, Workspace
 
@@ -56,21 +45,20 @@ class Row:
     # one per series step: {"target", "status", "detail"}
     outcomes: list[dict[str, str]] = field(default_factory=list)
     # applied | already-applied | not-applicable | fixed-upstream | drifted | error
-    series: str = NOT_RUN
+    series: str = stages.NOT_RUN
     series_detail: str = ""
     problems: list[str] = field(default_factory=list)  # why the series cannot be written
     series_sha256: str = ""  # of this release's regenerated series
-    own_am: Check = field(default_factory=lambda: Check(NOT_RUN))
-    committed_am: Check = field(default_factory=lambda: Check(NOT_RUN))
-    test_upstream: Check = field(default_factory=lambda: Check(NOT_RUN))
-    verify: Check = field(default_factory=lambda: Check(NOT_RUN))
+    own_am: Check = field(default_factory=lambda: Check(stages.NOT_RUN))
+    committed_am: Check = field(default_factory=lambda: Check(stages.NOT_RUN))
+    test_upstream: Check = field(default_factory=lambda: Check(stages.NOT_RUN))
+    verify: Check = field(default_factory=lambda: Check(stages.NOT_RUN))
     seconds: float = 0.0  # the release's whole run
 
     @property
     def ok(self) -> bool:
-        """No drift, no failed or broken check (a reasoned n/a is fine). The committed
-        series not applying to *another* release is a finding, not a failure; to the
-        pinned release it must apply."""
+        """No drift, no failed or broken check (a reasoned n/a is fine); the committed series
+        must apply to the pinned release (on another, its failing is a finding)."""
         checks = [self.own_am, self.test_upstream, self.verify]
         if self.pinned:
             checks.append(self.committed_am)
@@ -80,11 +68,10 @@ class Row:
     @property
     def runnable(self) -> bool:
         """The release has its own exported series to check further."""
-        return self.series == "applied" and self.own_am.status == PASS
+        return self.series == "applied" and self.own_am.status == stages.PASS
 
 
-# A release with an equivalent fix of its own (codemods.fixed_upstream): a finding, not a
-# failure; the series can be retired from there on.
+# A release with an equivalent fix of its own: a finding; the series retires from there on.
 FIXED_UPSTREAM = "fixed-upstream"
 
 
@@ -140,17 +127,15 @@ def new_row(candidate: ReleaseCandidate, ctx: Context) -> Row:
 def prepare(
     candidate: ReleaseCandidate, ctx: Context, step: Callable[[str], None]
 ) -> tuple[Row, Checkout]:
-    """Fetch, the release's own series (made and proved once) and the committed series'
-    ``git am`` check, for one release."""
+    """Fetch, the release's own series (made and proved once), the committed one's ``git am``."""
     release = candidate.release
     row = new_row(candidate, ctx)
     step("fetching")
     if ctx.source is None:
         checkout = fetch(ctx.pin, ctx.ws, version=release.version)
     else:  # the user's clone is only read; a git ref is fetched into vendor/
-        with locked(
-            ctx.pin, dataclasses.replace(ctx.source, version=release.version), ctx.ws
-        ) as checkout:
+        options = dataclasses.replace(ctx.source, version=release.version)
+        with locked(ctx.pin, options, ctx.ws) as checkout:
             pass
     step("git am: the committed series")
     row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
@@ -181,40 +166,41 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
     row.outcomes = outcome_rows(report)
     if report.result.not_applicable:
         row.series, row.series_detail = "not-applicable", report.outcomes[0].detail
-        row.own_am = Check(NA, "nothing to export")
-        row.test_upstream = row.verify = Check(NA, "the series does not apply here")
+        row.own_am = Check(stages.NA, "nothing to export")
+        row.test_upstream = row.verify = Check(stages.NA, "the series does not apply here")
     elif not report.patches:
         merged = "the series is merged upstream: every target is already applied"
         row.series, row.series_detail = "already-applied", merged
-        row.own_am = Check(NA, "every target already applied at the base: nothing to export")
-        row.test_upstream = row.verify = Check(NA, "no change to check")
+        row.own_am = Check(stages.NA, "every target already applied at the base: nothing to export")
+        row.test_upstream = row.verify = Check(stages.NA, "no change to check")
     else:
         row.series = "applied"
         row.series_sha256 = series.series_digest(patches)
-        row.own_am = Check(PASS, "applies and reverses", report.timings.get("git am check", 0.0))
+        seconds = report.timings.get("git am check", 0.0)
+        row.own_am = Check(stages.PASS, "applies and reverses", seconds)
 
 
 def _not_exported(row: Row, exc: SeriesFailed) -> None:
     if exc.proof:  # every target applied, but the export fails git am: the column says so
         row.series, row.series_detail = "applied", str(exc)
-        row.own_am = Check(FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
-        row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+        row.own_am = Check(stages.FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
+        row.test_upstream = row.verify = Check(stages.NOT_RUN, "no series exported")
     elif exc.report.result.fixed_upstream:
         row.series, row.series_detail = FIXED_UPSTREAM, exc.report.result.upstream_fix
-        row.own_am = Check(NA, "the fix is already upstream: nothing to export")
-        row.test_upstream = row.verify = Check(NA, "the fix is already upstream")
+        row.own_am = Check(stages.NA, "the fix is already upstream: nothing to export")
+        row.test_upstream = row.verify = Check(stages.NA, "the fix is already upstream")
     elif not exc.report.result.ok:
         row.problems = exc.report.result.problems()
         row.series, row.series_detail = "drifted", "; ".join(row.problems)
         reason = "series drifted: nothing exported"
-        row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, reason)
+        row.own_am = row.test_upstream = row.verify = Check(stages.NOT_RUN, reason)
     else:  # made, but upstream's checks refuse it
         _error(row, str(exc))
 
 
 def _error(row: Row, why: str) -> None:
     row.series, row.series_detail = "error", why
-    row.own_am = row.test_upstream = row.verify = Check(NOT_RUN, "no series exported")
+    row.own_am = row.test_upstream = row.verify = Check(stages.NOT_RUN, "no series exported")
 
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
@@ -227,16 +213,13 @@ def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
 
 
 def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
-    """The committed series' ``git am`` column: it applies to a fresh copy of this
-    release's base, and reverses (the same proof ``apply_series`` makes of its export)."""
+    """The committed series' ``git am`` column: applies to a fresh copy of the base, reverses."""
     start = time.perf_counter()
     patches = [patches_dir / n for n in series.names(patches_dir)]
     with files.owned_dir(scratch, "am-") as tmp:
         problem = am_problem(checkout, patches, tmp / "am")
-    seconds = time.perf_counter() - start
-    if problem:
-        return Check(FAIL, problem, seconds)
-    return Check(PASS, "applies and reverses", seconds)
+    status, detail = (stages.FAIL, problem) if problem else (stages.PASS, "applies and reverses")
+    return Check(status, detail, time.perf_counter() - start)
 
 
 # --- heavy part: the stages, in-process --------------------------------------------
@@ -249,22 +232,23 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
     key = _cache_key(row, ctx, python)
     cached = {} if ctx.fresh else _load_cache(cache_file, key)
     ran: dict[str, dict[str, Any]] = {}
-    for stage in STAGES:
+    for stage in stages.STAGES:
         attr = stage.replace("-", "_")
         if stage in ctx.skip:
-            setattr(row, attr, Check(SKIPPED, f"--skip {stage}: not run"))
+            setattr(row, attr, Check(stages.SKIPPED, f"--skip {stage}: not run"))
         elif python is None:
-            setattr(row, attr, Check(ERROR, "no interpreter with this release's runtime"))
+            setattr(row, attr, Check(stages.ERROR, "no interpreter with this release's runtime"))
         elif stage in cached:
             setattr(row, attr, Check(**cached[stage], cached=True))
         else:
             what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
             screen.print(f"{stage} ({what})")
             where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
-            job = CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
-            done = run_check(stage, job, screen)[0]
+            job = stages.CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
+            done = stages.run_check(stage, job, screen)[0]
             setattr(row, attr, done)
-            if done.status in (PASS, FAIL):  # an error is not kept: the next run retries
+            # An error is not kept: the next run retries.
+            if done.status in (stages.PASS, stages.FAIL):
                 ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
     if ran:
         folder.mkdir(parents=True, exist_ok=True)
@@ -272,10 +256,10 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
         files.write_atomic(cache_file, text + "\n")
 
 
-def toolkit_digest(roots: tuple[Path, ...] = (TOOLKIT / "codemods", TOOLKIT / "dynpatch")) -> str:
+def toolkit_digest() -> str:
     """sha256 over the toolkit's code: a cached result is reused only for the same code."""
     digest = hashlib.sha256()
-    for root in roots:
+    for root in (TOOLKIT / "codemods", TOOLKIT / "dynpatch"):
         for path in sorted(root.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")

@@ -1,8 +1,6 @@
-"""The matrix as Markdown (printed, and for the README and PR) and JSON (for machines).
-
-One row per release, the target columns in series order; every cell that is not a plain
-success has a note under the table saying why.
-"""
+"""The matrix as Markdown (printed, and for the README and PR) and JSON (for machines): one
+row per release, the target columns in series order, and a note under the table saying why
+for every cell that is not a plain success."""
 
 from __future__ import annotations
 
@@ -120,8 +118,7 @@ _UPSTREAM = ((FIXED_UPSTREAM, "fixed upstream"), ("already-applied", "merged ups
 
 
 def tally(rows: list[Row]) -> str:
-    """``N releases: a applied, b not applicable, c drifted`` (and the fixed or merged
-    upstream)."""
+    """``N releases: a applied, b not applicable, c drifted`` (and the fixed or merged ones)."""
     count = Counter(r.series for r in rows)
     text = (
         f"{len(rows)} releases: {count['applied']} applied, {count['not-applicable']} not "
@@ -176,8 +173,7 @@ def now() -> str:
 
 
 def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
-    """Write ``out/matrix.md`` and ``out/matrix.json`` (each atomically); what to print:
-    the Markdown and any retire line."""
+    """Write ``out/matrix.md`` and ``out/matrix.json`` (atomically); the lines to print."""
     md, js = out / "matrix.md", out / "matrix.json"
     text = markdown(rows, meta)
     files.write_atomic(md, text)
