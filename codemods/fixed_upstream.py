@@ -1,8 +1,7 @@
-"""Does a drifted release carry its own fix under other names (dynamo PR #14402's kind)?
-:func:`detect` names the *candidate* by syntax: a parameter of the helper (beyond output
-and cursor) to which the TRT-LLM loop hands the chunk's delta, directly or through
-``HandlerBase._extract_logprobs``. Only a run of the release's code can tell whether it
-*is* a fix (:mod:`dynpatch.upstream_fix`)."""
+"""A drifted release's own fix under other names (dynamo PR #14402's kind), by syntax: a
+parameter of the helper (beyond output and cursor) that the TRT-LLM loop hands the chunk's
+delta, directly or through ``HandlerBase._extract_logprobs``. Only a run of the release's
+code tells whether it *is* a fix (:mod:`dynpatch.services.upstream_fix`)."""
 
 from __future__ import annotations
 
@@ -77,15 +76,13 @@ def _is_delta(node: cst.CSTNode, derived: set[str]) -> bool:
 
 
 def _bind(fn: cst.FunctionDef, call: cst.Call) -> dict[str, cst.Arg]:
-    """``call``'s arguments by the parameter of ``fn`` they land in (a method's own
-    ``self`` or ``cls`` is not passed)."""
+    """``call``'s arguments by the parameter of ``fn`` they land in (never ``self``/``cls``)."""
     positional, kwonly = shape.param_names(fn)
     static = any(m.matches(d.decorator, m.Name("staticmethod")) for d in fn.decorators)
     if not static and positional[:1] in (["self"], ["cls"]):
         positional = positional[1:]
-    bound = dict(
-        zip(positional, (a for a in call.args if a.keyword is None and not a.star), strict=False)
-    )
+    plain = (a for a in call.args if a.keyword is None and not a.star)
+    bound = dict(zip(positional, plain, strict=False))
     names = (*positional, *kwonly)
     return bound | {a.keyword.value: a for a in call.args if a.keyword and a.keyword.value in names}
 

@@ -64,9 +64,8 @@ class HandlerCallPassesDelta(TargetedCommand):
 
 
 def _delta_built_before(fn: cst.FunctionDef, call: cst.Call, cursor: str) -> bool:
-    """True when the simple statement holding ``call`` is preceded in its block by ``out =
-    {"token_ids": output.token_ids[cursor:], ...}``, nothing between rebinding ``out`` or
-    ``out["token_ids"]``."""
+    """True when ``out = {"token_ids": output.token_ids[cursor:], ...}`` precedes the statement
+    holding ``call`` in its block, nothing between rebinding ``out`` or ``out["token_ids"]``."""
     ids = m.Attribute(m.Name("output"), m.Name("token_ids"))
     delta = m.Subscript(ids, [m.SubscriptElement(m.Slice(m.Name(cursor), None, None))])
     entry = m.DictElement(m.SimpleString('"token_ids"'), delta)

@@ -1,8 +1,7 @@
 """Carry ``carried/handler_response_loop_tests.template.py`` into dynamo's
-``test_trtllm_handler_base.py``: the stand-in for TRT-LLM's cumulative ids before
+``test_trtllm_handler_base.py`` (1.5.0 on): the stand-in for TRT-LLM's cumulative ids before
 ``TestGenerateLocally``, the template's methods (a builder of interleaved choices, one
-response-loop test) appended to that class, and the template's lines appended to the
-wrapper/shared comparison (1.5.0 on)."""
+response-loop test) appended to that class, its lines to the wrapper/shared comparison."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ COMPARISON = "test_trtllm_handler_matches_shared"
 STANDIN = "_CumulativeTokenIds"
 REUSED = ("_make_handler", "_make_context")
 MARKS = ("trtllm", "pre_merge", "gpu_1")
-NEEDS = ("pytest", "mock", "MagicMock", "HandlerBase", "extract_from_completion_output")
-NEEDS += ("_logprob",)
+NEEDS = ("pytest", "mock", "MagicMock", "HandlerBase", "extract_from_completion_output", "_logprob")
 
 TARGET = Target(
     path=PATH,
@@ -37,8 +35,7 @@ TARGET = Target(
 def template(
     name: str, case: str | None = None
 ) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
-    """The template's stand-in class, its methods, and the comparison's new lines (those
-    of the template ``case`` when given)."""
+    """The template's stand-in class, its methods, and the comparison's new lines (``case``'s)."""
     standin, cls, comparison = cst.parse_module(shape.carried(name)).body
     if case is not None:
         (comparison,) = cst.parse_module(shape.carried(case)).body

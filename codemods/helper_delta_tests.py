@@ -1,7 +1,6 @@
 """Carry ``carried/helper_delta_tests.template.py``, the CPU tests of the helper's
-``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last
-``test_extract_completion_*``, on the module's own ``_ExplodingTokenIds``, which the
-template's first class extends (here: a length that ``len()`` reports) (1.5.0 on)."""
+``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last ``test_extract_completion_*``
+(1.5.0 on), on its own ``_ExplodingTokenIds`` as the template's first class extends it."""
 
 from __future__ import annotations
 
@@ -39,8 +38,7 @@ _RETURNS_NUMBER = m.FunctionDef(
 
 
 def template(name: str) -> tuple[cst.ClassDef, list[cst.BaseStatement]]:
-    """The carried template ``name``: its first class (the methods it sets on the module's
-    sentinel), and the statements it adds."""
+    """Template ``name``'s first class (the methods it sets on the sentinel), and its tests."""
     extension, *tests = cst.parse_module(shape.carried(name)).body
     assert isinstance(extension, cst.ClassDef) and extension.name.value == SENTINEL
     return extension, tests
@@ -110,8 +108,7 @@ class HelperDeltaTests(TargetedCommand):
 def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:
     """``sentinel`` with the methods of ``extension`` set, in its order: each replaces the
     method of its name (``__len__`` must return a number, as dynamo's does) or comes after
-    the one set before it (the first: before the first method). ``sentinel`` itself when
-    it has them all already."""
+    the one set before it (the first: before the first method); else ``sentinel`` itself."""
     block = sentinel.body
     assert isinstance(block, cst.IndentedBlock)
     body = list(block.body)

@@ -90,11 +90,10 @@ class LogprobsHelperDelta(TargetedCommand):
         if shape.references(fn, LOCAL):
             raise Drifted(TARGET, f"a body that already uses `{LOCAL}`")
 
-        first, window = body[start], body[start + 2]
         guard = [cst.parse_statement(s) for s in AFTER_GUARD]
-        guard[0] = guard[0].with_changes(leading_lines=first.leading_lines)
-        (cut,) = (cst.parse_statement(s) for s in AFTER_WINDOW)
-        cut = cut.with_changes(leading_lines=window.leading_lines)
+        guard[0] = guard[0].with_changes(leading_lines=body[start].leading_lines)
+        (cut,) = (cst.parse_statement(s) for s in AFTER_WINDOW)  # the window, once
+        cut = cut.with_changes(leading_lines=body[start + 2].leading_lines)
         # Below the run, the old local `new_token_ids` is the chunk's ids: renamed.
         rest = [m.replace(s, m.Name(PARAM), cst.Name(LOCAL)) for s in body[start + len(BEFORE) :]]
         body[start:] = [*guard, cut, *rest]
@@ -102,9 +101,8 @@ class LogprobsHelperDelta(TargetedCommand):
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
         # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
         optional = "Optional" in shape.top_level_names(tree.body)
-        param = shape.param(
-            f"{PARAM}: {'Optional[Sequence[int]]' if optional else 'Sequence[int] | None'} = None"
-        )
+        kind = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
+        param = shape.param(f"{PARAM}: {kind} = None")
         new_fn = _document(shape.add_kwonly_param(new_fn, param))
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 

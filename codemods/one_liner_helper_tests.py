@@ -1,6 +1,5 @@
 """The one-line design's CPU test (``carried/one_liner_helper_tests.template.py``) in
-dynamo's ``test_logprobs.py``, on the module's ``_ExplodingTokenIds`` extended to hold the
-ids that ``len()`` and a slice read (1.5.0 on)."""
+dynamo's ``test_logprobs.py`` (1.5.0 on), on its ``_ExplodingTokenIds`` holding the ids."""
 
 from __future__ import annotations
 

@@ -35,8 +35,7 @@ class Target:
         return self.path.removeprefix("components/src/")
 
     def is_file(self, filename: str | None) -> bool:
-        """True when ``filename`` is this target in a repository or wheel layout, or is
-        None (a module from stdin: the caller vouches for it)."""
+        """True when ``filename`` is this target (repository or wheel layout) or None (stdin)."""
         name = "/" + PurePath(filename or self.path).as_posix()
         return any(name.endswith("/" + p) for p in (self.path, self.wheel_path))
 
@@ -76,8 +75,7 @@ class Drifted(Exception):
         return f"{t.path}: {t.qualname}: expected {t.expected}; found {self.found}"
 
 
-# How a codemod ends on its target when it does not apply the change.
-ENDINGS = (AlreadyApplied, NotApplicable, Drifted)
+ENDINGS = (AlreadyApplied, NotApplicable, Drifted)  # ends short of applying the change
 
 
 class TargetedCommand(CodemodCommand):

@@ -27,11 +27,8 @@ from codemods.outcome import ENDINGS, Outcome, Status, Target, TargetedCommand
 @dataclass(frozen=True)
 class Step:
     codemod: type[TargetedCommand]
-    # Tests for the other steps' change: not applicable when the change is not, and
-    # never blocking it.
-    carries_tests: bool = False
-    # What the step adds or rewrites (definitions) and imports: its scope in the
-    # changed-lines check (dynpatch.apply.scope.lines_changed_in).
+    carries_tests: bool = False  # tests of the change: n/a when it is n/a, never blocking it
+    # What it adds or rewrites and imports: its scope (dynpatch.services.scope.lines_changed_in).
     adds: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
 
@@ -71,8 +68,7 @@ class SeriesResult:
     changed: Mapping[str, str] = field(default_factory=dict)
     # Targets of test-carrying steps: their "not applicable" never blocks the change.
     optional: frozenset[Target] = frozenset()
-    # The release's own fix as its syntax suggests (a parameter the loop hands its delta
-    # to), how a run of its code says it fixes it, and what that run said.
+    # The release's own fix by its syntax, how a run of its code says it fixes it, and why.
     candidate: fixed_upstream.Candidate | None = None
     how: str = ""
     verdict: str = ""
@@ -84,8 +80,7 @@ class SeriesResult:
 
     @property
     def drifted(self) -> bool:
-        """True when a target of the fix (not its tests) drifted: only a run of the
-        release's code can tell whether it is fixed another way."""
+        """True when a target of the fix (not its tests) drifted: is it fixed another way?"""
         return any(
             o.status is Status.DRIFTED and o.target not in self.optional for o in self.outcomes
         )
@@ -110,9 +105,8 @@ class SeriesResult:
         return o.target in self.optional and o.status is Status.NOT_APPLICABLE
 
     def judged(self, fixed: bool, verdict: str, how: str = "") -> SeriesResult:
-        """This result once a run of the release's code judged it (``verdict``: why; ``how``:
-        how the release does it, as far as can be told); ``fixed`` makes the fix fixed
-        upstream, its tests not applicable, no change."""
+        """Once a run of the release's code judged it (``verdict``: why; ``how``: how the
+        release does it); ``fixed``: the fix fixed upstream, its tests n/a, no change."""
         if not how:
             how = f"by a keyword of its own ({self.candidate.reason})" if self.candidate else "?"
         if not fixed:
@@ -168,8 +162,8 @@ def run_codemod(
 
 
 def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERIES) -> SeriesResult:
-    """Run ``steps`` in order over the sources ``read`` returns (None: no such file), each
-    file parsed once (so codemods on one file see each other's results); write nothing."""
+    """Run ``steps`` over the sources ``read`` gives (None: no file), each file parsed once
+    (codemods on one file see each other's results); write nothing."""
     trees: dict[str, cst.Module | str] = {}
 
     def module(path: str) -> cst.Module | str:
@@ -195,14 +189,13 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
     touched = {o.target.path for o in outcomes if o.status is Status.APPLIED}
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
     optional = frozenset(s.target for s in steps if s.carries_tests)
-    candidate = None
-    if any(o.status is Status.DRIFTED and o.target not in optional for o in outcomes):
-        # The release's own fix by its syntax, looked for only when the fix drifted.
+    result = SeriesResult(tuple(outcomes), changed, optional)
+    if result.drifted:  # the release's own fix by its syntax, looked for only then
         paths = logprobs_helper.TARGET.path, handler_extract_forwards_delta.PATH
         helper, handler = (module(path) for path in paths)
         if isinstance(helper, cst.Module) and isinstance(handler, cst.Module):
-            candidate = fixed_upstream.detect(helper, handler)
-    return SeriesResult(tuple(outcomes), changed, optional, candidate)
+            return dataclasses.replace(result, candidate=fixed_upstream.detect(helper, handler))
+    return result
 
 
 COMMIT_MESSAGE = """\
@@ -239,8 +232,7 @@ signature changes, and the chunks are unchanged for every caller.
 
 @dataclass(frozen=True)
 class Design:
-    """One way to make the fix: its codemods in order and its commit message; ``keyword``
-    is the parameter the helper gains ("": none)."""
+    """One way to make the fix: its codemods, commit message and the helper's new keyword."""
 
     name: str
     steps: tuple[Step, ...]
@@ -253,11 +245,8 @@ class Design:
 
 
 DESIGNS = {
-    d.name: d
-    for d in (
-        Design("delta", SERIES, COMMIT_MESSAGE, logprobs_helper.PARAM),
-        Design("one-liner", ONE_LINER, ONE_LINER_MESSAGE, ""),
-    )
+    "delta": Design("delta", SERIES, COMMIT_MESSAGE, logprobs_helper.PARAM),
+    "one-liner": Design("one-liner", ONE_LINER, ONE_LINER_MESSAGE, ""),
 }
 DEFAULT_DESIGN = "delta"  # this project's design, and the approach of dynamo PR #14402
 

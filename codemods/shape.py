@@ -138,9 +138,8 @@ def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> 
 
 
 def with_sequence_import(tree: cst.Module) -> cst.Module:
-    """``tree`` importing ``Sequence`` from ``collections.abc`` (``typing``'s is deprecated):
-    unchanged when it binds the name; else joined to its ``from collections.abc import``,
-    else a new ``from collections.abc import Sequence`` after its last import."""
+    """``tree`` importing ``Sequence`` from ``collections.abc`` (not ``typing``'s, deprecated),
+    unless it binds the name: joined to its own such import, else after its last import."""
     if "Sequence" in top_level_names(tree.body):
         return tree
     body = list(tree.body)
@@ -162,8 +161,7 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
 
 
 def top_level_names(body: Sequence[cst.BaseStatement]) -> dict[str, int]:
-    """The names a module body binds at top level (defs, classes, ``NAME = ...``, imports,
-    also in a module-level ``if`` or ``try``) -> the index of their statement."""
+    """Top-level name (def, class, ``NAME = ...``, import, also under ``if``/``try``) -> index."""
     found = {}
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
