@@ -1,5 +1,5 @@
 """What the toolkit prints: data on ``out`` (stdout), progress and the ``error:`` line on
-``err`` (stderr); results rendered (:mod:`dynamo.results`: lines and tables); paths as a
+``err`` (stderr); results rendered (:mod:`dynpatch.results`: lines and tables); paths as a
 person reads them; the codemods' outcome table as data."""
 
 from __future__ import annotations
@@ -81,7 +81,6 @@ def outcome_table(
         added, removed = lines.get(o.target.qualname, (0, 0))
         changed = f"+{added} -{removed}" if (added or removed) else "-"
         detail = o.detail if o.status is not Status.APPLIED else ""
-        rows.append(
-            (f"{Path(o.target.path).name}::{o.target.qualname}", str(o.status), changed, detail)
-        )
+        target = f"{Path(o.target.path).name}::{o.target.qualname}"
+        rows.append((target, str(o.status), changed, detail))
     return Table(f"patch series on {title}", ("target", "result", "lines", "detail"), tuple(rows))

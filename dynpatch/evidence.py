@@ -1,6 +1,5 @@
-"""The records the checking stages save in
-``out/evidence/<stage>.json``, keyed to the base and the series their trees were built from:
-``nox -s pr`` shows only those made on its own base for its own series."""
+"""The records the checking stages save in ``out/evidence/<stage>.json``, keyed to the base and
+series their trees were built from: ``nox -s pr`` shows only those of its own base and series."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ class Record:
 
 
 def save(record: Record, patches_dir: Path, out: Path) -> Path:
-    """Write ``out/<stage>.json``; refuses, saving nothing, when ``patches_dir`` holds
-    another series than the record's by now."""
+    """Write ``out/<stage>.json``; refuse, saving nothing, if ``patches_dir``'s series changed."""
     now, made = series_digest(patches_dir), record.series_sha256
     if now != made:
         raise ToolkitError(

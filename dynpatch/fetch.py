@@ -122,10 +122,9 @@ def expected_base(pin: Pin, release: Release, tree: str) -> str:
 
 
 def _from_pypi(pin: Pin, release: Release, dest: Path, wheels: Path, force: bool) -> Checkout:
-    base = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
-    if base is None:
-        base = materialise_pypi(pin, release, dest, wheels)
-    provenance = (  # lines recorded in the exported patch
+    cached = _reuse(dest, force, lambda: _verify_cached(dest, pin, release))
+    base = cached or materialise_pypi(pin, release, dest, wheels)
+    provenance = (
         f"Upstream: {gitio.redact(pin.url)} {release.tag} (ai-dynamo {release.version})",
         f"Materialised from PyPI {release.wheel}",
         f"  sha256 {release.sha256},",
@@ -137,7 +136,7 @@ def _from_pypi(pin: Pin, release: Release, dest: Path, wheels: Path, force: bool
 
 def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
     """The cached checkout's base when it verifies (even with ``force``: a rebuild would only
-    lose its refs); None when it is to be (re)built: absent, or failing with ``force``."""
+    lose its refs); None to (re)build it: absent, or failing with ``force``."""
     if not (dest.exists() or dest.is_symlink()):
         return None
     try:
@@ -261,6 +260,5 @@ def _from_path(pin: Pin, release: Release, path: Path) -> Checkout:
         raise ToolkitError(f"{path} has no {pin.repo_prefix}: not a dynamo clone")
     _require_clean(path, "commit or stash them first")
     base = gitio.rev_parse(path, "HEAD") or ""
-    return Checkout(
-        path, base, "path", release, (f"Upstream: local dynamo clone at commit {base}",)
-    )
+    provenance = (f"Upstream: local dynamo clone at commit {base}",)
+    return Checkout(path, base, "path", release, provenance)

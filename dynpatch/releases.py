@@ -1,9 +1,6 @@
-"""Which releases the matrix runs, and how far each one's wheel is trusted.
-
-Releases in the pin's ``[matrix]`` have their sha256 in the pin. The newest build on PyPI,
-found at run time, is *trusted on first use* unless the pin lists it: the digest of its
-first download is recorded under ``.cache/tofu/`` and every later one must match.
-"""
+"""Which releases the matrix runs, and how far each one's wheel is trusted: by the sha256
+the pin lists; else (the newest build on PyPI, found at run time) *on first use*: its first
+download's digest is recorded under ``.cache/tofu/`` and every later one must match."""
 
 from __future__ import annotations
 
@@ -49,9 +46,8 @@ def pinned(pin: Pin, versions: list[str]) -> list[ReleaseCandidate]:
 
 
 def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> ReleaseCandidate:
-    """The newest release or dev wheel on PyPI (always asked: a new build may have
-    appeared), held to the pin's sha256 if the pin lists it, else to its first download's;
-    only then does the wheel enter the wheel cache."""
+    """The newest release or dev wheel on PyPI (always asked), held to the pin's sha256 if
+    the pin lists it, else to its first download's; only then does it enter the cache."""
     wheel_cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=wheel_cache, prefix=".newest-") as tmp:
         got = pypi.download_newest_wheel(pin.package, Path(tmp))
@@ -61,8 +57,7 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> ReleaseCandidate:
         digest = pypi.sha256_of(got)
         if version not in pin.releases:
             found = _tofu(pin, version, digest, tofu_dir)
-        elif pin.release(version).sha256 != digest:
-            pinned = pin.release(version).sha256
+        elif (pinned := pin.release(version).sha256) != digest:
             raise ToolkitError(
                 f"sha256 mismatch for {got.name}: pinned {pinned}, PyPI gave {digest}"
             )
@@ -101,10 +96,9 @@ def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> ReleaseCandida
 
 
 def lookup(pin: Pin, version: str, wheels: Path, tofu_dir: Path, *, download: bool) -> Release:
-    """The release ``version``: the pin's entry; else, trusted on first use, the sha256
-    its first download recorded under ``tofu_dir`` (``download``: the wheel is fetched into
-    ``wheels`` now and recorded if it was never seen; without, a release whose wheel is not
-    needed, of no sha256)."""
+    """The release ``version``: the pin's entry; else, trusted on first use, the sha256 its
+    first download recorded under ``tofu_dir`` (``download``: fetched into ``wheels`` now if
+    never seen; without, a release whose wheel is not needed, of no sha256)."""
     if version in pin.releases:
         return pin.release(version)
     record = tofu_dir / f"{pin.package}-{version}.json"

@@ -1,7 +1,6 @@
-"""What a verb returns, as data (frozen, as LibCST's runner returns its transforms'
-results): whether it passed, what to show, the record to save, what to warn of, and the
-files to write once the record is saved. :mod:`dynpatch.cli` renders and saves it, through
-:mod:`dynpatch.console`; no verb or service prints its results."""
+"""What a verb returns, as frozen data: whether it passed, what to show, the records to save,
+what to warn of, and the files to write once they are saved. :mod:`dynpatch.cli` renders and
+saves it (through :mod:`dynpatch.console`); no verb or service prints its results."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Table:
-    """A table to show: its title, its columns and its rows of text (``right``: the
-    columns aligned right; a cell that is a codemod outcome's status is styled)."""
+    """A table to show (``right``: the columns aligned right; an outcome's status is styled)."""
 
     title: str
     columns: tuple[str, ...]

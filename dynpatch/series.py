@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 from pathlib import Path
 
 from codemods.series import DEFAULT_DESIGN, DESIGNS, Design, design_titled
@@ -30,9 +31,8 @@ def names(directory: Path) -> list[str]:
 
 
 def design_of(directory: Path) -> Design:
-    """The design (:data:`codemods.series.DESIGNS`) the series in ``directory`` is made
-    with, told by its first patch's subject; the default when no design's title is found
-    (no series, or a broken one: the stages that read it say what is wrong)."""
+    """The design of the series in ``directory``, by its first patch's subject; the default
+    when none is found (no series, or a broken one: the stages that read it say so)."""
     try:
         first = directory / names(directory)[0]
         lines = first.read_text(errors="replace").splitlines()
@@ -41,19 +41,10 @@ def design_of(directory: Path) -> Design:
     at = next((i for i, ln in enumerate(lines) if ln.startswith("Subject: ")), None)
     if at is None:
         return DESIGNS[DEFAULT_DESIGN]
-    folded = [lines[at], *(ln for ln in _continued(lines[at + 1 :]))]  # a long header folds
-    subject = " ".join(ln.strip() for ln in folded).removeprefix("Subject: [PATCH] ")
+    # A long header folds: its continuation lines start with white space.
+    more = itertools.takewhile(lambda ln: ln[:1].isspace() and ln.strip(), lines[at + 1 :])
+    subject = " ".join(ln.strip() for ln in [lines[at], *more]).removeprefix("Subject: [PATCH] ")
     return design_titled(subject) or DESIGNS[DEFAULT_DESIGN]
-
-
-def _continued(lines: list[str]) -> list[str]:
-    """The continuation lines of a mail header: those that start with white space."""
-    taken = []
-    for line in lines:
-        if not line[:1].isspace() or not line.strip():
-            break
-        taken.append(line)
-    return taken
 
 
 def lock(locks: Path, directory: Path) -> Path:
@@ -115,8 +106,7 @@ def compare(exported: Path, committed: Path) -> None:
 def install(exported: Path, directory: Path) -> list[str]:
     """Replace ``directory``'s series with the export, whole (other files are kept); return
     the names that changed (none: nothing is written)."""
-    have = _read(directory)
-    want = _read(exported)
+    have, want = _read(directory), _read(exported)
     changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))
     if not changed:
         return []

@@ -1,13 +1,10 @@
-"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse.
-
-Everything is built in a staging folder (``out/bump/``) first: the new pin text, the series
-regenerated on the new base (its ``git am`` proof included), its ``git range-diff`` against
-the committed one, then CPU test-upstream and verify on it with the release's runtime.
-Only when all pass are ``dynamo.toml`` and ``patches/`` replaced, as one
-transaction (:func:`dynpatch.io.files.together`). Drift, a failing check, or a release that
-already has the fix (merged, or its own fix judged by :mod:`dynpatch.services.upstream_fix`) refuses:
-exit 1, both untouched.
-"""
+"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse. All is
+built in a staging folder (``out/bump/``) first: the new pin text, the series regenerated on
+the new base (its ``git am`` proof included), its ``git range-diff`` against the committed
+one, then CPU test-upstream and verify with the release's runtime. Only when all pass are
+``dynamo.toml`` and ``patches/`` replaced, as one transaction. Drift, a failing check, or a
+release that already has the fix (merged, or its own judged by a run) refuses: exit 1, both
+untouched."""
 
 from __future__ import annotations
 
@@ -71,7 +68,6 @@ def run(args: BumpOptions, ws: Workspace) -> StageResult:
 def _bump(
     args: BumpOptions, ws: Workspace, pin: Pin, old_text: str, stage: Path, start: float
 ) -> StageResult:
-    """Stage, regenerate, check; then install or refuse (see the module docstring)."""
     old, new = pin.version, args.version
     said: list[Shown] = [f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})"]
 
@@ -142,9 +138,8 @@ def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
 def _regenerate(
     checkout: Checkout, pin: Pin, args: BumpOptions, ws: Workspace, patches: Path
 ) -> tuple[ApplyReport, list[str]]:
-    """The series made once on the new base into ``patches`` (outcomes, formatting and the
-    ``git am`` proof; a candidate upstream fix judged by a run of the release's code), and
-    what stops it being pinned (nothing: an empty list)."""
+    """The series made on the new base into ``patches`` (a candidate upstream fix judged by a
+    run of the release's code), and what stops it being pinned (nothing: an empty list)."""
     new = checkout.release.version
     try:
         report = export_series(checkout, pin, ws, patches, series.design_of(ws.patches))

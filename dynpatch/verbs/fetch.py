@@ -10,7 +10,6 @@ from dynpatch.workspace import Workspace
 
 
 def run(options: FetchOptions, ws: Workspace) -> StageResult:
-    """``python -m dynpatch fetch``: materialise or re-verify, then say what is there."""
     _pin, checkout = pinned(options, ws)
     return StageResult(
         shown=(

@@ -16,7 +16,6 @@ class PinQuery:
 
 
 def show(query: PinQuery, ws: Workspace) -> StageResult:
-    """One value of the pin, for the noxfile (which never parses the pin itself)."""
     pin = load_pin(ws.pin)
     value = {"version": pin.version, "runtime": f"ai-dynamo-runtime=={pin.version}"}
     return StageResult(shown=(value[query.field],))

@@ -10,7 +10,6 @@ from dynpatch.workspace import Workspace
 
 
 def run(args: UpstreamTestOptions, ws: Workspace) -> StageResult:
-    """The pinned checkout (or the one the fetch options ask for) with ``patches/``."""
     tiers.plan(args.tier, None, None)  # an unknown --tier is refused before the fetch
     _pin, checkout = pinned(args, ws)
     return check(args, checkout, ws.patches, ws.trees, args.out or ws.stage.test_upstream)

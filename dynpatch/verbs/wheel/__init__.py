@@ -29,9 +29,7 @@ class WheelOptions:
 
 
 def run(options: WheelOptions, ws: Workspace) -> StageResult:
-    """Build into ``dist/`` with the wheel's ``.sha256`` and ``.provenance.json``, swapped in
-    whole (earlier ``+dynpatch.`` builds replaced, anything else kept); build again and
-    compare; then prove and replay (progress on stderr)."""
+    """Earlier ``+dynpatch.`` builds in ``dist/`` replaced whole, anything else kept."""
     pin = load_pin(ws.pin)
     recipe = build.recipe_of(pin, ws)
     said = [

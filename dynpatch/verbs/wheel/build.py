@@ -37,8 +37,7 @@ class Recipe:
 
 
 def recipe_of(pin: Pin, ws: Workspace) -> Recipe:
-    """The series in ``patches/`` on the pinned wheel from the fetch cache (downloaded if
-    absent), sha256-verified."""
+    """The series in ``patches/`` on the pinned wheel (downloaded if absent), sha256-verified."""
     names = series.names(ws.patches)
     if not names:
         raise ToolkitError(f"{ws.patches}/series lists no patch: run `nox -s apply` first")
@@ -58,8 +57,7 @@ def epoch(date: str) -> int:
 
 
 def build(recipe: Recipe, dest: Path, scratch: Path) -> Path:
-    """Build the patched wheel into the folder ``dest``, unpacking it in ``scratch`` (an
-    empty folder this build owns); its path."""
+    """The patched wheel built into ``dest``, unpacked in ``scratch`` (empty, this build's)."""
     _wheel_cli("unpack", "-d", scratch, recipe.upstream)
     tree = next(scratch.iterdir())  # the one folder it unpacked
     for patch in recipe.patches:

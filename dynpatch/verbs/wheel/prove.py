@@ -1,7 +1,6 @@
 """The built wheel as installed. :func:`run_proof` runs dynamo's own tests from
 site-packages, never a source tree; :func:`replay_installed` replays the named scenarios
-through the installed stock and patched wheels.
-"""
+through the installed stock and patched wheels."""
 
 from __future__ import annotations
 
@@ -75,10 +74,9 @@ def run_tests(python: Path, purelib: Path, work: Path, test: str, marker: str, j
 def run_proof(
     pin: Pin, wheel: Path, scratch_root: Path, into: Path | None, tier: str, reports: Path
 ) -> list[str]:
-    """Install ``wheel`` ``--no-deps`` (into a fresh venv with the pinned
-    ai-dynamo-runtime, or into the interpreter ``into``) and run the ``tier``'s tests from
-    site-packages, JUnit XML into ``reports``, the pytest summary line of each. The gpu
-    tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device. Its lines, as shown."""
+    """Install ``wheel`` ``--no-deps`` (into a fresh venv with the pinned runtime, or into
+    ``into``), run the ``tier``'s tests from site-packages (JUnit XML into ``reports``); the
+    lines to show. The gpu tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device."""
     if tier == "gpu":
         if into is None:
             raise ToolkitError(
@@ -124,10 +122,9 @@ def run_proof(
 def replay_installed(
     stock: Path, patched: Path, scratch_root: Path, python: str, keyword: str
 ) -> list[str]:
-    """Replay every named scenario on ``stock`` and ``patched`` (wheel files), each
-    installed ``--no-deps`` into a folder of its own that the replay child puts first on
-    its path; raises unless both ran their own package (the patched helper taking
-    ``keyword``, if any) and no chunk diverged."""
+    """Replay every named scenario on ``stock`` and ``patched`` (wheels), each installed
+    ``--no-deps`` into a folder the replay child puts first on its path; raises unless both ran
+    their own package (the patched helper taking ``keyword``, if any) and none diverged."""
     # the replay group (torch and the rest), only here
     from dynpatch.replay import runner as replay_runner
     from dynpatch.replay import scenarios
