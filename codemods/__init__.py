@@ -1,3 +1,2 @@
-"""The LibCST codemod commands that make the patch, one module per command, each
-rewriting one file of dynamo (``series`` runs them in order). Only ``libcst`` and the
-standard library are imported here."""
+"""The LibCST codemods that make the patch, one module per command rewriting one file of
+dynamo (``series`` runs them in order). They import only ``libcst`` and the standard library."""

@@ -1,5 +1,4 @@
-"""Make the TRT-LLM response loop hand the delta it built, ``out["token_ids"]``, to
-``self._extract_logprobs(output, cursor, new_token_ids=out["token_ids"])``."""
+"""Make the TRT-LLM response loop hand its delta to ``self._extract_logprobs``."""
 
 from __future__ import annotations
 

@@ -25,8 +25,7 @@ HELPER_CALL = m.Call(func=m.Name(HELPER) | m.Attribute(attr=m.Name(HELPER)))
 
 
 def wrapper(tree: cst.Module) -> cst.FunctionDef | None:
-    """``METHOD`` in ``tree`` (None: there is none); NotApplicable when it computes the
-    logprobs itself, as the handler of releases <= 1.2.1 does (both handler codemods)."""
+    """``METHOD`` in ``tree``, if any; NotApplicable when it computes logprobs itself (<= 1.2.1)."""
     fn = shape.find_function(tree, METHOD)
     if fn is not None and not shape.references(fn, HELPER):
         raise NotApplicable(

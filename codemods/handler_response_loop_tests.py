@@ -1,7 +1,6 @@
 """Carry ``carried/handler_response_loop_tests.template.py`` into dynamo's
-``test_trtllm_handler_base.py`` (1.5.0 on): the stand-in for TRT-LLM's cumulative ids before
-``TestGenerateLocally``, the template's methods (a builder of interleaved choices, one
-response-loop test) appended to that class, its lines to the wrapper/shared comparison."""
+``test_trtllm_handler_base.py`` (1.5.0 on): its stand-in before ``TestGenerateLocally``, its
+methods appended to that class, its lines to the wrapper/shared comparison."""
 
 from __future__ import annotations
 

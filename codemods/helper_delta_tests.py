@@ -106,9 +106,8 @@ class HelperDeltaTests(TargetedCommand):
 
 
 def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:
-    """``sentinel`` with the methods of ``extension`` set, in its order: each replaces the
-    method of its name (``__len__`` must return a number, as dynamo's does) or comes after
-    the one set before it (the first: before the first method); else ``sentinel`` itself."""
+    """``sentinel`` with the methods of ``extension``, in its order: each replaces its namesake
+    (``__len__`` must return a number) or follows the one set before; itself if unchanged."""
     block = sentinel.body
     assert isinstance(block, cst.IndentedBlock)
     body = list(block.body)

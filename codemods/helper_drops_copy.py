@@ -1,5 +1,4 @@
-"""The one-line design: ``extract_from_completion_output`` slices the chunk's ids out of
-``output.token_ids`` without first copying the whole history with ``list(...)``."""
+"""The one-line design: the helper slices ``output.token_ids`` without ``list(...)`` first."""
 
 from __future__ import annotations
 

@@ -127,8 +127,7 @@ def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int 
 
 
 def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
-    """Add a paragraph on the new parameter to a triple-quoted docstring of several lines,
-    before its ``Returns`` paragraph if any."""
+    """A paragraph on the new parameter in a multi-line docstring, before any ``Returns``."""
     first = fn.body.body[0]
     if not m.matches(first, m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         return fn

@@ -1,6 +1,5 @@
-"""What a codemod reports about its target: ``applied``; ``already-applied`` or
-``not-applicable`` (skips); ``drifted`` (a failure naming the expected shape and what was
-found). Any other file it skips with ``NotTarget``."""
+"""What a codemod reports about its target: applied, already-applied or not-applicable
+(skips), or drifted (naming the expected shape and what was found); any other file it skips."""
 
 from __future__ import annotations
 

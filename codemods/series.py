@@ -105,8 +105,7 @@ class SeriesResult:
         return o.target in self.optional and o.status is Status.NOT_APPLICABLE
 
     def judged(self, fixed: bool, verdict: str, how: str = "") -> SeriesResult:
-        """Once a run of the release's code judged it (``verdict``: why; ``how``: how the
-        release does it); ``fixed``: the fix fixed upstream, its tests n/a, no change."""
+        """Judged by a run of the release's code; ``fixed``: fixed upstream, tests n/a."""
         if not how:
             how = f"by a keyword of its own ({self.candidate.reason})" if self.candidate else "?"
         if not fixed:

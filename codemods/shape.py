@@ -111,7 +111,6 @@ def param(source: str) -> cst.Param:
 
 
 def add_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
-    """Append ``param`` to ``fn``'s positional parameters."""
     p = fn.params
     return fn.with_changes(params=p.with_changes(params=_append(p.params, param, p.posonly_params)))
 
@@ -138,8 +137,7 @@ def add_keyword_arg(call: cst.Call, keyword: str, value: cst.BaseExpression) -> 
 
 
 def with_sequence_import(tree: cst.Module) -> cst.Module:
-    """``tree`` importing ``Sequence`` from ``collections.abc`` (not ``typing``'s, deprecated),
-    unless it binds the name: joined to its own such import, else after its last import."""
+    """``tree`` importing ``collections.abc.Sequence`` if unbound (``typing``'s is deprecated)."""
     if "Sequence" in top_level_names(tree.body):
         return tree
     body = list(tree.body)

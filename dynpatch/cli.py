@@ -45,8 +45,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _calls(run: Callable[..., evidence.StageResult]) -> Callable[[argparse.Namespace], int]:
-    """The verb's handler: the options given (unset ones keep the dataclass defaults) and,
-    when ``run`` takes one, the workspace found from the working directory."""
+    """``run``'s handler: the options given (else the defaults), and a workspace if it takes one."""
     hints = list(typing.get_type_hints(run).values())
 
     def handler(args: argparse.Namespace) -> int:

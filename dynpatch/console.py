@@ -1,6 +1,5 @@
-"""What the toolkit prints: data on ``out`` (stdout), progress and the ``error:`` line on
-``err`` (stderr); results rendered (:mod:`dynpatch.results`: lines and tables); paths as a
-person reads them; the codemods' outcome table as data."""
+"""What the toolkit prints: data on ``out`` (stdout), progress and ``error:`` on ``err``
+(stderr); results rendered; paths as a person reads them; the codemods' outcome table."""
 
 from __future__ import annotations
 
@@ -75,7 +74,6 @@ def as_text(items: Iterable[Shown], width: int = 120) -> str:
 def outcome_table(
     outcomes: Sequence[Outcome], lines: Mapping[str, tuple[int, int]], title: str
 ) -> Table:
-    """The codemods' outcome per target (and lines changed) as one table."""
     rows = []
     for o in outcomes:
         added, removed = lines.get(o.target.qualname, (0, 0))

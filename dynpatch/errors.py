@@ -6,8 +6,7 @@ from typing import Any
 
 
 class ToolkitError(Exception):
-    """A user-facing failure: bad input, unreachable source, drift. Its message is one
-    line; ``shown`` is what the command line shows before it (a table of what failed)."""
+    """A user-facing failure in one line; ``shown``: what to show before it (what failed)."""
 
     def __init__(self, message: str, shown: tuple[Any, ...] = ()) -> None:
         super().__init__(message)

@@ -1,7 +1,6 @@
-"""fetch: the pinned dynamo release as a git checkout, from the sha256-checked wheel laid out
-as one reproducible commit (``pypi``), one ref of a repository (``git``), or the user's own
-clean clone (``path``). A cached one is re-verified on every use; edits in it are kept
-unless ``force``."""
+"""The pinned dynamo release as a git checkout: its sha256-checked wheel as a reproducible
+commit (``pypi``), a ref (``git``) or the user's clean clone (``path``); a cached one is
+re-verified on every use (edits in it kept unless ``force``)."""
 
 from __future__ import annotations
 

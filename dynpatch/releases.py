@@ -96,9 +96,8 @@ def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> ReleaseCandida
 
 
 def lookup(pin: Pin, version: str, wheels: Path, tofu_dir: Path, *, download: bool) -> Release:
-    """The release ``version``: the pin's entry; else, trusted on first use, the sha256 its
-    first download recorded under ``tofu_dir`` (``download``: fetched into ``wheels`` now if
-    never seen; without, a release whose wheel is not needed, of no sha256)."""
+    """The pin's entry for ``version``, else its trust-on-first-use sha256 (``download``: get
+    the wheel now if never seen; without, a release of no sha256)."""
     if version in pin.releases:
         return pin.release(version)
     record = tofu_dir / f"{pin.package}-{version}.json"

@@ -1,6 +1,5 @@
-"""What a verb returns, as frozen data: whether it passed, what to show, the records to save,
-what to warn of, and the files to write once they are saved. :mod:`dynpatch.cli` renders and
-saves it (through :mod:`dynpatch.console`); no verb or service prints its results."""
+"""What a verb returns, as data; :mod:`dynpatch.cli` renders and saves it (no verb or service
+prints its results)."""
 
 from __future__ import annotations
 

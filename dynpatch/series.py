@@ -31,8 +31,7 @@ def names(directory: Path) -> list[str]:
 
 
 def design_of(directory: Path) -> Design:
-    """The design of the series in ``directory``, by its first patch's subject; the default
-    when none is found (no series, or a broken one: the stages that read it say so)."""
+    """The design of the series in ``directory``, by its first patch's subject, else the default."""
     try:
         first = directory / names(directory)[0]
         lines = first.read_text(errors="replace").splitlines()
@@ -104,8 +103,7 @@ def compare(exported: Path, committed: Path) -> None:
 
 
 def install(exported: Path, directory: Path) -> list[str]:
-    """Replace ``directory``'s series with the export, whole (other files are kept); return
-    the names that changed (none: nothing is written)."""
+    """Replace ``directory``'s series (other files kept) with the export; the names changed."""
     have, want = _read(directory), _read(exported)
     changed = sorted(n for n in set(have) | set(want) if have.get(n) != want.get(n))
     if not changed:

@@ -1,6 +1,5 @@
-"""``python -m dynpatch bench``: count each tree's instructions under callgrind, judge the
-gates, time the informative A/B (:mod:`dynpatch.services.bench`); with ``--record`` the
-reference in ``docs/bench/``."""
+"""``python -m dynpatch bench``: each tree's instructions under callgrind, the gates, a timed
+A/B (:mod:`dynpatch.services.bench`); with ``--record``, the reference in ``docs/bench/``."""
 
 from __future__ import annotations
 

@@ -158,8 +158,7 @@ def _regenerate(
 
 
 def _range_diff(pin: Pin, ws: Workspace, new_checkout: Checkout, new_patches: Path) -> str:
-    """``git range-diff`` of the committed series (on the pin's base) and the regenerated
-    one (on the new base), both applied with ``git am`` in one scratch repository."""
+    """``git range-diff`` of the committed series and the regenerated one, on their bases."""
     old_checkout, old_patches = fetch(pin, ws), ws.patches
     with tempfile.TemporaryDirectory(prefix="dynpatch-range-diff-") as tmp:
         repo = Path(tmp) / "repo"
@@ -176,8 +175,7 @@ def _range_diff(pin: Pin, ws: Workspace, new_checkout: Checkout, new_patches: Pa
 
 
 def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
-    """Replace patches/ and the pin as one transaction (:func:`files.together`): on any
-    failure, or in the next run after a kill, both are put back as they were."""
+    """Replace patches/ and the pin as one transaction: on a failure or kill, both restored."""
     with files.together(ws.pin, ws.patches):
         try:
             changed = series.install(patches, ws.patches)

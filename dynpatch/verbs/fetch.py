@@ -1,5 +1,4 @@
-"""``python -m dynpatch fetch``: materialise or re-verify the pinned release, then say what
-is there."""
+"""``python -m dynpatch fetch``: materialise or re-verify the pinned release; say what is there."""
 
 from __future__ import annotations
 

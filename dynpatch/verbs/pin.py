@@ -1,5 +1,4 @@
-"""``python -m dynpatch pin FIELD``: one value of the pin, for the noxfile (which never
-parses the pin itself)."""
+"""``python -m dynpatch pin FIELD``: one value of the pin, for the noxfile (never parsing it)."""
 
 from __future__ import annotations
 

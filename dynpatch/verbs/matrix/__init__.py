@@ -117,8 +117,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
 
 
 def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.ReleaseCandidate:
-    """The one row of ``--source git`` or ``path``: that ref or clone, as the release
-    ``--version`` (default: the pin's) whose runtime it runs with."""
+    """The one row of ``--source git`` or ``path``, run with ``--version``'s runtime."""
     if args.versions or args.newest:
         raise ToolkitError(
             f"--source {args.source} gives one row, of its ref or clone: --versions and "

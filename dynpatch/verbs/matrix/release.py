@@ -148,8 +148,7 @@ def prepare(
 
 
 def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
-    """This release's own series into ``patches``, and the row's series columns: its
-    outcomes, what the series is here, and the ``git am`` proof ``apply_series`` made."""
+    """This release's own series into ``patches``; the row's series columns."""
     try:
         report = export_series(checkout, ctx.pin, ctx.ws, patches, ctx.design)
     except SeriesFailed as exc:

@@ -1,6 +1,5 @@
-"""The matrix as Markdown (printed, and for the README and PR) and JSON (for machines): one
-row per release, the target columns in series order, and a note under the table saying why
-for every cell that is not a plain success."""
+"""The matrix as Markdown and JSON: a row per release, a note for each cell that is not a
+plain success."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``python -m dynpatch wheel``: the pinned release with ``patches/`` applied, as a wheel
-in ``dist/`` with its sha256 and provenance, built twice with identical bytes;
-``--prove`` and ``--replay`` try it as installed."""
+"""``python -m dynpatch wheel``: the pinned release with ``patches/``, as a reproducible wheel
+in ``dist/`` with its sha256 and provenance; ``--prove`` and ``--replay`` try it installed."""
 
 from __future__ import annotations
 

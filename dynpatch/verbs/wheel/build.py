@@ -90,8 +90,7 @@ def _normalise_modes(tree: Path) -> None:
 
 
 def apply_patch(tree: Path, patch: Path, wheel_prefix: str, repo_prefix: str) -> None:
-    """Apply ``patch`` (repository layout, only under ``repo_prefix``) to the unpacked
-    wheel ``tree`` exactly, or fail with one line naming the patch and the reason."""
+    """Apply ``patch`` (repository layout, under ``repo_prefix``) to the wheel ``tree`` exactly."""
     strip = 1 + repo_prefix.rstrip("/").count("/") + 1
     try:
         outside = [p for p in gitio.paths_in_patch(patch) if not p.startswith(repo_prefix)]
@@ -108,8 +107,7 @@ def apply_patch(tree: Path, patch: Path, wheel_prefix: str, repo_prefix: str) ->
 
 
 def _set_version(tree: Path, new: str) -> Path:
-    """Rename the dist-info folder (and the tree) to version ``new`` and set METADATA's
-    ``Version:`` header; the renamed tree."""
+    """The tree renamed to version ``new``, with its dist-info folder and METADATA."""
     infos = sorted(p for p in tree.iterdir() if p.is_dir() and p.name.endswith(".dist-info"))
     if len(infos) != 1:
         raise ToolkitError(f"the wheel has {len(infos)} .dist-info folders, not one")

@@ -1,6 +1,5 @@
-"""The built wheel as installed. :func:`run_proof` runs dynamo's own tests from
-site-packages, never a source tree; :func:`replay_installed` replays the named scenarios
-through the installed stock and patched wheels."""
+"""The built wheel as installed: dynamo's own tests from site-packages, never a source tree
+(:func:`run_proof`); the named scenarios on it and on the stock one (:func:`replay_installed`)."""
 
 from __future__ import annotations
 
@@ -48,8 +47,7 @@ def _env() -> dict[str, str]:
 
 
 def installed_helper(python: Path) -> tuple[Path, Path, str]:
-    """site-packages of ``python``, the file ``dynamo.common.backend.logprobs`` is, and the
-    installed ai-dynamo's version."""
+    """``python``'s site-packages, its ``dynamo.common.backend.logprobs`` and ai-dynamo version."""
     cmd, doing = [str(python), "-c", _PROBE], "import the installed dynamo"
     result = proc.check(cmd, doing=doing, timeout=120, cwd=python.parent, env=_env())
     purelib, module, version = result.stdout.strip().splitlines()[-3:]
@@ -57,8 +55,7 @@ def installed_helper(python: Path) -> tuple[Path, Path, str]:
 
 
 def run_tests(python: Path, purelib: Path, work: Path, test: str, marker: str, junit: Path) -> str:
-    """dynamo's tests at ``test`` (under site-packages) selected by ``marker``, JUnit XML to
-    ``junit``; the pytest summary line (raises unless they pass)."""
+    """dynamo's tests at ``test`` selected by ``marker``: the summary line, unless they fail."""
     files.write_atomic(work / "pytest.ini", INI)
     cmd = runner.pytest_command(python, [purelib / test], work / "pytest.ini", work)
     cmd += ["-q", "-m", marker, f"--junitxml={junit}"]
