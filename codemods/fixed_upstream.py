@@ -1,7 +1,6 @@
-"""A drifted release's own fix under other names (dynamo PR #14402's kind), by syntax: a
-parameter of the helper (beyond output and cursor) that the TRT-LLM loop hands the chunk's
-delta, directly or through ``HandlerBase._extract_logprobs``. Only a run of the release's
-code tells whether it *is* a fix (:mod:`dynpatch.services.upstream_fix`)."""
+"""A drifted release's own fix by syntax (dynamo PR #14402's kind): a helper parameter the
+TRT-LLM loop hands its delta, directly or through ``HandlerBase._extract_logprobs``. Only a
+run of its code tells whether it *is* a fix (:mod:`dynpatch.services.upstream_fix`)."""
 
 from __future__ import annotations
 
@@ -35,7 +34,6 @@ class Candidate:
 
 
 def detect(helper: cst.Module | None, handler: cst.Module | None) -> Candidate | None:
-    """The candidate upstream fix in these two modules, or None."""
     if helper is None or handler is None:
         return None
     fn, loop = shape.find_function(helper, HELPER), shape.find_function(handler, LOOP)

@@ -54,7 +54,6 @@ class HandlerResponseLoopTests(TargetedCommand):
 
     @classmethod
     def added_names(cls) -> tuple[str, ...]:
-        """The definitions this command adds or rewrites, in order."""
         standin, methods, _ = template(cls.TEMPLATE, cls.CASE_TEMPLATE)
         return (standin.name.value, *(fn.name.value for fn in methods), COMPARISON)
 

@@ -102,8 +102,7 @@ class LogprobsHelperDelta(TargetedCommand):
         # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
         optional = "Optional" in shape.top_level_names(tree.body)
         kind = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-        param = shape.param(f"{PARAM}: {kind} = None")
-        new_fn = _document(shape.add_kwonly_param(new_fn, param))
+        new_fn = _document(shape.add_kwonly_param(new_fn, shape.param(f"{PARAM}: {kind} = None")))
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 

@@ -83,8 +83,7 @@ class TargetedCommand(CodemodCommand):
     TARGET: ClassVar[Target]
 
     def transform_module(self, tree: Module) -> Module:
-        # Checked before LibCST copies the module for metadata: over a whole tree that
-        # copy, not the parse, is most of the run.
+        # Before LibCST copies the module for metadata: over a tree, that copy is most of the run.
         target = self.TARGET
         if not target.is_file(self.context.filename):
             raise NotTarget(f"not {target.path} (or {target.wheel_path} in a wheel)")

@@ -251,5 +251,4 @@ DEFAULT_DESIGN = "delta"  # this project's design, and the approach of dynamo PR
 
 
 def design_titled(title: str) -> Design | None:
-    """The design whose commit title is ``title`` (None: none is)."""
     return next((d for d in DESIGNS.values() if d.title == title), None)

@@ -45,7 +45,6 @@ def same_code(node: cst.CSTNode, template: str) -> bool:
 
 
 def named(body: Sequence[cst.CSTNode], kind: type, name: str) -> cst.CSTNode | None:
-    """The first ``kind`` (a def or class) in ``body`` called ``name``."""
     return next((n for n in body if isinstance(n, kind) and n.name.value == name), None)
 
 
@@ -148,8 +147,7 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
             if isinstance(stmt.names, cst.ImportStar):
                 continue
             *head, last = stmt.names
-            sequence = cst.ImportAlias(cst.Name("Sequence"))
-            names = [*head, last.with_changes(comma=_COMMA), sequence]
+            names = [*head, last.with_changes(comma=_COMMA), cst.ImportAlias(cst.Name("Sequence"))]
             body[i] = line.with_changes(body=[stmt.with_changes(names=names)])
             return tree.with_changes(body=body)
     statement = m.SimpleStatementLine([m.Import() | m.ImportFrom()])

@@ -55,7 +55,6 @@ def source_options(options: FetchOptions, version: str) -> str:
 
 
 def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
-    """The pin and the checkout ``options`` ask for, materialised or re-verified."""
     pin = load_pin(ws.pin)
     doing = f"fetching ai-dynamo {options.version or pin.version} ({options.source}) ..."
     with console.err.status(doing), locked(pin, options, ws) as checkout:

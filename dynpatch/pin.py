@@ -78,7 +78,6 @@ def load_pin(path: Path) -> Pin:
 
 
 def parse_pin(text: str, path: Path) -> Pin:
-    """The pin that ``text`` says (``path``: where it is, for messages)."""
     try:
         pin = _pin_of(tomllib.loads(text), path)
     except tomllib.TOMLDecodeError as exc:

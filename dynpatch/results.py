@@ -31,8 +31,7 @@ class StageResult:
     shown: tuple[Shown, ...] = ()
     records: tuple[Record, ...] = ()  # saved in order, each keyed to its base and series
     warnings: tuple[str, ...] = ()
-    # Files that replace theirs in a folder (its others kept), written only once the record
-    # is saved: folder -> file name -> bytes (the bench's reference in docs/bench/).
+    # folder -> name -> bytes, replacing theirs (others kept) only once the record is saved.
     then: Mapping[Path, Mapping[str, bytes]] = field(default_factory=dict)
 
     @property

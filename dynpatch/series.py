@@ -33,8 +33,7 @@ def names(directory: Path) -> list[str]:
 def design_of(directory: Path) -> Design:
     """The design of the series in ``directory``, by its first patch's subject, else the default."""
     try:
-        first = directory / names(directory)[0]
-        lines = first.read_text(errors="replace").splitlines()
+        lines = (directory / names(directory)[0]).read_text(errors="replace").splitlines()
     except (ToolkitError, OSError, IndexError):
         return DESIGNS[DEFAULT_DESIGN]
     at = next((i for i, ln in enumerate(lines) if ln.startswith("Subject: ")), None)

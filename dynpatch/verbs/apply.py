@@ -43,7 +43,6 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     if args.design is not None and args.design not in DESIGNS:
         raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
-    # The design asked for, else the one patches/ has (the default when it has none).
     design = DESIGNS[args.design] if args.design else series.design_of(ws.patches)
     status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
     status.start()
@@ -71,10 +70,9 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
                 if len(exc.findings) > 1:
                     shown.append(precommit.findings_table(exc.findings))
                 if exc.report.result.drifted:  # apply has no replay to judge it
-                    how = source_options(args, checkout.release.version)
                     shown.append(
                         "upstream may have fixed it its own way; to judge it by running its "
-                        f"code: nox -s matrix -- {how}"
+                        f"code: nox -s matrix -- {source_options(args, checkout.release.version)}"
                     )
                 raise ToolkitError(str(exc), tuple(shown)) from None
     finally:

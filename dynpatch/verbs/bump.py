@@ -1,10 +1,7 @@
-"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse. All is
-built in a staging folder (``out/bump/``) first: the new pin text, the series regenerated on
-the new base (its ``git am`` proof included), its ``git range-diff`` against the committed
-one, then CPU test-upstream and verify with the release's runtime. Only when all pass are
-``dynamo.toml`` and ``patches/`` replaced, as one transaction. Drift, a failing check, or a
-release that already has the fix (merged, or its own judged by a run) refuses: exit 1, both
-untouched."""
+"""``python -m dynpatch bump VERSION``: move the pin to another release, or refuse. The new
+pin text and series, its range-diff and its checks are made in ``out/bump/`` first; only when
+all pass are ``dynamo.toml`` and ``patches/`` replaced, as one transaction. Drift, a failing
+check or a release with the fix (merged, or its own) refuses: exit 1, both untouched."""
 
 from __future__ import annotations
 
@@ -129,8 +126,7 @@ def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
     if version in pin.releases:
         return pin.release(version), ""
     name = releases.wheel_name(pin.package, version)
-    wheel = pypi.download_wheel(pin.package, version, name, wheels)
-    digest = pypi.sha256_of(wheel)
+    digest = pypi.sha256_of(pypi.download_wheel(pin.package, version, name, wheels))
     trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
     return releases.release_for(pin, version, digest), trust
 

@@ -1,7 +1,5 @@
-"""``python -m dynpatch matrix``: the series against many dynamo releases, one row each, on
-a thread each: fetch and series (at most three at once), then its checks in this process
-(:mod:`.release`; at most ``--jobs`` at once, each a child process on a core). Fetches,
-runtimes and check results are cached."""
+"""``python -m dynpatch matrix``: the series on many dynamo releases, a row and a thread each:
+fetch and series (three at once), then its checks (``--jobs`` at once, a child process each)."""
 
 from __future__ import annotations
 
@@ -41,8 +39,7 @@ def default_jobs() -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class MatrixOptions(FetchOptions):
-    # The fetch options: --source git (--url, --ref) or path (--path) gives one row, of that
-    # ref or clone, judged as a release (--version: the runtime it runs with).
+    # The fetch options: --source git or path gives one row, that ref or clone as a release.
     versions: str | None = None  # comma-separated (None: the pin's [matrix])
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET

@@ -1,7 +1,6 @@
-"""One release through the series: fetch, the series made once (codemods, format, export
-and its ``git am`` proof), the committed series' ``git am`` check (:func:`prepare`, which
-only reads the shared checkout), then CPU test-upstream and quick verify in-process
-(:func:`check`; output under the release's folder, no evidence record saved)."""
+"""One release of the matrix: fetch, its own series and the committed one's ``git am``
+(:func:`prepare`, only reading the shared checkout), then CPU test-upstream and quick verify
+in-process (:func:`check`; output under the release's folder, no evidence record saved)."""
 
 from __future__ import annotations
 
@@ -203,7 +202,6 @@ def _error(row: Row, why: str) -> None:
 
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
-    """The report's outcomes as the row records them (one per series step)."""
     steps = [f"{o.target.path}::{o.target.qualname}" for o in report.outcomes]
     return [
         {"target": t, "status": str(o.status), "detail": o.detail}
@@ -219,9 +217,6 @@ def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
         problem = am_problem(checkout, patches, tmp / "am")
     status, detail = (stages.FAIL, problem) if problem else (stages.PASS, "applies and reverses")
     return Check(status, detail, time.perf_counter() - start)
-
-
-# --- heavy part: the stages, in-process --------------------------------------------
 
 
 def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, screen: Console) -> None:

@@ -57,9 +57,8 @@ def run(options: WheelOptions, ws: Workspace) -> StageResult:
                 "patches": [p.name for p in recipe.patches],
                 "source_date_epoch": build.epoch(pin.date),
             }
-            stem = made.name.removesuffix(".whl")
             text = json.dumps(provenance, indent=2) + "\n"
-            files.write_atomic(staging / f"{stem}.provenance.json", text)
+            files.write_atomic(staging / f"{made.stem}.provenance.json", text)
     wheel = ws.dist / made.name
     said += [f"built: {console.rel(wheel)} (version {recipe.version})", f"sha256: {digest}"]
     if options.reproduce:

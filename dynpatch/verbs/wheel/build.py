@@ -24,8 +24,6 @@ LOCAL_PREFIX = "dynpatch."
 
 @dataclass(frozen=True)
 class Recipe:
-    """What a build needs: the pin, its verified upstream wheel and the series, in order."""
-
     pin: Pin
     upstream: Path
     patches: tuple[Path, ...]
