@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import shape
+from codemods.logprobs_helper import NO_HELPER
 from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
 
 PATH = "components/src/dynamo/common/backend/logprobs.py"
@@ -22,10 +23,7 @@ class HelperDropsCopy(TargetedCommand):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         fn = shape.find_function(tree, QUALNAME)
         if fn is None:
-            raise NotApplicable(
-                f"{PATH}: no {QUALNAME}, no shared logprob helper module (releases <= "
-                "1.2.1), so no history copy to remove"
-            )
+            raise NotApplicable(f"{PATH}: no {QUALNAME}, {NO_HELPER}")
         body = list(fn.body.body)
         copies = [i for i, s in enumerate(body) if shape.same_code(s, COPY)]
         if not copies and any(shape.same_code(s, NO_COPY) for s in body):

@@ -13,6 +13,7 @@ from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, Tar
 PARAM = "new_token_ids"
 CURSOR = "num_output_tokens_so_far"
 LOCAL = "chunk_token_ids"  # the chunk's ids on both paths
+NO_HELPER = "no shared logprob helper module (releases <= 1.2.1), so no history copy to remove"
 
 # The statement run the codemod replaces, in order (compared by AST).
 BEFORE = (
@@ -72,10 +73,7 @@ class LogprobsHelperDelta(TargetedCommand):
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         fn = shape.find_function(tree, TARGET.qualname)
         if fn is None:
-            raise NotApplicable(
-                f"{TARGET.path}: no {TARGET.qualname}, no shared logprob helper module "
-                "(releases <= 1.2.1), so no history copy to remove"
-            )
+            raise NotApplicable(f"{TARGET.path}: no {TARGET.qualname}, {NO_HELPER}")
         positional, kwonly = shape.param_names(fn)
         if positional[:2] != ["output", CURSOR]:
             raise Drifted(TARGET, f"parameters ({', '.join(positional)})")

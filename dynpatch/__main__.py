@@ -1,5 +1,3 @@
-import sys
-
 from dynpatch.cli import main
 
-sys.exit(main())
+raise SystemExit(main())

@@ -61,9 +61,9 @@ def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:
         return pin, checkout
 
 
-def fetch(pin: Pin, ws: Workspace, version: str | None = None, force: bool = False) -> Checkout:
+def fetch(pin: Pin, ws: Workspace, version: str | None = None) -> Checkout:
     """Materialise (or re-verify the cached copy of) the pinned release from PyPI."""
-    with locked(pin, FetchOptions(version=version, force=force), ws) as checkout:
+    with locked(pin, FetchOptions(version=version), ws) as checkout:
         return checkout
 
 

@@ -54,14 +54,8 @@ def cells(row: Row) -> list[str]:
     release = row.version + (f" ({', '.join(marks)})" if marks else "")
     targets = [_SHORT.get(o["status"], o["status"]) for o in row.outcomes]
     targets += ["-"] * (len(TARGET_HEADERS) - len(targets))
-    return [
-        release,
-        *targets,
-        _am(row.own_am, must=True),
-        _am(row.committed_am, must=row.pinned),
-        _check(row.test_upstream),
-        _check(row.verify),
-    ]
+    ams = [_am(row.own_am, must=True), _am(row.committed_am, must=row.pinned)]
+    return [release, *targets, *ams, _check(row.test_upstream), _check(row.verify)]
 
 
 def _am(check: Check, must: bool) -> str:
@@ -93,13 +87,8 @@ def notes(rows: list[Row]) -> list[str]:
             lines += [f"{v}: DRIFTED: {p}" for p in row.problems or [row.series_detail]]
         elif row.series == "error":
             lines.append(f"{v}: ERROR: {row.series_detail}")
-        checks = (
-            ("own series", row.own_am),
-            ("committed series", row.committed_am),
-            ("test-upstream", row.test_upstream),
-            ("verify", row.verify),
-        )
-        for name, c in checks:
+        ams = [("own series", row.own_am), ("committed series", row.committed_am)]
+        for name, c in [*ams, ("test-upstream", row.test_upstream), ("verify", row.verify)]:
             if c.status in (stages.PASS, stages.NA) and name in ("own series", "committed series"):
                 continue
             if name == "committed series" and not row.pinned:
@@ -146,6 +135,9 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
     pinned = meta["pinned"]
     head = headers(pinned)
     targets = [(Path(t.split("::")[0]).name, t.split("::", 1)[1]) for t in series_steps()]
+    named = "; ".join(
+        f"{h} = `{f}::{q}`" for h, (f, q) in zip(TARGET_HEADERS, targets, strict=True)
+    )
     out = [
         f"ai-dynamo version matrix, {meta['created']} (toolkit {meta['toolkit'][:12]}, "
         f"patches/ {meta['committed_series_sha256'][:12]} for {pinned})",
@@ -154,9 +146,7 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         "|" + "---|" * len(head),
         *("| " + " | ".join(cells(row)) + " |" for row in rows),
         "",
-        "Targets, in series order: "
-        + "; ".join(f"{h} = `{f}::{q}`" for h, (f, q) in zip(TARGET_HEADERS, targets, strict=True))
-        + ".",
+        f"Targets, in series order: {named}.",
         "",
         *(f"- {n}" for n in column_notes(pinned)),
     ]
