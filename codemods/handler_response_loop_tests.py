@@ -20,6 +20,11 @@ REUSED = ("_make_handler", "_make_context")
 MARKS = ("trtllm", "pre_merge", "gpu_1")
 NEEDS = ("pytest", "mock", "MagicMock", "HandlerBase", "extract_from_completion_output", "_logprob")
 
+LOOP_TESTS = (
+    "test_trtllm_handler_base.py (gpu_1): a builder of interleaved choices whose cumulative ids "
+    "fail when copied; one response-loop test of their chunks"
+)
+
 TARGET = Target(
     path=PATH,
     qualname="(new tests: response loop)",
@@ -43,11 +48,7 @@ def template(
 
 
 class HandlerResponseLoopTests(TargetedCommand):
-    DESCRIPTION = (
-        "test_trtllm_handler_base.py (gpu_1): a builder of interleaved choices whose "
-        "cumulative ids fail when copied; one response-loop test of their chunks; one "
-        "new_token_ids case in the wrapper/shared comparison."
-    )
+    DESCRIPTION = f"{LOOP_TESTS}; one new_token_ids case in the wrapper/shared comparison."
     TARGET = TARGET
     TEMPLATE = "handler_response_loop_tests.template.py"
     CASE_TEMPLATE: str | None = None  # the comparison's lines from another template

@@ -1,6 +1,5 @@
-"""Carry ``carried/helper_delta_tests.template.py``, the CPU tests of the helper's
-``new_token_ids``, into dynamo's ``test_logprobs.py`` after its last ``test_extract_completion_*``
-(1.5.0 on), on its own ``_ExplodingTokenIds`` as the template's first class extends it."""
+"""Carry ``carried/helper_delta_tests.template.py`` into dynamo's ``test_logprobs.py`` (1.5.0
+on), on its ``_ExplodingTokenIds`` as extended by the template's first class."""
 
 from __future__ import annotations
 

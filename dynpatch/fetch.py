@@ -1,6 +1,5 @@
 """The pinned dynamo release as a git checkout: its sha256-checked wheel as a reproducible
-commit (``pypi``), a ref (``git``) or the user's clean clone (``path``); a cached one is
-re-verified on every use (edits in it kept unless ``force``)."""
+commit (``pypi``), a ref (``git``) or a clean clone (``path``), re-verified on every use."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Which releases the matrix runs, and how far each one's wheel is trusted: by the sha256
-the pin lists; else (the newest build on PyPI, found at run time) *on first use*: its first
-download's digest is recorded under ``.cache/tofu/`` and every later one must match."""
+"""Which releases the matrix runs, each wheel held to the pin's sha256 or, trusted on first
+use, to its first download's (recorded under ``.cache/tofu/``)."""
 
 from __future__ import annotations
 

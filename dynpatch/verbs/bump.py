@@ -85,7 +85,7 @@ def _bump(
 
     patches = stage / "patches"
     with err.status("regenerating the series on the new base ..."):
-        report, problems = _regenerate(checkout, staged, args, ws, patches)
+        report, problems = _regenerate(checkout, staged, ws, patches)
     said.append(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
     if report.result.fixed_upstream:
         said.append(f"fixed upstream {report.result.upstream_fix}")
@@ -132,7 +132,7 @@ def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
 
 
 def _regenerate(
-    checkout: Checkout, pin: Pin, args: BumpOptions, ws: Workspace, patches: Path
+    checkout: Checkout, pin: Pin, ws: Workspace, patches: Path
 ) -> tuple[ApplyReport, list[str]]:
     """The series made on the new base into ``patches`` (a candidate upstream fix judged by a
     run of the release's code), and what stops it being pinned (nothing: an empty list)."""
@@ -187,13 +187,9 @@ def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
 def _refuse(
     said: list[Shown], problems: list[str], ws: Workspace, old: str, stage: Path
 ) -> StageResult:
-    return StageResult(
-        ok=False,
-        shown=(
-            *said,
-            f"REFUSED: {len(problems)} problem(s):",
-            *(f"  {p}" for p in problems),
-            f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
-            f"logs and the candidate series: {console.rel(stage)}",
-        ),
+    kept = (
+        f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
+        f"logs and the candidate series: {console.rel(stage)}"
     )
+    refused = [f"REFUSED: {len(problems)} problem(s):", *(f"  {p}" for p in problems), kept]
+    return StageResult(ok=False, shown=(*said, *refused))

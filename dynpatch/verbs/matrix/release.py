@@ -1,6 +1,5 @@
 """One release of the matrix: fetch, its own series and the committed one's ``git am``
-(:func:`prepare`, only reading the shared checkout), then CPU test-upstream and quick verify
-in-process (:func:`check`; output under the release's folder, no evidence record saved)."""
+(:func:`prepare`), then CPU test-upstream and quick verify in-process (:func:`check`)."""
 
 from __future__ import annotations
 

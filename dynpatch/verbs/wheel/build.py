@@ -1,6 +1,5 @@
-"""The patched wheel: the pinned wheel unpacked, the series applied exactly (no fuzz), the
-local version ``+dynpatch.<8 hex of the series sha256>`` set, repacked so that two builds
-give the same bytes (file modes and zip times fixed)."""
+"""The patched wheel: the pinned one with the series applied exactly, its local version
+``+dynpatch.<8 hex of the series sha256>``, repacked so that two builds give the same bytes."""
 
 from __future__ import annotations
 

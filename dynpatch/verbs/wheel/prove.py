@@ -71,9 +71,8 @@ def run_tests(python: Path, purelib: Path, work: Path, test: str, marker: str, j
 def run_proof(
     pin: Pin, wheel: Path, scratch_root: Path, into: Path | None, tier: str, reports: Path
 ) -> list[str]:
-    """Install ``wheel`` ``--no-deps`` (into a fresh venv with the pinned runtime, or into
-    ``into``), run the ``tier``'s tests from site-packages (JUnit XML into ``reports``); the
-    lines to show. The gpu tier needs ``into`` with NVIDIA's tensorrt_llm and a CUDA device."""
+    """Install ``wheel`` ``--no-deps`` (in a fresh venv with the pinned runtime, or ``into``),
+    run the ``tier``'s tests from site-packages; the gpu tier needs ``into`` with TRT-LLM."""
     if tier == "gpu":
         if into is None:
             raise ToolkitError(
@@ -119,9 +118,8 @@ def run_proof(
 def replay_installed(
     stock: Path, patched: Path, scratch_root: Path, python: str, keyword: str
 ) -> list[str]:
-    """Replay every named scenario on ``stock`` and ``patched`` (wheels), each installed
-    ``--no-deps`` into a folder the replay child puts first on its path; raises unless both ran
-    their own package (the patched helper taking ``keyword``, if any) and none diverged."""
+    """Every named scenario on the ``stock`` and ``patched`` wheels, each installed in a folder
+    of its own; raises unless each ran its own package and no chunk diverged."""
     # the replay group (torch and the rest), only here
     from dynpatch.replay import runner as replay_runner
     from dynpatch.replay import scenarios
