@@ -64,10 +64,8 @@ ONE_LINER: tuple[Step, ...] = (
 @dataclass(frozen=True)
 class SeriesResult:
     outcomes: tuple[Outcome, ...]
-    # path -> new source, only for files whose content changed.
-    changed: Mapping[str, str] = field(default_factory=dict)
-    # Targets of test-carrying steps: their "not applicable" never blocks the change.
-    optional: frozenset[Target] = frozenset()
+    changed: Mapping[str, str] = field(default_factory=dict)  # path -> new source, if changed
+    optional: frozenset[Target] = frozenset()  # test steps' targets: their n/a never blocks
     # The release's own fix by its syntax, how a run of its code says it fixes it, and why.
     candidate: fixed_upstream.Candidate | None = None
     how: str = ""

@@ -44,39 +44,33 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
     design = DESIGNS[args.design] if args.design else series.design_of(ws.patches)
-    status = err.status(f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ...")
-    status.start()
-    try:
-        with locked(pin, args, ws) as checkout:
-            status.stop()
-            fetched = time.perf_counter()
-            title = (
-                f"ai-dynamo {checkout.release.version} ({checkout.source}), design {design.name}"
-            )
-            try:
-                report = apply_series(
-                    checkout,
-                    author=author,
-                    date=pin.date,
-                    branch=pin.branch,
-                    ws=ws,
-                    patches_dir=ws.patches,
-                    check=args.check,
-                    force=args.force,
-                    design=design,
-                )
-            except SeriesFailed as exc:
-                shown = [console.outcome_table(exc.report.outcomes, exc.report.lines, title)]
-                if len(exc.findings) > 1:
-                    shown.append(precommit.findings_table(exc.findings))
-                if exc.report.result.drifted:  # apply has no replay to judge it
-                    shown.append(
-                        "upstream may have fixed it its own way; to judge it by running its "
-                        f"code: nox -s matrix -- {source_options(args, checkout.release.version)}"
-                    )
-                raise ToolkitError(str(exc), tuple(shown)) from None
-    finally:
+    doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
+    with err.status(doing) as status, locked(pin, args, ws) as checkout:
         status.stop()
+        fetched = time.perf_counter()
+        title = f"ai-dynamo {checkout.release.version} ({checkout.source}), design {design.name}"
+        try:
+            report = apply_series(
+                checkout,
+                author=author,
+                date=pin.date,
+                branch=pin.branch,
+                ws=ws,
+                patches_dir=ws.patches,
+                check=args.check,
+                force=args.force,
+                design=design,
+            )
+        except SeriesFailed as exc:
+            shown = [console.outcome_table(exc.report.outcomes, exc.report.lines, title)]
+            if len(exc.findings) > 1:
+                shown.append(precommit.findings_table(exc.findings))
+            if exc.report.result.drifted:  # apply has no replay to judge it
+                shown.append(
+                    "upstream may have fixed it its own way; to judge it by running its "
+                    f"code: nox -s matrix -- {source_options(args, checkout.release.version)}"
+                )
+            raise ToolkitError(str(exc), tuple(shown)) from None
     table = console.outcome_table(report.outcomes, report.lines, title)
     if report.result.not_applicable:
         raise ToolkitError(report.result.problems()[0], (table,))

@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from codemods.series import SERIES, Design
+from codemods.series import DEFAULT_DESIGN, DESIGNS, SERIES, Design
 from dynpatch import series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
@@ -40,8 +40,7 @@ class Row:
     newest: bool = False
     pinned: bool = False  # the release patches/ is made against
     note: str = ""
-    # one per series step: {"target", "status", "detail"}
-    outcomes: list[dict[str, str]] = field(default_factory=list)
+    outcomes: list[dict[str, str]] = field(default_factory=list)  # per step: target, status, detail
     # applied | already-applied | not-applicable | fixed-upstream | drifted | error
     series: str = stages.NOT_RUN
     series_detail: str = ""
@@ -80,16 +79,20 @@ class Context:
     out: Path  # out/matrix
     budget: int
     seed: int
-    skip: frozenset[str]
-    toolkit: str  # digest of the toolkit's code, part of the result cache key
-    fresh: bool  # ignore cached results (they are still rewritten)
-    design: Design  # the design of the committed series
-    source: FetchOptions | None  # a git ref's or a clone's fetch options (None: PyPI's wheels)
+    skip: frozenset[str] = frozenset()
+    toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
+    fresh: bool = False  # ignore cached results (they are still rewritten)
+    design: Design = DESIGNS[DEFAULT_DESIGN]  # the design of the committed series
+    source: FetchOptions | None = None  # a git ref's or a clone's fetch options (None: PyPI)
     # What a drifted release's chunks must equal: the series' own patched tree, built once.
-    reference: Callable[[], upstream_fix.Reference]
+    reference: Callable[[], upstream_fix.Reference] = lambda: _no_reference()
 
     def folder(self, version: str) -> Path:
         return self.out / "releases" / version
+
+
+def _no_reference() -> upstream_fix.Reference:
+    raise ToolkitError("no reference tree to judge a drifted release against")
 
 
 def once(make: Callable[[], upstream_fix.Reference]) -> Callable[[], upstream_fix.Reference]:
