@@ -2,7 +2,6 @@
 
 import os
 
-# GitPython looks for git when it is first imported (by dynpatch.io.git) and, without git,
-# raises there: a traceback before the command line could say one line. Quiet, a missing
-# git fails at first use, as one line.
+# GitPython looks for git when imported and, without it, raises a traceback before the
+# command line could say one line; quiet, a missing git fails at first use, as one line.
 os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")

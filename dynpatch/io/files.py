@@ -8,7 +8,7 @@ import secrets
 import shutil
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import filelock
@@ -72,11 +72,9 @@ def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
             # sweep sees this folder unowned; a name a sweep holds at that instant is passed over.
             path = parent / f"{prefix}{secrets.token_hex(6)}"
             owner = filelock.FileLock(str(path) + _OWNER, thread_local=False)
-            try:
+            with suppress(filelock.Timeout):
                 owner.acquire(timeout=0)
                 break
-            except filelock.Timeout:
-                pass
         path.mkdir()
     except OSError as exc:
         raise os_error(exc, f"cannot create a scratch folder in {parent}") from None

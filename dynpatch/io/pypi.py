@@ -24,10 +24,10 @@ def _pip(verb: str, *args: str, shown: str, timeout: float, python: Path | None 
     proc.check(cmd, doing=f"pip {verb} {shown}", timeout=timeout)
 
 
-def _download(dest: Path, *spec: str, want: str, timeout: float) -> Path:
+def _download(dest: Path, *spec: str, want: str) -> Path:
     """The one wheel named ``want`` (a glob) that ``pip download spec`` puts in ``dest``."""
     shown = " ".join(spec)
-    _pip("download", *_WHEEL_ONLY, "-d", str(dest), *spec, shown=shown, timeout=timeout)
+    _pip("download", *_WHEEL_ONLY, "-d", str(dest), *spec, shown=shown, timeout=600)
     faults.checkpoint("download.partial")
     got = sorted(dest.glob(want))
     if len(got) != 1:
@@ -36,16 +36,14 @@ def _download(dest: Path, *spec: str, want: str, timeout: float) -> Path:
     return got[0]
 
 
-def download_wheel(
-    package: str, version: str, wheel: str, cache_dir: Path, timeout: float = 600
-) -> Path:
+def download_wheel(package: str, version: str, wheel: str, cache_dir: Path) -> Path:
     """The wheel file ``wheel`` of ``package==version`` from ``cache_dir``, else downloaded
     into a scratch folder and renamed into the cache only when whole (sha256: the caller's)."""
     cached = cache_dir / wheel
     if cached.is_file():
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
-        got = _download(tmp, f"{package}=={version}", want=wheel, timeout=timeout)
+        got = _download(tmp, f"{package}=={version}", want=wheel)
         try:
             os.replace(got, cached)
         except OSError as exc:
@@ -87,19 +85,19 @@ def lay_out_wheel(
     return count
 
 
-def download_newest_wheel(package: str, dest: Path, timeout: float = 600) -> Path:
+def download_newest_wheel(package: str, dest: Path) -> Path:
     """The newest wheel of ``package``, pre-releases included; versions without a wheel
     (dynamo's dev sdists are stubs) are skipped by ``--only-binary``."""
-    return _download(dest, "--pre", package, want="*.whl", timeout=timeout)
+    return _download(dest, "--pre", package, want="*.whl")
 
 
-def pip_install_target(requirement: str, target: Path, timeout: float = 1200) -> None:
+def pip_install_target(requirement: str, target: Path) -> None:
     """``pip install --no-deps --target target requirement`` (a wheel only)."""
     args = ("--target", str(target), requirement)
-    _pip("install", *_WHEEL_ONLY, *args, shown=requirement, timeout=timeout)
+    _pip("install", *_WHEEL_ONLY, *args, shown=requirement, timeout=1200)
 
 
-def pip_install_into(python: Path, requirements: Iterable[str], timeout: float = 1200) -> None:
+def pip_install_into(python: Path, requirements: Iterable[str]) -> None:
     """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
-    _pip("install", *wanted, shown=" ".join(wanted), timeout=timeout, python=python)
+    _pip("install", *wanted, shown=" ".join(wanted), timeout=1200, python=python)

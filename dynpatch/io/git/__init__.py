@@ -13,7 +13,6 @@ from dynpatch.io.git.history import (
     push_branch,
     range_diff,
     remote_branch_tip,
-    remote_url,
     ssh_public_key,
     tags_and_date,
     verify_commit,
@@ -44,7 +43,6 @@ from dynpatch.io.git.repo import (
     show_file,
     tag,
     tree_of,
-    update_ref,
     update_refs,
     worktrees_on,
 )

@@ -1,7 +1,6 @@
-"""History as the PR step reads and writes it: commits between two points, trailers,
-re-authoring and signing (git's own: ``gpg.format``, ``user.signingkey``) with its
-verification, range-diffs, a base's tags and date; and the one place the toolkit reads from
-or writes to another machine's repository, only on the user's explicit ``--push``."""
+"""History as the PR step reads and writes it: commits, trailers, re-authoring, git's own
+signing and its verification, range-diffs, a base's tags and date; and the one place the
+toolkit reads or writes another machine's repository, only on the user's ``--push``."""
 
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ _NO_SIGNATURES = ("log.showSignature=false", "color.ui=false")  # a caller's wou
 
 @dataclass(frozen=True)
 class Signing:
-    """How commits are signed, in git's own settings: ``gpg.format`` and
-    ``user.signingkey``; for ssh, the ``gpg.ssh.allowedSignersFile`` that
-    ``git verify-commit`` trusts."""
+    """How commits are signed, in git's own settings (for ssh, with the
+    ``gpg.ssh.allowedSignersFile`` that ``git verify-commit`` trusts)."""
 
     format: str  # openpgp | ssh | x509
     key: str | None  # None: git's default key for the format (openpgp: the committer's)
@@ -51,8 +49,7 @@ class CommitInfo:
 
 
 def add_trailer(message: str, trailer: str) -> str:
-    """``message`` with ``trailer`` added at the end (unless already there) by ``git
-    interpret-trailers``."""
+    """``message`` with ``trailer`` at the end (unless there) by ``git interpret-trailers``."""
     options = ("--where=end", "--if-exists=addIfDifferent", "--if-missing=add")
     outside = Path(tempfile.gettempdir())  # no repository's trailer.* settings apply
     return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)
@@ -64,36 +61,23 @@ def amend_head(
     """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``;
     signed by git itself with ``signing`` (``-S``), else explicitly not."""
     options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
-    sign = "-S" if signing else "--no-gpg-sign"
-    config = signing.config() if signing else ()
-    failed = (
-        f"git could not sign the commit with {signing.format} key {signing.key or '(default)'}"
-        if signing
-        else None
-    )
-    git_cmd(
-        repo_dir,
-        "commit",
-        *options,
-        sign,
-        author=author,
-        extra_config=config,
-        stdin=message,
-        failed=failed,
-    )
+    sign, config, failed = "--no-gpg-sign", (), None
+    if signing is not None:
+        sign, config, key = "-S", signing.config(), signing.key or "(default)"
+        failed = f"git could not sign the commit with {signing.format} key {key}"
+    args = ("commit", *options, sign)
+    git_cmd(repo_dir, *args, author=author, extra_config=config, stdin=message, failed=failed)
 
 
 def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
     """``git verify-commit`` (raises when the signature is bad or missing); then git's own
     account of it, one line."""
     config = (*signing.config(), *_NO_SIGNATURES)
-    git_cmd(
-        repo_dir, "verify-commit", sha, extra_config=config, failed=f"git verify-commit {sha[:12]}"
-    )
+    failed = f"git verify-commit {sha[:12]}"
+    git_cmd(repo_dir, "verify-commit", sha, extra_config=config, failed=failed)
     status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
-    shown = git_cmd(
-        repo_dir, "log", "-1", "--show-signature", "--format=", sha, extra_config=config
-    )
+    args = ("log", "-1", "--show-signature", "--format=", sha)
+    shown = git_cmd(repo_dir, *args, extra_config=config)
     lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
     good = [ln for ln in lines if ln.startswith("Good ")]
     return f"[{status}] " + (good[0] if good else (lines[0] if lines else "signature verified"))
@@ -111,9 +95,8 @@ def ssh_public_key(key: str) -> str:
         return pub.read_text().strip()
     if not path.is_file():
         raise ToolkitError(f"SSH signing key {key} not found")
-    result = proc.run(
-        ["ssh-keygen", "-y", "-P", "", "-f", str(path)], doing="ssh-keygen", timeout=30
-    )
+    keygen = ["ssh-keygen", "-y", "-P", "", "-f", str(path)]
+    result = proc.run(keygen, doing="ssh-keygen", timeout=30)
     if result.returncode != 0:
         raise ToolkitError(f"cannot read the public key of {key}: {result.last_line()}")
     return result.stdout.strip()
@@ -155,13 +138,8 @@ def numstat(repo_dir: Path, base: str, tip: str) -> list[tuple[int, int, str]]:
     """(lines added, lines removed, path) of each file ``base..tip`` changes (a binary
     file counts 0 and 0)."""
     out = git_cmd(repo_dir, "diff", "--numstat", "--no-renames", base, tip)
-    found = []
-    for line in out.splitlines():
-        added, removed, path = line.split("\t", 2)
-        found.append(
-            (int(added) if added.isdigit() else 0, int(removed) if removed.isdigit() else 0, path)
-        )
-    return found
+    rows = [line.split("\t", 2) for line in out.splitlines()]
+    return [(int(a) if a.isdigit() else 0, int(r) if r.isdigit() else 0, p) for a, r, p in rows]
 
 
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
@@ -172,15 +150,6 @@ def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
 # --- remotes: only with the user's explicit --push ------------------------------------
 
 _PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
-
-
-def remote_url(repo_dir: Path, remote: str) -> str:
-    """The URL of the configured remote ``remote``, or ``remote`` itself (a URL or path)."""
-    check_remote(remote)
-    try:
-        return git_cmd(repo_dir, "remote", "get-url", "--", remote).strip()
-    except ToolkitError:
-        return remote
 
 
 def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:

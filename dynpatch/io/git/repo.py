@@ -21,7 +21,7 @@ from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check
 def init_repo_with_commit(
     work_dir: Path, message: str, author: Identity, date: str, tag: str
 ) -> str:
-    """``git init`` ``work_dir``, commit everything in it, tag it; return the commit id."""
+    """``git init`` ``work_dir``, commit everything in it, tag it; the commit id."""
     git_cmd(work_dir, "init", "-q")
     git_cmd(work_dir, "add", "-A")
     dated = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
@@ -141,20 +141,14 @@ def update_refs(
 ) -> None:
     """Move every ``(ref, new, old)``, all or none; ``old`` is what the ref must still be
     (None: it must not exist yet)."""
-    zero = "0" * 40
-    lines = ["start"]
-    lines += [f"update {ref} {new} {old or zero}" for ref, new, old in updates]
-    lines += ["prepare", "commit"]
+    moves = [f"update {ref} {new} {old or '0' * 40}" for ref, new, old in updates]
+    lines = ["start", *moves, "prepare", "commit"]
     git_cmd(repo_dir, "update-ref", "-m", reason, "--stdin", stdin="\n".join(lines) + "\n")
 
 
 def ref_exists(repo_dir: Path, ref: str) -> bool:
     with opened(repo_dir) as repo:
         return gitpython.Reference(repo, ref, check_path=False).is_valid()
-
-
-def update_ref(repo_dir: Path, ref: str, new: str, old: str | None, reason: str) -> None:
-    update_refs(repo_dir, [(ref, new, old)], reason)
 
 
 def delete_ref(repo_dir: Path, ref: str) -> None:
@@ -182,8 +176,7 @@ def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
 
 
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
-    """Copy ``src_ref`` of a local ``source_repo`` into ``repo_dir`` as ``dst_ref`` (objects
-    and that ref only)."""
+    """Copy ``src_ref`` of a local ``source_repo`` into ``repo_dir`` as ``dst_ref``, only."""
     args = ("fetch", "-q", "--no-tags", "--no-write-fetch-head", "--end-of-options")
     git_cmd(repo_dir, *args, str(source_repo), f"+{src_ref}:{dst_ref}")
 
@@ -194,10 +187,8 @@ def format_patch(
     """``git format-patch base..head`` into ``out_dir`` in a reproducible form."""
     with opened(repo_dir) as repo:
         env = objects_env(repo, objects) if objects is not None else {}
-    options = ("--full-index", "--no-signature", "--no-renames", f"--base={base}")
-    out = git_cmd(
-        repo_dir, "format-patch", *options, "-o", str(out_dir), f"{base}..{head}", env=env
-    )
+    options = ("--full-index", "--no-signature", "--no-renames", f"--base={base}", "-o")
+    out = git_cmd(repo_dir, "format-patch", *options, str(out_dir), f"{base}..{head}", env=env)
     return [Path(line) for line in out.splitlines() if line.strip()]
 
 
@@ -226,7 +217,6 @@ def show_file(repo_dir: Path, rev: str, path: str) -> str | None:
 
 
 def apply_check(repo_dir: Path, patch: Path) -> None:
-    """``git apply --check`` of ``patch`` on the work tree (raises, with git's reason)."""
     git_cmd(repo_dir, "apply", "--check", str(patch))
 
 
@@ -236,13 +226,11 @@ def checkout_detached(repo_dir: Path, rev: str) -> None:
 
 
 def tag(repo_dir: Path, name: str, commit: str) -> None:
-    """A lightweight tag ``name`` (the toolkit's own) at ``commit``."""
     git_cmd(repo_dir, "tag", name, commit)
 
 
 def reverse_applies(repo_dir: Path, patches: Iterable[Path]) -> None:
-    """Check the patches reverse cleanly on the work tree (last first)."""
-    for patch in reversed(list(patches)):
+    for patch in reversed(list(patches)):  # raises at the first that does not reverse
         git_cmd(repo_dir, "apply", "--check", "-R", str(patch))
 
 
