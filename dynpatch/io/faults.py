@@ -9,6 +9,5 @@ import signal
 
 
 def checkpoint(step: str) -> None:
-    """Die here with SIGKILL if ``$DYNPATCH_FAULT_AT`` names ``step``."""
     if os.environ.get("DYNPATCH_FAULT_AT") == step:
         os.kill(os.getpid(), signal.SIGKILL)

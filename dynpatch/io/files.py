@@ -21,7 +21,6 @@ _STAGING, _PREVIOUS, _OWNER, _JOURNAL = ".staging-", ".previous-", ".owner", ".j
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
-    """:func:`dynpatch.io.atomic.write_atomic`, an ``OSError`` as one line."""
     try:
         atomic.write_atomic(path, text)
     except OSError as exc:
@@ -29,7 +28,6 @@ def write_atomic(path: Path, text: str | bytes) -> None:
 
 
 def os_error(exc: OSError, doing: str) -> ToolkitError:
-    """One line for an OSError: what was being done, the path, and why."""
     where = f" ({exc.filename})" if exc.filename and str(exc.filename) not in doing else ""
     return ToolkitError(f"{doing}{where}: {exc.strerror or exc}")
 
@@ -112,7 +110,6 @@ def sweep(parent: Path, pattern: str, undo: Callable[[Path], None] | None = None
 
 
 def remove_tree(path: Path) -> None:
-    """Remove a folder, a file or a link at ``path`` (absent is fine)."""
     try:
         if path.is_symlink() or path.is_file():
             path.unlink()
@@ -135,7 +132,6 @@ def _discard(path: Path, *, warn: bool = True) -> bool:
 
 
 def refuse_non_folder(path: Path) -> None:
-    """One line when something other than a folder (maybe the user's) stands at ``path``."""
     if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise ToolkitError(f"{path} is not a folder: move it away and rerun")
 
@@ -154,8 +150,7 @@ def recover(final: Path) -> None:
 @contextmanager
 def staged_dir(final: Path, *, keep: frozenset[str] = frozenset()) -> Iterator[Path]:
     """A staging folder beside ``final`` that replaces it whole when the block ends without
-    error (``final`` is untouched on error); old entries named in ``keep`` are carried over.
-    The caller holds the lock that guards ``final``."""
+    error, carrying over old entries named in ``keep``; the caller holds ``final``'s lock."""
     recover(final)
     refuse_non_folder(final)
     with owned_dir(final.parent, f".{final.name}{_STAGING}") as tmp:

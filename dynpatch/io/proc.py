@@ -32,7 +32,6 @@ class ProcResult:
     timed_out: bool = False
 
     def last_line(self) -> str:
-        """What went wrong (:func:`reason`), else the exit status."""
         return reason(self.stderr) or f"exit status {self.returncode}"
 
 
@@ -94,7 +93,6 @@ def run(
 
 
 def check(cmd: Cmd, *, doing: str, timeout: float | None, **kw: Any) -> ProcResult:
-    """:func:`run`, and a non-zero status raises one line: ``doing`` failed, and why."""
     result = run(cmd, doing=doing, timeout=timeout, **kw)
     if result.returncode != 0:
         raise ToolkitError(redact(f"{doing} failed: {result.last_line()}"))

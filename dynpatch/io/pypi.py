@@ -18,7 +18,6 @@ _WHEEL_ONLY = ("--no-deps", "--only-binary=:all:")
 
 
 def _pip(verb: str, *args: str, shown: str, timeout: float, python: Path | None = None) -> None:
-    """``python -m pip verb args``; a failure is one line: ``pip verb shown failed: why``."""
     quiet = ("--disable-pip-version-check", "--quiet")
     cmd = [str(python or sys.executable), "-m", "pip", verb, *quiet, *args]
     proc.check(cmd, doing=f"pip {verb} {shown}", timeout=timeout)
@@ -92,12 +91,10 @@ def download_newest_wheel(package: str, dest: Path) -> Path:
 
 
 def pip_install_target(requirement: str, target: Path) -> None:
-    """``pip install --no-deps --target target requirement`` (a wheel only)."""
     args = ("--target", str(target), requirement)
     _pip("install", *_WHEEL_ONLY, *args, shown=requirement, timeout=1200)
 
 
 def pip_install_into(python: Path, requirements: Iterable[str]) -> None:
-    """``pip install requirements`` into the environment of ``python``."""
     wanted = list(requirements)
     _pip("install", *wanted, shown=" ".join(wanted), timeout=1200, python=python)

@@ -1,7 +1,5 @@
 """A check's result, and the checking stages (test-upstream's CPU tier, verify) run
-in-process on one release: its interpreter for their children, its folder for their
-output, no evidence record saved.
-"""
+in-process on one release: its interpreter and folder, no evidence record saved."""
 
 from __future__ import annotations
 
@@ -51,28 +49,23 @@ class CheckJob:
 
 
 def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record | None]:
-    """``stage`` on ``job`` (progress on ``screen``): pass or fail with its summary line and
-    the record the stage would save, or error with the reason it could not run. What it
-    would print goes to ``<stage>.log``."""
-    start = time.perf_counter()
+    """``stage`` on ``job``: pass or fail with its summary line and the record it would save
+    (what it would print: ``<stage>.log``), or error with the reason it could not run."""
+    start, python = time.perf_counter(), str(job.python)
     where = (job.checkout, job.patches, job.trees, job.folder / stage, screen)
     try:
         if stage == "test-upstream":
-            options = test_upstream.UpstreamTestOptions(tier="cpu", python=str(job.python))
+            options = test_upstream.UpstreamTestOptions(tier="cpu", python=python)
             result = test_upstream.check(options, *where)
         else:
             options = verify.VerifyOptions(
-                budget=job.budget,
-                seed=job.seed,
-                python=str(job.python),
-                alternative=job.alternative,
+                budget=job.budget, seed=job.seed, python=python, alternative=job.alternative
             )
             result = verify.check(options, *where)
     except ToolkitError as exc:
         return Check(ERROR, str(exc), time.perf_counter() - start), None
     seconds = time.perf_counter() - start
-    log = job.folder / f"{stage}.log"
-    files.write_atomic(log, as_text(result.shown))
+    files.write_atomic(job.folder / f"{stage}.log", as_text(result.shown))
     assert result.record is not None  # both stages say what they would save
     text = summary(stage, result.record.details)
     return Check(PASS if result.ok else FAIL, text, seconds), result.record

@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from codemods.outcome import Outcome
@@ -26,8 +27,7 @@ from dynpatch.workspace import Workspace
 @dataclass
 class ApplyReport:
     result: SeriesResult
-    # qualname -> (added, removed) lines in the formatted patch
-    lines: dict[str, tuple[int, int]] = field(default_factory=dict)
+    lines: dict[str, tuple[int, int]] = field(default_factory=dict)  # qualname -> (+, -)
     patches: list[str] = field(default_factory=list)
     commit: str = ""
     changed_files: list[str] = field(default_factory=list)  # patches/ files rewritten
@@ -69,15 +69,13 @@ def apply_series(
     force: bool = False,
     design: Design = DESIGNS[DEFAULT_DESIGN],
 ) -> ApplyReport:
-    """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``.
-
-    The checkout changes in one ref transaction at the very end, if at all (never with
-    ``check`` or ``branch=None``: then it is only read, so concurrent runs may share it);
-    ``patches_dir`` is replaced whole. Otherwise the caller holds the checkout's lock.
-    """
+    """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``
+    (replaced whole). The checkout changes in one ref transaction at the very end, if at
+    all: never with ``check`` or ``branch=None`` (then it is only read, so concurrent runs
+    may share it); otherwise the caller holds the checkout's lock."""
     marks = [time.perf_counter()]
-    steps = design.steps
-    result = run_series(lambda path: read_at(checkout.path, checkout.base, path), steps)
+    steps, read = design.steps, partial(gitio.show_file, checkout.path, checkout.base)
+    result = run_series(read, steps)
     report = ApplyReport(result)
 
     def lap(name: str) -> None:
@@ -94,7 +92,7 @@ def apply_series(
 
     python = formatting.tools_python(ws)
     lap("tool env")
-    old = {p: read_at(checkout.path, checkout.base, p) or "" for p in result.changed}
+    old = {p: read(p) or "" for p in result.changed}
     new = formatting.format_upstream(result.changed, python)
     lap("format")
     try:
@@ -132,11 +130,8 @@ def apply_series(
         proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
         lap("git am check")
         if proof:
-            raise SeriesFailed(
-                f"patch series fails the git am proof on {checkout.release.base_tag}: {proof}",
-                report,
-                proof,
-            )
+            why = f"patch series fails the git am proof on {checkout.release.base_tag}: {proof}"
+            raise SeriesFailed(why, report, proof)
         # The DCO hook on the commits as `git am` records them from the export.
         commits = gitio.commits_between(tmp / "am", checkout.base, "HEAD")
         hooks.append(precommit.check_commits(commits, names))
@@ -167,9 +162,8 @@ def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
 def export_series(
     checkout: Checkout, pin: Pin, ws: Workspace, patches_dir: Path, design: Design
 ) -> ApplyReport:
-    """The series of ``design`` for ``checkout``'s release, made by the pin's author and
-    date, into ``patches_dir``; the checkout is only read (``apply_series`` with
-    ``branch=None``)."""
+    """The series of ``design`` for ``checkout``'s release, by the pin's author and date, into
+    ``patches_dir``; the checkout is only read (``branch=None``)."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
         checkout,
@@ -201,15 +195,9 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
     )
 
 
-def read_at(repo: Path, rev: str, path: str) -> str | None:
-    """``path``'s content at ``rev`` (None when the file does not exist there)."""
-    return gitio.show_file(repo, rev, path)
-
-
 def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
-    """What stops ``patches`` applying with ``git am`` (no three-way fallback) to a fresh
-    clone of the base at ``scratch`` and reversing cleanly there; '' when nothing does
-    (``scratch`` is then the patched tree)."""
+    """What stops ``patches`` applying with ``git am`` to a fresh clone of the base at
+    ``scratch`` and reversing cleanly there; '' when nothing does (the patched tree)."""
     gitio.clone_at(checkout.path, checkout.base, scratch)
     try:
         gitio.am(scratch, patches)

@@ -56,13 +56,8 @@ json.dump(out, sys.stdout)
 
 
 def format_upstream(files: Mapping[str, str], python: Path) -> dict[str, str]:
-    """Return ``files`` (repo path -> source) after isort and black, upstream style."""
-    result = proc.run(
-        [str(python), "-c", _FORMAT_SCRIPT],
-        doing="isort and black",
-        timeout=600,
-        stdin=json.dumps(dict(files)),
-    )
+    cmd = [str(python), "-c", _FORMAT_SCRIPT]
+    result = proc.run(cmd, doing="isort and black", timeout=600, stdin=json.dumps(dict(files)))
     if result.returncode != 0:
         raise ToolkitError(f"isort/black failed on the patched files: {result.last_line()}")
     formatted: dict[str, str] = json.loads(result.stdout)

@@ -1,7 +1,6 @@
 """dynamo's pre-commit, hook by hook at its pins, on the files the series touches (isort and
 black pass by construction; flake8 on the lines the series adds) and on its commit messages;
-any finding refuses the series. The wheel has no repository-root config: it is written here.
-"""
+any finding refuses the series. The wheel has no repository-root config: it is written here."""
 
 from __future__ import annotations
 
@@ -22,12 +21,8 @@ from dynpatch.services.formatters import TOOLS
 
 STAGE, COMMAND = "pre-commit", "nox -s apply"  # the evidence record's stage, its command
 
-# dynamo's settings, each from its .pre-commit-config.yaml or pyproject.toml (docs/apply.md
-# has the table). ruff: dynamo selects no rules (0.5.2's defaults) and sets no target
-# (requires-python >= 3.10). The hook runs `--fix --exit-non-zero-on-fix`, so every report
-# fails it: nothing is fixed here (and no --force-exclude: a temporary folder's name must
-# exclude nothing). codespell: their `dictionary = "./codespell.txt"` is not in
-# the wheel; the builtin "clear" is used, as their comment there intends.
+# dynamo's settings; docs/apply.md has the table and why (ruff: every report is a finding,
+# nothing fixed; no --force-exclude: a temporary folder's name must exclude nothing).
 FLAKE8_ARGS = ("--isolated", "--max-line-length=88", "--select=C,E,F,W,B,B950")
 FLAKE8_ARGS += ("--extend-ignore=E203,E501",)
 RUFF_TOML = """\
@@ -117,25 +112,16 @@ def check_files(
         raise ToolkitError(f"ruff's JSON report is not what 0.5.2 writes: {exc}") from None
     formatted = "whole files, formatted by apply"
     added = {p: scope.added_lines(old.get(p, ""), new[p]) for p in paths}
+    flake8_found = tuple(f for f in _parse("flake8", flake8) if f.line in added[f.path])
     covered = tuple(p for p in paths if spdx_comment(p) is not None)
+    spdx_found = tuple(f for p in covered for f in spdx_check(p, new[p], year))
     return [
         HookResult("isort", pin("isort"), paths, scope=formatted),
         HookResult("black", pin("black"), paths, scope=formatted),
-        HookResult(
-            "flake8",
-            pin("flake8"),
-            paths,
-            tuple(f for f in _parse("flake8", flake8) if f.line in added[f.path]),
-            "changed lines",
-        ),
+        HookResult("flake8", pin("flake8"), paths, flake8_found, "changed lines"),
         HookResult("ruff", f"{pin('ruff')} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
         HookResult("codespell", pin("codespell"), paths, tuple(_parse("codespell", spelling))),
-        HookResult(
-            SPDX,
-            "dynamo's copyright-check.ps1 rule",
-            covered,
-            tuple(f for p in covered for f in spdx_check(p, new[p], year)),
-        ),
+        HookResult(SPDX, "dynamo's copyright-check.ps1 rule", covered, spdx_found),
     ]
 
 
@@ -178,7 +164,6 @@ def parse_ruff(report: str, root: Path) -> list[Finding]:
 
 
 def sign_offs(message: str) -> list[Identity]:
-    """The identities of the DCO lines (``Signed-off-by: Name <email>``) in ``message``."""
     found = (_PARTS.match(line) for line in message.splitlines())
     return [Identity(m["name"], m["email"]) for m in found if m]
 
@@ -191,11 +176,8 @@ def dco_check(commit: CommitInfo, label: str) -> list[Finding]:
         why = f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)"
         return [Finding("DCO", label, len(lines), why)]
     author = commit.author
-    mine = (
-        s.name == author.name and s.email.lower() == author.email.lower()
-        for s in sign_offs(commit.message)
-    )
-    if any(mine):
+    me = (author.name, author.email.lower())
+    if any((s.name, s.email.lower()) == me for s in sign_offs(commit.message)):
         return []
     first, line = signed[0]
     return [Finding("DCO", label, first, f"{line!r} is not the author {author}")]
@@ -221,7 +203,6 @@ def spdx_comment(path: str) -> str | None:
 
 
 def spdx_check(path: str, text: str, year: int) -> list[Finding]:
-    """What the SPDX rule finds in ``path`` (content ``text``) committed in ``year``."""
     comment = spdx_comment(path)
     if comment is None or not text:
         return []
@@ -237,7 +218,6 @@ def spdx_check(path: str, text: str, year: int) -> list[Finding]:
 
 
 def failure_line(findings: Sequence[Finding]) -> str:
-    """The one error line: the first finding, and how many more the table shows."""
     first = findings[0]
     more = f" (+{len(findings) - 1} more in the table above)" if len(findings) > 1 else ""
     where = f"{first.path}:{first.line}"
@@ -251,17 +231,10 @@ def findings_table(findings: Sequence[Finding]) -> Table:
 
 
 def record(hooks: Sequence[HookResult], base: str, series_sha256: str, command: str) -> Record:
-    """The evidence record of a series that passed every hook: a Markdown table (hook, pin,
-    files, result), then the files checked."""
+    """The evidence record of a series that passed every hook: a table, then the files."""
     rows = [f"| {h.hook} | {h.pin} | {len(h.checked)} ({h.scope}) | pass |" for h in hooks]
     listed = "".join(f"- `{c}`\n" for c in sorted({c for h in hooks for c in h.checked}))
     table = "| hook | pin | files | result |\n|---|---|---|---|\n" + "\n".join(rows)
-    return Record(
-        STAGE,
-        base=base,
-        series_sha256=series_sha256,
-        command=command,
-        verdict="pass",
-        summary_md=f"{table}\n\nChecked:\n\n{listed}",
-        details={"hooks": [dataclasses.asdict(h) for h in hooks]},
-    )
+    details = {"hooks": [dataclasses.asdict(h) for h in hooks]}
+    summary = f"{table}\n\nChecked:\n\n{listed}"
+    return Record(STAGE, base, series_sha256, command, "pass", summary, details)

@@ -1,9 +1,7 @@
 """Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees.
-
-The named scenarios and ``--budget`` hypothesis streams are replayed through the baseline's,
-the patched and (informative) the alternative's ``AggregatedHandler.generate``, one child
-process forking a copy per tree, two at a time; every record is compared as canonical JSON.
-"""
+The named scenarios and ``--budget`` hypothesis streams go through the baseline's, the
+patched and (informative) the alternative's ``AggregatedHandler.generate``, one child
+forking a copy per tree, two at a time; every record is compared as canonical JSON."""
 
 from __future__ import annotations
 
@@ -88,8 +86,7 @@ def check(
     out_dir: Path,
     screen: Console = err,
 ) -> StageResult:
-    """Replay ``checkout`` without and with the series in ``patches`` (trees under
-    ``trees_dir``, report and logs under ``out_dir``); progress on ``screen``."""
+    """Replay ``checkout`` without and with the series in ``patches``; report in ``out_dir``."""
     start = time.perf_counter()
     names = _scenarios(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -161,14 +158,9 @@ def check(
     ok = all(o.ok for o in outcomes)
     command = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
     command += [word for name in args.scenario or () for word in ("--scenario", name)]
+    verdict, summary = "pass" if ok else "fail", "".join(f"    {line}\n" for line in lines)
     record = Record(
-        "verify",
-        base=trees.base,
-        series_sha256=trees.series_sha256,
-        command=shlex.join(command),
-        verdict="pass" if ok else "fail",
-        summary_md="".join(f"    {line}\n" for line in lines),
-        details=details,
+        "verify", trees.base, trees.series_sha256, shlex.join(command), verdict, summary, details
     )
     return StageResult(ok, (*lines, f"report: {console.rel(report)}"), (record,))
 

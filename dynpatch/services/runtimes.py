@@ -1,11 +1,8 @@
-"""One interpreter per release, cheaply: the shared environment plus that release's runtime.
-
-dynamo's tests and the replay need ``ai-dynamo-runtime`` at the tree's exact version, and
-everything else at any version. So ``.cache/runtimes/<X>/site`` holds a ``pip install
---no-deps --target`` of ``ai-dynamo-runtime==X``, and ``.cache/runtimes/<X>/venv-<id>`` is
-a pip-less venv whose ``.pth`` puts that site first, then the shared environment's
-site-packages (``<id>`` names that environment, so sessions do not overwrite each other).
-"""
+"""One interpreter per release, cheaply: dynamo's tests and the replay need the runtime at
+the tree's exact version, the rest at any. ``<X>/site`` holds ``ai-dynamo-runtime==X``
+(``pip install --no-deps --target``); ``<X>/venv-<id>`` is a pip-less venv whose ``.pth``
+puts that site first, then the shared environment's site-packages (``<id>`` names that
+environment, so sessions do not overwrite each other)."""
 
 from __future__ import annotations
 
@@ -22,7 +19,6 @@ _PTH = "dynpatch-runtime.pth"
 
 
 def release_python(version: str, runtimes: Path) -> Path:
-    """Build (or reuse) the interpreter for release ``version``'s checks."""
     root, v = runtimes / version, sys.version_info
     site = root / "site"
     if not (site / f"ai_dynamo_runtime-{version}.dist-info" / "METADATA").is_file():

@@ -45,10 +45,9 @@ def lines_changed_in(
     imports: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, tuple[int, int]]:
     """Per target, (lines added, lines removed); raises when a changed line lies outside
-    every target. A target is a function of ``qualnames``, or a label in ``added`` naming
-    the definitions it adds or rewrites (:func:`definition_spans`), whose ``imports`` (the
-    module-level ``from M import`` of those names in ``new``, and of the same ``M`` in
-    ``old``) count for it too."""
+    every target: a function of ``qualnames``, or a label in ``added`` naming definitions it
+    adds or rewrites, whose ``imports`` (``from M import`` of them, and of ``M`` in ``old``)
+    count for it too."""
     plus, minus = added_lines(old, new), added_lines(new, old)  # lines of new, of old
     counts: dict[str, tuple[int, int]] = {}
 
@@ -128,9 +127,9 @@ def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] |
 
 
 def definition_spans(source: str, names: Sequence[str]) -> list[tuple[int, int]]:
-    """Line spans of the definitions ``names`` (top-level, or methods of a top-level class)
-    in ``source``, from right after the previous statement (the blank and comment lines
-    before belong to it) over the blank lines after it; raises for a name not defined."""
+    """Line spans of the definitions ``names`` (top-level, or methods of a top-level class):
+    from right after the previous statement (blank and comment lines before it included)
+    over the blank lines after it; raises for a name not defined."""
     lines = source.splitlines()
     tree = ast.parse(source).body
     spans = []

@@ -28,7 +28,6 @@ class Trees:
 
 
 def prepare_trees(checkout: Checkout, patches_dir: Path, dest: Path) -> Trees:
-    """Baseline and patched clones of ``checkout`` under ``dest``."""
     series.names(patches_dir)  # no series: say so before taking the lock
     with files.lock(dest.parent / f".{dest.name}.lock", f"the source trees in {dest}"):
         digest, code = series.series_digest(patches_dir), series.code_digest(patches_dir)

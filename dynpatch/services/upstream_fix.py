@@ -1,16 +1,8 @@
 """Is a release on which the series drifted fixed upstream, whatever shape the fix takes?
-Judged by running that release's code, never by its syntax alone.
-
-The judgement replays streams (:data:`STREAMS`: deltas of every size, interleaved choices,
-every bail-out) through the release's real ``AggregatedHandler.generate`` in a child
-(:mod:`dynpatch.replay.reads`), with cumulative ``token_ids`` that record which positions
-are read, and through the series' own patched tree (the reference: the pinned release with
-``patches/``, whose handler the series leaves otherwise unchanged). Fixed upstream only when
-no chunk reads a token id outside its delta, every chunk's ids and logprobs equal the
-reference's, and some chunk carries logprobs. How the release fixes it is then said:
-a keyword of its own (:func:`codemods.fixed_upstream.detect`), the one-line alternative,
-or another design.
-"""
+Judged by running its code: :data:`STREAMS` replayed through its real handler (recording
+which token ids each chunk reads: :mod:`dynpatch.replay.reads`) and through the series' own
+patched tree. Fixed only when no chunk reads outside its delta, every chunk's ids and
+logprobs equal the reference's, and some chunk carries logprobs; then how is said."""
 
 from __future__ import annotations
 
@@ -84,10 +76,9 @@ def settle(
     log: Path,
     ref: Callable[[], Reference],
 ) -> None:
-    """Judge the release of ``report`` when the series' fix drifted on it, on a fresh copy of
-    ``checkout``'s base with the interpreter ``python()`` gives, against ``ref()``;
-    ``report.result`` then records the verdict. A run that cannot happen judges nothing:
-    not fixed."""
+    """Judge the release of ``report`` when the series' fix drifted on it (a fresh copy of its
+    base, run by ``python()``, against ``ref()``) into ``report.result``; a run that cannot
+    happen judges nothing: not fixed."""
     if not report.result.drifted:
         return
     how = ""
@@ -164,10 +155,8 @@ def _first_difference(mine: list[dict[str, Any]], want: list[dict[str, Any]], la
 
 
 def describe(report: ApplyReport, tree: Path, ref: Reference, ws: Workspace) -> tuple[str, str]:
-    """How the release would fix the defect, as far as its code tells (a keyword of its
-    own, the one-line alternative, another design), and what that means for the series if
-    the run says it does (for the one-liner, what the series still saves beyond it, when
-    the bench measured that on the pin)."""
+    """How the release would fix the defect, as far as its code tells, and what that means
+    for the series if the run says it does (beyond the one-liner: what the bench measured)."""
     candidate = report.result.candidate
     if candidate is not None:
         return f"by a keyword of its own ({candidate.reason})", ": the series can be retired"

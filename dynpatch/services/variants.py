@@ -38,7 +38,6 @@ class Variant:
 
 
 def mutant(design: Design) -> Variant:
-    """The patched tree of ``design`` with the history copy planted back."""
     what = f"the patched tree with `{COPY}` planted back (its gates must miss)"
     return Variant("mutant", what, _helper(lambda source: plant(source, design)))
 

@@ -70,8 +70,7 @@ def amend_head(
 
 
 def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
-    """``git verify-commit`` (raises when the signature is bad or missing); then git's own
-    account of it, one line."""
+    """``git verify-commit`` (raises when bad or missing), then git's account of it, one line."""
     config = (*signing.config(), *_NO_SIGNATURES)
     failed = f"git verify-commit {sha[:12]}"
     git_cmd(repo_dir, "verify-commit", sha, extra_config=config, failed=failed)
@@ -103,7 +102,6 @@ def ssh_public_key(key: str) -> str:
 
 
 def commits_between(repo_dir: Path, base: str, tip: str) -> list[CommitInfo]:
-    """The commits in ``base..tip``, oldest first."""
     with opened(repo_dir) as repo:
         span = f"{repo.commit(base).hexsha}..{repo.commit(tip).hexsha}"  # ids: never options
         return [
@@ -127,7 +125,6 @@ def range_diff(repo_dir: Path, *ranges: str, summary: bool = False) -> str:
 
 
 def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
-    """The tags that point at ``rev``, and its commit date (YYYY-MM-DD)."""
     with opened(repo_dir) as repo:
         commit = repo.commit(rev)
         tags = [t.name for t in repo.tags if t.commit == commit]
@@ -135,8 +132,7 @@ def tags_and_date(repo_dir: Path, rev: str) -> tuple[list[str], str]:
 
 
 def numstat(repo_dir: Path, base: str, tip: str) -> list[tuple[int, int, str]]:
-    """(lines added, lines removed, path) of each file ``base..tip`` changes (a binary
-    file counts 0 and 0)."""
+    """(added, removed, path) of each file ``base..tip`` changes (a binary file: 0 and 0)."""
     out = git_cmd(repo_dir, "diff", "--numstat", "--no-renames", base, tip)
     rows = [line.split("\t", 2) for line in out.splitlines()]
     return [(int(a) if a.isdigit() else 0, int(r) if r.isdigit() else 0, p) for a, r, p in rows]
@@ -168,9 +164,8 @@ def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) 
 def push_branch(
     repo_dir: Path, remote: str, branch: str, expect: str | None, timeout: float
 ) -> None:
-    """Push local ``branch`` to ``remote`` only while the remote branch is at ``expect``
-    (None: it must not exist): the lease makes the push fail, rather than overwrite, if
-    the remote moved since it was read."""
+    """Push ``branch`` to ``remote`` only while the remote branch is at ``expect`` (None:
+    absent): the lease fails the push, rather than overwrite, if the remote moved meanwhile."""
     ref = f"refs/heads/{branch}"
     check_remote(remote)
     lease = f"--force-with-lease={ref}:{expect or ''}"

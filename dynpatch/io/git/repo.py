@@ -21,7 +21,6 @@ from dynpatch.io.git.values import UPSTREAM_IDENTITY, Identity, check_ref, check
 def init_repo_with_commit(
     work_dir: Path, message: str, author: Identity, date: str, tag: str
 ) -> str:
-    """``git init`` ``work_dir``, commit everything in it, tag it; the commit id."""
     git_cmd(work_dir, "init", "-q")
     git_cmd(work_dir, "add", "-A")
     dated = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
@@ -139,8 +138,7 @@ def commit_objects(
 def update_refs(
     repo_dir: Path, updates: Sequence[tuple[str, str, str | None]], reason: str
 ) -> None:
-    """Move every ``(ref, new, old)``, all or none; ``old`` is what the ref must still be
-    (None: it must not exist yet)."""
+    """Move every ``(ref, new, old)``, all or none, each only while at ``old`` (None: absent)."""
     moves = [f"update {ref} {new} {old or '0' * 40}" for ref, new, old in updates]
     lines = ["start", *moves, "prepare", "commit"]
     git_cmd(repo_dir, "update-ref", "-m", reason, "--stdin", stdin="\n".join(lines) + "\n")
@@ -167,7 +165,6 @@ def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
 
 
 def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
-    """``ancestor`` is reachable from ``descendant`` (False if either is unknown)."""
     try:
         git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
     except ToolkitError:
@@ -193,7 +190,6 @@ def format_patch(
 
 
 def clone_at(src_repo: Path, rev: str, dest: Path) -> None:
-    """A throwaway clone of a local repository, checked out (detached) at ``rev``."""
     git_cmd(src_repo.parent, "clone", "-q", "--no-checkout", "--", str(src_repo), str(dest))
     git_cmd(dest, "checkout", "-q", "--detach", rev)
 
@@ -209,7 +205,6 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
 
 
 def show_file(repo_dir: Path, rev: str, path: str) -> str | None:
-    """``path``'s content at ``rev`` (None when the file does not exist there)."""
     try:
         return git_cmd(repo_dir, "show", f"{rev}:{path}")
     except ToolkitError:

@@ -1,7 +1,5 @@
-"""dynamo's own tests on
-the baseline and the patched tree, tier by tier (a table per test file, JUnit XML of every
-run, one verdict), and the mutation proof of the tests the series carries (:mod:`.mutants`).
-"""
+"""dynamo's own tests on the baseline and the patched tree, tier by tier (a table per test
+file, JUnit XML of every run, one verdict), and the mutation proof of the carried tests."""
 
 from __future__ import annotations
 
@@ -57,17 +55,15 @@ def check(
     out_dir: Path,
     screen: Console = err,
 ) -> StageResult:
-    """Test ``checkout`` without and with the series in ``patches`` (trees under
-    ``trees_dir``, JUnit XML and logs under ``out_dir``); progress on ``screen``."""
+    """Test ``checkout`` without and with the series in ``patches``; JUnit XML in ``out_dir``."""
     start = time.perf_counter()
     version = checkout.release.version
     gpu_python = args.gpu_python or args.python
     with screen.status("asking the test interpreters what they have ..."):
         gpu_env = interpreter.probe(gpu_python)
         cpu_env = gpu_env if gpu_python == args.python else interpreter.probe(args.python)
-    plan = tiers.plan(
-        args.tier, tiers.gpu_problem(gpu_env, version), tiers.standin_problem(cpu_env)
-    )
+    gpu_why, standin_why = tiers.gpu_problem(gpu_env, version), tiers.standin_problem(cpu_env)
+    plan = tiers.plan(args.tier, gpu_why, standin_why)
     problem = interpreter.env_problem(cpu_env, version)
     if problem and {tiers.CPU, tiers.STANDIN} & set(plan.tiers):
         raise ToolkitError(f"{problem}: `nox -s test-upstream` installs what the CPU tier needs")
@@ -105,9 +101,8 @@ def check(
     lines = list(plan.not_run)
     gpu = tiers.gpu_facts(gpu_env) if tiers.GPU in plan.tiers else None
     if gpu:
-        lines.append(
-            "GPU tier ran on: " + ", ".join(f"{k} {v or 'unknown'}" for k, v in gpu.items())
-        )
+        facts = ", ".join(f"{k} {v or 'unknown'}" for k, v in gpu.items())
+        lines.append(f"GPU tier ran on: {facts}")
     runs = [run for r in results for run in r.runs.values()]
     junits = ", ".join(sorted(run.junit.name for run in runs if run.junit)) or "none"
     timing = ", ".join(f"{run.label} {run.seconds:.1f} s" for run in runs)
@@ -134,8 +129,7 @@ def check(
 
 
 def series_carried_tests(trees: Trees) -> Carried:
-    """(test file, test function) pairs the series adds, and those it changes, read off
-    the two trees."""
+    """(test file, test function) pairs the series adds, and those it changes."""
     touched = gitio.changed_paths(trees.patched, trees.base, "HEAD")
     added, changed = set(), set()
     for path in (p for p in touched if "/tests/" in p and p.endswith(".py")):

@@ -67,7 +67,6 @@ class Interpreter:
 
 
 def probe(python: str, timeout: float = 180.0) -> Interpreter:
-    """Ask ``python`` what it has; one-line ToolkitError if it cannot be run."""
     if not Path(python).is_file() and shutil.which(python) is None:
         raise ToolkitError(f"Python interpreter not found: {python}")
     # The environment the tests get (runner.py): the stand-in never inherited.

@@ -1,6 +1,5 @@
-"""The mutants of the mutation proof: ``mutant``, the baseline with the patched tests (they
-must fail for the right reason); ``ignored``, the patched tree whose helper accepts
-``new_token_ids`` and ignores it (the new tests must fail on their own assertions)."""
+"""The mutation proof's mutants: the baseline with the patched tests (which must fail for the
+right reason), and the patched tree whose helper accepts the keyword and ignores it."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from dynpatch.services.trees import Trees
 
 
 def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
-    """A clone of the baseline at ``dest`` with the patched ``test_files``."""
     patched = {path: (trees.patched / path).read_text() for path in test_files}
     return _clone(trees.baseline, trees.base, dest, patched)
 
@@ -38,8 +36,7 @@ def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
 
 
 def accept_and_ignore(source: str, keyword: str = PARAM) -> str:
-    """``source`` with ``keyword=None`` added to the helper's keyword-only parameters and
-    its body unchanged."""
+    """``source`` with ``keyword=None`` added to the helper's keyword-only parameters."""
     module = cst.parse_module(source)
     fn = shape.find_function(module, TARGET.qualname)
     if fn is None:

@@ -43,8 +43,7 @@ class Failure:
 
 @dataclass
 class Run:
-    """One pytest run: outcomes (passed, failed, skipped, error) keyed
-    ``repo/path.py::test[param]``."""
+    """One pytest run: outcomes (passed, failed, skipped, error) by ``path.py::test[param]``."""
 
     label: str  # e.g. "cpu-patched"
     tree: Path
@@ -153,7 +152,6 @@ def _read_junit(run: Run, rootdir: Path) -> None:
 
 
 def _repo_path(tree: Path, path: str) -> str:
-    """``path`` relative to the tree's root (as in the repository), else as given."""
     try:
         return Path(path).resolve().relative_to(tree.resolve()).as_posix()
     except ValueError:

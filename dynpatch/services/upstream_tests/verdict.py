@@ -22,8 +22,7 @@ HELPER_MODULE = "dynamo.common.backend.logprobs"
 
 @dataclass
 class Section:
-    """One tier's table (per test file, or None for the totals: the outcome counts on
-    baseline, then on patched) and the lines under it."""
+    """One tier's table (per test file, None for the totals: counts on each side), and lines."""
 
     title: str
     rows: list[tuple[str | None, list[str]]]
@@ -31,8 +30,7 @@ class Section:
 
 
 def file_rows(baseline: Run, patched: Run) -> list[tuple[str | None, list[str]]]:
-    """Per test file, then in total, the outcome counts on each side (collection errors
-    count as errors)."""
+    """Per test file, then in total, the outcome counts on each side (collect errors: errors)."""
     counts: dict[str | None, tuple[Counter[str], Counter[str]]] = {None: (Counter(), Counter())}
     for i, run in enumerate((baseline, patched)):
         keys = [k.split("::", 1)[0] for k in run.tests] + list(run.collect_errors)
@@ -200,11 +198,9 @@ def proof(
     tier: str,
     keyword: str = "new_token_ids",
 ) -> Proof:
-    """The mutation proof of the carried test functions this tier collects (``new`` ones
-    and those the series ``changed``): every case passes on ``patched`` and fails on the
-    baseline (``mutant``) for the right reason; for a design with a new ``keyword``, every
-    case of a ``new`` test also fails on its own assertion on a helper that accepts the
-    keyword and ignores it (``ignored``)."""
+    """The mutation proof of the carried tests this tier collects: every case passes on
+    ``patched`` and fails on ``mutant`` for the right reason; with a ``keyword``, each case of
+    a ``new`` test also fails on its own assertion on ``ignored`` (keyword accepted, ignored)."""
     tests = sorted(k for k in patched.tests if function_of(k) in new | changed)
     result = Proof(tests, keyword, new=[k for k in tests if function_of(k) in new])
 
