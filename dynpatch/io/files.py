@@ -61,8 +61,7 @@ def lock(lock_file: Path, what: str) -> Iterator[None]:
 
 @contextmanager
 def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
-    """A new folder ``parent/prefix*``, owned by this run for the block, then removed; dead
-    runs' folders of the same prefix are removed first."""
+    """A new folder ``parent/prefix*`` for the block, then removed; dead runs' are swept first."""
     sweep(parent, f"{prefix}*")
     try:
         while True:

@@ -1,6 +1,5 @@
 """Every program the toolkit starts: bounded in time, no terminal input, its own process
-group (a timeout ends all it started), and a failure as one line with no credential in it.
-"""
+group (a timeout ends all it started), a failure as one line with no credential in it."""
 
 from __future__ import annotations
 
@@ -44,15 +43,6 @@ def reason(stderr: str) -> str:
     return fatal[0] if fatal else lines[-1] if lines else ""
 
 
-def _start(cmd: Cmd, doing: str, **kw: Any) -> subprocess.Popen[str]:
-    argv = [os.fspath(c) for c in cmd]
-    try:
-        return subprocess.Popen(argv, text=True, start_new_session=True, **kw)
-    except OSError as exc:
-        why = exc.strerror or exc
-        raise ToolkitError(redact(f"cannot run {doing} ({argv[0]}): {why}")) from None
-
-
 def run(
     cmd: Cmd,
     *,
@@ -68,15 +58,21 @@ def run(
     """Run ``cmd`` (``doing`` names it in errors) to the end; output captured unless
     ``stdout`` is a file. Past ``timeout`` its group is killed and it raises, unless
     ``allow_timeout``: then it returns what it printed, ``timed_out`` set."""
-    proc = _start(
-        cmd,
-        doing,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE if stdout is None else stdout,
-        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-    )
+    argv = [os.fspath(c) for c in cmd]
+    try:
+        proc = subprocess.Popen(
+            argv,
+            text=True,
+            start_new_session=True,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if stdout is None else stdout,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        )
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise ToolkitError(redact(f"cannot run {doing} ({argv[0]}): {why}")) from None
     try:
         got_out, got_err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:

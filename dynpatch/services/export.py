@@ -40,8 +40,7 @@ class ApplyReport:
 
 
 class SeriesFailed(ToolkitError):
-    """No series was exported: a drift, a hook's ``findings``, or the ``git am`` ``proof``
-    failed; ``report`` has every outcome."""
+    """No series exported: a drift, a hook's ``findings`` or the ``git am`` ``proof`` failed."""
 
     def __init__(
         self, message: str, report: ApplyReport, proof: str = "", findings: Sequence[Finding] = ()
@@ -74,7 +73,7 @@ def apply_series(
     all: never with ``check`` or ``branch=None`` (then it is only read, so concurrent runs
     may share it); otherwise the caller holds the checkout's lock."""
     marks = [time.perf_counter()]
-    steps, read = design.steps, partial(gitio.show_file, checkout.path, checkout.base)
+    steps, read = design.steps, partial(read_at, checkout.path, checkout.base)
     result = run_series(read, steps)
     report = ApplyReport(result)
 
@@ -162,8 +161,7 @@ def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
 def export_series(
     checkout: Checkout, pin: Pin, ws: Workspace, patches_dir: Path, design: Design
 ) -> ApplyReport:
-    """The series of ``design`` for ``checkout``'s release, by the pin's author and date, into
-    ``patches_dir``; the checkout is only read (``branch=None``)."""
+    """The series of ``design`` by the pin's author and date; the checkout is only read."""
     author = gitio.parse_identity(pin.author)
     return apply_series(
         checkout,
@@ -195,6 +193,11 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
     )
 
 
+def read_at(repo: Path, rev: str, path: str) -> str | None:
+    """``path``'s content at ``rev`` (None when the file does not exist there)."""
+    return gitio.show_file(repo, rev, path)
+
+
 def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
     """What stops ``patches`` applying with ``git am`` to a fresh clone of the base at
     ``scratch`` and reversing cleanly there; '' when nothing does (the patched tree)."""
@@ -224,8 +227,7 @@ def _apply_failure(repo: Path, patches: list[Path]) -> str:
 
 
 def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> Path:
-    """format-patch with the provenance between ``---`` and the diffstat (``git am``
-    ignores text there), and the series file."""
+    """format-patch, the provenance after ``---`` (``git am`` ignores it), the series file."""
     made = gitio.format_patch(checkout.path, checkout.base, head, out, objects)
     notes = "".join(f"{line}\n" for line in checkout.provenance)
     for path in made:

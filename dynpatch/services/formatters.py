@@ -1,5 +1,4 @@
-"""The isolated env of upstream's formatters and linters at dynamo's pre-commit pins, and
-the formatting itself: isort and black with dynamo's settings."""
+"""Upstream's formatters and linters in an isolated env at dynamo's pins; isort and black."""
 
 from __future__ import annotations
 

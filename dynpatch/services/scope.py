@@ -109,8 +109,7 @@ def _defines(node: ast.stmt) -> str | None:
 
 
 def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] | None:
-    """(the body holding it, its index) for a top-level definition ``name``, else the
-    one method of that name in a top-level class."""
+    """(its body, its index) for a top-level definition ``name``, else a class's one method."""
     for i, node in enumerate(body):
         if _defines(node) == name:
             return body, i

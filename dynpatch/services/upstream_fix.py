@@ -58,8 +58,7 @@ class Reference:
 
 
 def reference(pin: Pin, ws: Workspace) -> Reference:
-    """The pinned release with ``patches/`` (its trees cached by base and series), run with
-    the pin's own runtime."""
+    """The pinned release with ``patches/``, run with the pin's own runtime."""
     checkout = fetch(pin, ws)
     trees = prepare_trees(checkout, ws.patches, ws.trees)
     helper = (trees.baseline / TARGET.path).read_text()
@@ -95,8 +94,7 @@ def settle(
 
 
 def judge(src: Path, ref: Reference, python: Path, log: Path, label: str) -> tuple[bool, str]:
-    """(fixed, why) for the release tree ``src``, from one replay child on it and one on
-    the reference (their output in ``log`` and beside it)."""
+    """(fixed, why) for the release tree ``src``, from a replay child on it and one on ``ref``."""
     job = {"scenarios": list(STREAMS), "watch": True}
     release = runner.run_child(runner.Tree(label, src.resolve()), job, log, python=str(python))
     against = runner.run_child(

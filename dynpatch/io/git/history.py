@@ -1,6 +1,5 @@
-"""History as the PR step reads and writes it: commits, trailers, re-authoring, git's own
-signing and its verification, range-diffs, a base's tags and date; and the one place the
-toolkit reads or writes another machine's repository, only on the user's ``--push``."""
+"""History as the PR step reads and writes it (commits, trailers, signing, range-diffs, tags),
+and the one place the toolkit touches another machine's repository, only on ``--push``."""
 
 from __future__ import annotations
 
@@ -14,12 +13,12 @@ from dynpatch.io.git.run import git_cmd, opened
 from dynpatch.io.git.values import Identity, check_remote
 
 _NO_SIGNATURES = ("log.showSignature=false", "color.ui=false")  # a caller's would mix in
+_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
 
 
 @dataclass(frozen=True)
 class Signing:
-    """How commits are signed, in git's own settings (for ssh, with the
-    ``gpg.ssh.allowedSignersFile`` that ``git verify-commit`` trusts)."""
+    """How commits are signed, in git's own settings (ssh: the signers verify-commit trusts)."""
 
     format: str  # openpgp | ssh | x509
     key: str | None  # None: git's default key for the format (openpgp: the committer's)
@@ -58,8 +57,7 @@ def add_trailer(message: str, trailer: str) -> str:
 def amend_head(
     repo_dir: Path, message: str, author: Identity, signing: Signing | None = None
 ) -> None:
-    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``;
-    signed by git itself with ``signing`` (``-S``), else explicitly not."""
+    """Rewrite HEAD as ``author``'s (author and committer, dated now) with ``message``."""
     options = ("--amend", "-q", "--no-verify", "--reset-author", "--cleanup=whitespace", "-F-")
     sign, config, failed = "--no-gpg-sign", (), None
     if signing is not None:
@@ -143,22 +141,14 @@ def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
     return [ln for ln in out.splitlines() if ln]
 
 
-# --- remotes: only with the user's explicit --push ------------------------------------
-
-_PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
-
-
 def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:
     """The commit ``branch`` points at on ``remote`` (network), or None if absent."""
     ref = f"refs/heads/{branch}"
     check_remote(remote)
     args = ("ls-remote", "--heads", "--end-of-options", remote, ref)
     out = git_cmd(repo_dir, *args, timeout=timeout, failed=f"cannot read remote {remote}")
-    for line in out.splitlines():
-        sha, _, name = line.partition("\t")
-        if name == ref:
-            return sha
-    return None
+    rows = (line.partition("\t") for line in out.splitlines())
+    return next((sha for sha, _, name in rows if name == ref), None)
 
 
 def push_branch(

@@ -237,8 +237,7 @@ def paths_in_patch(patch: Path) -> list[str]:
 
 
 def apply_to_folder(folder: Path, patch: Path, strip: int, directory: str = "") -> None:
-    """Apply ``patch`` to the plain files under ``folder`` exactly (no fuzz), its paths
-    stripped of ``strip`` components and put under ``directory``."""
+    """Apply ``patch`` exactly (no fuzz) to the plain files under ``folder``."""
     args = ["apply", f"-p{strip}", "--whitespace=nowarn"]
     if directory:
         args.append(f"--directory={directory}")

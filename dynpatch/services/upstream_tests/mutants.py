@@ -21,8 +21,7 @@ def build_baseline(trees: Trees, test_files: set[str], dest: Path) -> Path:
 
 
 def build_ignored(trees: Trees, dest: Path, keyword: str = PARAM) -> Path:
-    """A clone of the patched tree at ``dest`` whose helper is the baseline's, accepting
-    ``keyword`` and ignoring it."""
+    """A clone of the patched tree at ``dest`` with the baseline's helper, ignoring ``keyword``."""
     helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
     return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
 

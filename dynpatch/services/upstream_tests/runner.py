@@ -88,11 +88,10 @@ def run_pytest(
         *(() if targets else ("-m", tier.marker)),
     ]
     inherited = off_path(os.environ.get("PYTHONPATH"))  # the stand-in only via the tier
+    # The tree first: it must win over any installed dynamo.
+    path = [str(tree / SRC), *map(str, tier.path), str(PLUGIN_DIR), *inherited]
     env = os.environ | {
-        # The tree first: it must win over any installed dynamo.
-        "PYTHONPATH": os.pathsep.join(
-            [str(tree / SRC), *map(str, tier.path), str(PLUGIN_DIR), *inherited]
-        ),
+        "PYTHONPATH": os.pathsep.join(path),
         "PYTHONDONTWRITEBYTECODE": "1",  # leave the cached trees clean
         "DYNPATCH_PROBE_OUT": str(probe_out),
     }

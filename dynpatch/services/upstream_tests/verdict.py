@@ -1,6 +1,5 @@
-"""The differential verdict of one tier (baseline vs patched ``Run`` records), the mutation
-proof of the tests the series carries, and their table: printed with rich and kept as the
-same Markdown for the PR's Validation section."""
+"""One tier's differential verdict (baseline vs patched), the mutation proof of the carried
+tests, and their table: printed with rich, and as Markdown for the PR's Validation section."""
 
 from __future__ import annotations
 
