@@ -101,7 +101,7 @@ def check(
         with screen.status(f"drawing {args.budget} property streams (seed {seed}) ..."), _DRAW:
             properties = draw_scripts(args.budget, seed)
     job = {"scenarios": names, "scripts": [to_json(s) for s in properties]}
-    count, skipped = len(names) + len(properties), ""
+    count, skipped = len(names) + len(properties), "" if args.alternative else "not asked for"
     out_dir.mkdir(parents=True, exist_ok=True)
     design = series.design_of(patches)
     other = variants.alternative(design)
@@ -110,23 +110,18 @@ def check(
         try:
             if args.alternative:
                 srcs["alternative"] = variants.build(srcs["baseline"], scratch, other.edit)
-            else:
-                skipped = "not asked for"
         except ToolkitError as exc:  # this release's helper has no such copy to drop
             skipped = str(exc)
         labelled = [runner.Tree(label, src) for label, src in srcs.items()]
-        t0, on = time.perf_counter(), f"{', '.join(srcs)} trees"
+        t0, on, logs = time.perf_counter(), f"{', '.join(srcs)} trees", out_dir / "logs"
         with screen.status(f"replaying {count} scenarios on the {on}, {JOBS} at a time ..."):
-            results = runner.run_trees(
-                labelled, job, out_dir / "logs", jobs=JOBS, python=args.python
-            )
+            results = runner.run_trees(labelled, job, logs, jobs=JOBS, python=args.python)
         seconds = time.perf_counter() - t0
         screen.print(f"replayed {count} scenarios on the {on} in {seconds:.0f} s", markup=False)
     runner.check_trees(results["baseline"], results["patched"], design.keyword)
 
-    expectations, waived = for_release(
-        {s.name: s.expect for s in scenarios.named(names)}, checkout.release.version
-    )
+    expected = {s.name: s.expect for s in scenarios.named(names)}
+    expectations, waived = for_release(expected, checkout.release.version)
     outcomes = compare(results["baseline"], results["patched"], expectations)
     if len(outcomes) != count:
         raise ToolkitError(f"the replay returned {len(outcomes)} of {count} scenarios")

@@ -75,9 +75,8 @@ def settle(
     log: Path,
     ref: Callable[[], Reference],
 ) -> None:
-    """Judge the release of ``report`` when the series' fix drifted on it (a fresh copy of its
-    base, run by ``python()``, against ``ref()``) into ``report.result``; a run that cannot
-    happen judges nothing: not fixed."""
+    """Judge ``report``'s release, if the fix drifted on it, by a run of a fresh copy of its base
+    against ``ref()``, into ``report.result``; a run that cannot happen: not fixed."""
     if not report.result.drifted:
         return
     how = ""

@@ -1,5 +1,4 @@
-"""Values from the user on their way to git: identities as git records them, and
-URLs and refs that can never be taken as an option or a remote helper."""
+"""Values from the user on their way to git: identities, and URLs and refs never options."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ _HEX = re.compile(r"^[0-9a-f]{7,64}$")
 
 
 def check_url(url: str, what: str = "--url") -> str:
-    """A repository URL or local path that git takes as a location, never as an option
-    or a remote helper (``ext::``); returned unchanged."""
+    """A URL or local path git takes as a location, never as an option or helper (``ext::``)."""
     shown = redact(url)
     if not url or url.startswith("-") or any(ord(c) < 32 for c in url):
         raise ToolkitError(f"{what} {shown!r} is not a repository URL or path")

@@ -37,9 +37,7 @@ info = {
     "tensorrt_llm": where or None,
     "tensorrt_llm_version": trt.version if owned else None,
     "torch": iu.find_spec("torch") is not None,
-    "cuda": None,
-    "cuda_error": "",
-    "gpu": None,
+    "cuda": None,  # cuda_error and gpu: the Interpreter's defaults unless set below
 }
 if where:
     try:
@@ -66,14 +64,12 @@ class Interpreter:
     gpu: str | None = None  # torch.cuda.get_device_name(0)
 
 
-def probe(python: str, timeout: float = 180.0) -> Interpreter:
+def probe(python: str) -> Interpreter:
     if not Path(python).is_file() and shutil.which(python) is None:
         raise ToolkitError(f"Python interpreter not found: {python}")
     # The environment the tests get (runner.py): the stand-in never inherited.
     env = os.environ | {"PYTHONPATH": os.pathsep.join(off_path(os.environ.get("PYTHONPATH")))}
-    result = proc.run(
-        [python, "-c", _SCRIPT], doing=f"the probe of {python}", timeout=timeout, env=env
-    )
+    result = proc.run([python, "-c", _SCRIPT], doing=f"the probe of {python}", timeout=180, env=env)
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         raise ToolkitError(f"cannot run {python}: {result.last_line()}")

@@ -13,6 +13,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.services.upstream_tests.interpreter import Interpreter, env_problem
 from dynpatch.standin import STANDIN_DIR
 
+BACKEND_TESTS = "components/src/dynamo/common/backend/tests"
 TRTLLM_TESTS = "components/src/dynamo/trtllm/tests"
 IMAGE_ENV = "DYNPATCH_CONTAINER_IMAGE"  # set by gpu-upstream.yml: the container's image
 
@@ -28,12 +29,7 @@ class Tier:
     plugins: tuple[str, ...] = ()
 
 
-CPU = Tier(
-    "cpu",
-    "CPU tier",
-    ("components/src/dynamo/common/backend/tests", TRTLLM_TESTS),
-    "pre_merge and gpu_0",
-)
+CPU = Tier("cpu", "CPU tier", (BACKEND_TESTS, TRTLLM_TESTS), "pre_merge and gpu_0")
 # The gpu_1 modules that build handlers over a MagicMock engine and collect with the
 # stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
 # which the stand-in does not provide), and the modules that need CUDA or a real

@@ -103,8 +103,7 @@ def run_problems(run: Run, side: str) -> list[str]:
 
 
 def import_problems(run: Run, side: str) -> list[str]:
-    """Every dynamo module the tree has must have come from the tree, and the helper
-    module must have been imported at all (else nothing shows which copy was tested)."""
+    """Every dynamo module the tree has came from it, and the helper's was imported at all."""
     problems = []
     if run.modules.get(HELPER_MODULE) is None:
         problems.append(f"{side}: {HELPER_MODULE} was not imported: cannot show which copy ran")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -28,12 +29,8 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
         return
     import torch
 
-    real = torch.cuda.is_available
-    torch.cuda.is_available = lambda: True  # for the module-level guard only
-    try:
+    with mock.patch.object(torch.cuda, "is_available", lambda: True):  # for the module's guard
         yield
-    finally:
-        torch.cuda.is_available = real
 
 
 def pytest_report_header(config: pytest.Config) -> str:
