@@ -34,8 +34,7 @@ def os_error(exc: OSError, doing: str) -> ToolkitError:
 
 @contextmanager
 def lock(lock_file: Path, what: str) -> Iterator[None]:
-    """Hold the inter-process lock ``lock_file`` (guarding ``what``) for the block; reentrant
-    in one thread. After ``$DYNPATCH_LOCK_TIMEOUT`` seconds (600) it fails as one line."""
+    """Hold the inter-process lock ``lock_file`` (guarding ``what``); reentrant in one thread."""
     raw = os.environ.get(LOCK_TIMEOUT_ENV) or "600"
     try:
         timeout = float(raw)

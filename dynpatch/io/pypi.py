@@ -61,7 +61,6 @@ def sha256_of(path: Path) -> str:
 def lay_out_wheel(
     wheel: Path, dest: Path, wheel_prefix: str, repo_prefix: str, exclude: Iterable[str]
 ) -> int:
-    """Extract the files under ``wheel_prefix`` into ``dest/repo_prefix``; count them."""
     skip = set(exclude)
     count = 0
     try:

@@ -36,8 +36,6 @@ class Check:
 
 @dataclass(frozen=True)
 class CheckJob:
-    """One release's checks: its checkout and own series, and where they write."""
-
     checkout: Checkout
     patches: Path  # the release's own series
     folder: Path  # the stages' output and logs

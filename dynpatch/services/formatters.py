@@ -18,7 +18,6 @@ TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "code
 
 
 def tools_python(ws: Workspace) -> Path:
-    """Python of the isolated formatter env (created once, atomically)."""
     key = hashlib.sha256(" ".join(TOOLS).encode() + sys.version.encode()).hexdigest()[:12]
     # absolute (never resolved: the venv's python is a link): the hooks run in other folders
     env_dir = ws.tools.absolute() / f"upstream-fmt-{key}"

@@ -1,7 +1,7 @@
 """Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees.
-The named scenarios and ``--budget`` hypothesis streams go through the baseline's, the
-patched and (informative) the alternative's ``AggregatedHandler.generate``, one child
-forking a copy per tree, two at a time; every record is compared as canonical JSON."""
+The named scenarios and ``--budget`` hypothesis streams go through each tree's (informative:
+the alternative's) ``AggregatedHandler.generate``, one child forking a copy per tree, two at
+a time; every record is compared as canonical JSON."""
 
 from __future__ import annotations
 
@@ -69,7 +69,6 @@ class VerifyOptions(FetchOptions):
 
 
 def _scenarios(args: VerifyOptions) -> list[str]:
-    """The named scenarios to replay; refuses a bad budget or name."""
     if args.budget < 0:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     names = args.scenario or list(scenarios.NAMED)
@@ -167,9 +166,8 @@ def alternative_line(
     head = f"alternative ({other.what})"
     if "alternative" not in results:
         return f"{head}: not replayed: {skipped}"
-    apart = [
-        o.name for o in compare(results["baseline"], results["alternative"], {}) if o.divergence
-    ]
+    outcomes = compare(results["baseline"], results["alternative"], {})
+    apart = [o.name for o in outcomes if o.divergence]
     shown = f" ({', '.join(apart[:3])})" if apart else ""
     return f"{head}: {len(apart)} divergences from the baseline{shown}"
 
@@ -218,7 +216,6 @@ def compare(
 def summary_lines(
     outcomes: list[ScenarioOutcome], named: int, props: int, seed: int, budget: int
 ) -> list[str]:
-    """What ran, what the draws reached, each divergence and unmet expectation, the count."""
     drawn = [o for o in outcomes if o.name.startswith("property-")]
     lines = [
         f"{len(outcomes)} scenarios: {named} named + {props} property streams (hypothesis seed "

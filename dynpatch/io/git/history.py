@@ -48,7 +48,6 @@ class CommitInfo:
 
 
 def add_trailer(message: str, trailer: str) -> str:
-    """``message`` with ``trailer`` at the end (unless there) by ``git interpret-trailers``."""
     options = ("--where=end", "--if-exists=addIfDifferent", "--if-missing=add")
     outside = Path(tempfile.gettempdir())  # no repository's trailer.* settings apply
     return git_cmd(outside, "interpret-trailers", *options, f"--trailer={trailer}", stdin=message)

@@ -89,8 +89,7 @@ def git_cmd(
 
 @contextmanager
 def opened(repo_dir: Path, objects: Path | None = None) -> Iterator[gitpython.Repo]:
-    """``repo_dir`` (the top of a work tree) as a GitPython ``Repo`` whose git processes get
-    :func:`git_env` (new objects into ``objects`` if given); its errors as one line."""
+    """``repo_dir`` as a GitPython ``Repo`` whose git gets :func:`git_env`; errors as one line."""
     try:
         repo = gitpython.Repo(repo_dir)
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):

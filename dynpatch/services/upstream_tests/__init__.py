@@ -1,5 +1,6 @@
 """dynamo's own tests on the baseline and the patched tree, tier by tier (a table per test
-file, JUnit XML of every run, one verdict), and the mutation proof of the carried tests."""
+file, JUnit XML of every run, one verdict), and the mutation proof of the carried tests, on
+the baseline with them and on the patched tree whose helper ignores the design's keyword."""
 
 from __future__ import annotations
 
@@ -13,17 +14,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import libcst as cst
 from rich.console import Console
 
+from codemods import shape
+from codemods.logprobs_helper import TARGET
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, FetchOptions
+from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.results import StageResult
 from dynpatch.services.trees import Trees, prepare_trees
-from dynpatch.services.upstream_tests import interpreter, mutants, tiers, verdict
+from dynpatch.services.upstream_tests import interpreter, tiers, verdict
 from dynpatch.services.upstream_tests.runner import Run, run_pytest
 
 Carried = tuple[set[tuple[str, str]], set[tuple[str, str]]]  # (file, test): new, changed
@@ -79,9 +84,9 @@ def check(
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         with screen.status("building the mutants ..."):
             test_files = {p for p, _ in carried[0] | carried[1]}
-            built = {"mutant": mutants.build_baseline(trees, test_files, Path(tmp) / "mutant")}
+            built = {"mutant": _baseline_mutant(trees, test_files, Path(tmp) / "mutant")}
             if keyword:  # a design with a new keyword: its tests must fail if it is ignored
-                built["ignored"] = mutants.build_ignored(trees, Path(tmp) / "ignored", keyword)
+                built["ignored"] = _ignoring_mutant(trees, Path(tmp) / "ignored", keyword)
         results = []
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
@@ -140,6 +145,41 @@ def series_carried_tests(trees: Trees) -> Carried:
         added |= {(path, name) for name in new}
         changed |= {(path, name) for name in edited}
     return added, changed
+
+
+def _baseline_mutant(trees: Trees, test_files: set[str], dest: Path) -> Path:
+    patched = {path: (trees.patched / path).read_text() for path in test_files}
+    return _clone(trees.baseline, trees.base, dest, patched)
+
+
+def _ignoring_mutant(trees: Trees, dest: Path, keyword: str) -> Path:
+    """A clone of the patched tree at ``dest`` with the baseline's helper, ignoring ``keyword``."""
+    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
+    return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
+
+
+def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
+    gitio.clone_at(tree, ref, dest)
+    for path, text in changed.items():
+        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(dest / path, text)
+    return dest
+
+
+def accept_and_ignore(source: str, keyword: str) -> str:
+    """``source`` with ``keyword=None`` added to the helper's keyword-only parameters."""
+    module = cst.parse_module(source)
+    fn = shape.find_function(module, TARGET.qualname)
+    if fn is None:
+        raise ToolkitError(f"{TARGET.path}: no {TARGET.qualname} to mutate")
+    param = cst.Param(
+        name=cst.Name(keyword),
+        annotation=cst.Annotation(cst.parse_expression("object")),
+        equal=cst.AssignEqual(),
+        default=cst.Name("None"),
+    )
+    new_fn = shape.add_kwonly_param(fn, param)
+    return shape.replace_function(module, TARGET.qualname, new_fn).code
 
 
 def run_tier(
@@ -212,10 +252,9 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
     elif both:
         shown = ", ".join(both[:3]) + (" ..." if len(both) > 3 else "")
         lines.append(f"{title}: {len(both)} fail on both sides, so not from the patch: {shown}")
+    came = [console.rel(Path(verdict.imported_from(run))) for run in (base, patched)]
     lines.append(
-        f"{title}: {verdict.HELPER_MODULE} came from "
-        f"baseline {console.rel(Path(verdict.imported_from(base)))}, "
-        f"patched {console.rel(Path(verdict.imported_from(patched)))}"
+        f"{title}: {verdict.HELPER_MODULE} came from baseline {came[0]}, patched {came[1]}"
     )
     if result.proof is not None:
         lines += [*result.proof.lines, result.proof.line()]

@@ -116,9 +116,8 @@ def plan(
         if requested in (tier.name, "all") and why:
             raise ToolkitError(f"--tier {requested}: the {tier.title} cannot run here: {why}")
     if requested is not None:
-        why = {
-            t: f"not requested: --tier {requested}" for t in ALL if requested not in (t.name, "all")
-        }
+        skipped = f"not requested: --tier {requested}"
+        why = {t: skipped for t in ALL if requested not in (t.name, "all")}
     elif gpu_unavailable is None:
         why = {STANDIN: "the GPU tier runs dynamo's handler tests for real"}
     else:

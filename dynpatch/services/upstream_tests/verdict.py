@@ -163,7 +163,7 @@ def right_reason(key: str, failure: Failure | None, keyword: str = "new_token_id
 
 @dataclass
 class Proof:
-    """The carried tests of one tier on the two mutants (:mod:`.mutants`)."""
+    """The carried tests of one tier on the two mutants."""
 
     tests: list[str]  # node keys of the carried tests that ran on patched
     keyword: str = "new_token_ids"  # the design's new keyword ("": none, no ignored mutant)
