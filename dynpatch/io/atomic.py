@@ -9,8 +9,7 @@ from pathlib import Path
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` with ``data`` by a temporary file beside it and one rename; never
-    half-written, no temporary left. A new file gets 0644, an old one keeps its mode."""
+    """Replace ``path`` by a temporary file beside it and one rename (new: 0644, old: its mode)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:

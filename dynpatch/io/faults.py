@@ -1,6 +1,5 @@
-"""Test-only: ``DYNPATCH_FAULT_AT=STEP`` makes the process SIGKILL itself at ``STEP`` (no
-cleanup runs, as with ``kill -9``), so the fault suite can prove every write all-or-nothing.
-The steps are the names passed to :func:`checkpoint` where the toolkit writes."""
+"""Test-only: ``DYNPATCH_FAULT_AT=STEP`` makes the process SIGKILL itself (no cleanup, as with
+``kill -9``) at the :func:`checkpoint` ``STEP``, so tests prove every write all-or-nothing."""
 
 from __future__ import annotations
 

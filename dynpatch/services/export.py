@@ -131,7 +131,6 @@ def apply_series(
         if proof:
             why = f"patch series fails the git am proof on {checkout.release.base_tag}: {proof}"
             raise SeriesFailed(why, report, proof)
-        # The DCO hook on the commits as `git am` records them from the export.
         commits = gitio.commits_between(tmp / "am", checkout.base, "HEAD")
         hooks.append(precommit.check_commits(commits, names))
         _refuse_findings(hooks, report)
@@ -194,7 +193,6 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
 
 
 def read_at(repo: Path, rev: str, path: str) -> str | None:
-    """``path``'s content at ``rev`` (None when the file does not exist there)."""
     return gitio.show_file(repo, rev, path)
 
 

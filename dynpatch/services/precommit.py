@@ -231,7 +231,6 @@ def findings_table(findings: Sequence[Finding]) -> Table:
 
 
 def record(hooks: Sequence[HookResult], base: str, series_sha256: str, command: str) -> Record:
-    """The evidence record of a series that passed every hook: a table, then the files."""
     rows = [f"| {h.hook} | {h.pin} | {len(h.checked)} ({h.scope}) | pass |" for h in hooks]
     listed = "".join(f"- `{c}`\n" for c in sorted({c for h in hooks for c in h.checked}))
     table = "| hook | pin | files | result |\n|---|---|---|---|\n" + "\n".join(rows)

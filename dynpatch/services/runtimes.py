@@ -1,8 +1,7 @@
-"""One interpreter per release, cheaply: dynamo's tests and the replay need the runtime at
-the tree's exact version, the rest at any. ``<X>/site`` holds ``ai-dynamo-runtime==X``
-(``pip install --no-deps --target``); ``<X>/venv-<id>`` is a pip-less venv whose ``.pth``
-puts that site first, then the shared environment's site-packages (``<id>`` names that
-environment, so sessions do not overwrite each other)."""
+"""One interpreter per release, cheaply: ``<X>/site`` holds ``ai-dynamo-runtime==X`` (the tree's
+exact version; ``pip install --no-deps --target``), and ``<X>/venv-<id>`` is a pip-less venv
+whose ``.pth`` puts that site first, then the shared environment's site-packages (``<id>``
+names that environment, so sessions do not overwrite each other)."""
 
 from __future__ import annotations
 

@@ -58,7 +58,6 @@ class Reference:
 
 
 def reference(pin: Pin, ws: Workspace) -> Reference:
-    """The pinned release with ``patches/``, run with the pin's own runtime."""
     checkout = fetch(pin, ws)
     trees = prepare_trees(checkout, ws.patches, ws.trees)
     helper = (trees.baseline / TARGET.path).read_text()

@@ -58,8 +58,7 @@ def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, me
     """The id git gives a commit of ``tree`` with these parents, author and committer, ISO
     8601 ``date`` and ``message`` (as ``git commit -m`` stores it), writing nothing."""
     when = datetime.fromisoformat(date)
-    offset = when.utcoffset() or timedelta(0)
-    minutes = int(offset.total_seconds()) // 60
+    minutes = int((when.utcoffset() or timedelta(0)).total_seconds()) // 60
     zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
     stamp = f"{author} {int(when.timestamp())} {zone}"
     lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]

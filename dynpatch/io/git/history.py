@@ -136,8 +136,7 @@ def numstat(repo_dir: Path, base: str, tip: str) -> list[tuple[int, int, str]]:
 
 
 def changed_paths(repo_dir: Path, base: str, tip: str) -> list[str]:
-    out = git_cmd(repo_dir, "diff", "--name-only", base, tip)
-    return [ln for ln in out.splitlines() if ln]
+    return [ln for ln in git_cmd(repo_dir, "diff", "--name-only", base, tip).splitlines() if ln]
 
 
 def remote_branch_tip(repo_dir: Path, remote: str, branch: str, timeout: float) -> str | None:

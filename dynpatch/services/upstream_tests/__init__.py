@@ -125,8 +125,7 @@ def check(
         "gpu": gpu,
         "tiers": {r.tier.name: _tier_record(r) for r in results},
     }
-    summary = verdict.markdown(sections, lines)
-    outcome = "fail" if problems else "pass"
+    summary, outcome = verdict.markdown(sections, lines), "fail" if problems else "pass"
     record = Record(
         "test-upstream", trees.base, trees.series_sha256, _command(args), outcome, summary, details
     )
@@ -178,8 +177,7 @@ def accept_and_ignore(source: str, keyword: str) -> str:
         equal=cst.AssignEqual(),
         default=cst.Name("None"),
     )
-    new_fn = shape.add_kwonly_param(fn, param)
-    return shape.replace_function(module, TARGET.qualname, new_fn).code
+    return shape.replace_function(module, TARGET.qualname, shape.add_kwonly_param(fn, param)).code
 
 
 def run_tier(

@@ -49,7 +49,6 @@ def short(path: str) -> str:
 
 
 def renderables(section: Section) -> list[Shown]:
-    """The section's table, then its lines, as the command line shows them."""
     # "base": the table fits 120 columns
     columns = ("test file", *(f"{side}\n{name}" for side in ("base", "patched") for name in HEAD))
     rows = tuple((short(path) if path else "**total**", *cells) for path, cells in section.rows)
