@@ -151,8 +151,7 @@ def apply_series(
 
 
 def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
-    findings = [f for h in hooks for f in h.findings]
-    if findings:
+    if findings := [f for h in hooks for f in h.findings]:
         report.hooks = hooks
         raise SeriesFailed(precommit.failure_line(findings), report, findings=findings)
 
@@ -177,8 +176,7 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
     """The work branch's tip, when this run may move it: the branch is checked out in no
     work tree, and its tip is a commit this tool made (or ``force``)."""
     repo = checkout.path
-    busy = gitio.worktrees_on(repo, branch)
-    if busy:
+    if busy := gitio.worktrees_on(repo, branch):
         raise ToolkitError(
             f"{branch} is checked out in {busy[0]}: apply never moves a checked-out branch; "
             f"switch that work tree to another branch and rerun"
@@ -218,8 +216,7 @@ def _apply_failure(repo: Path, patches: list[Path]) -> str:
         try:
             gitio.apply_check(repo, patch)
         except ToolkitError as exc:
-            detail = str(exc).split(": ", 1)[-1]
-            detail = detail.split(f"{repo}: ", 1)[-1]
+            detail = str(exc).split(": ", 1)[-1].split(f"{repo}: ", 1)[-1]
             return f"{patch.name}: {detail}"
     return "git am failed (each patch applies alone: an ordering problem)"
 

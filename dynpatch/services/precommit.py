@@ -45,10 +45,9 @@ _CODESPELL_FOUND = 65  # codespell's EX_DATAERR: misspellings found
 SIGNED_OFF_BY = re.compile(r"^Signed-off-by: .+ <.+>$")
 _PARTS = re.compile(r"^Signed-off-by: (?P<name>.+) <(?P<email>.+)>$")  # the same lines
 
-# Our reading of dynamo's copyright check (.github/workflows/copyright-check.ps1): in every
-# file of the kinds it knows, the two SPDX lines below (`//` for .proto and .rs), anywhere,
-# case and whitespace aside, bare comment lines allowed after each; the header's last year
-# no older than the file's last commit. Its ignore lists and empty files are not checked.
+# Our reading of dynamo's copyright-check.ps1: in every file of the kinds it knows, the two
+# SPDX lines below (`//` for .proto and .rs) anywhere, case and whitespace aside, bare comment
+# lines allowed after each, the last year no older than the commit; not its ignore lists.
 SPDX = "SPDX header"
 _HASH = (".containerfile", ".dockerignore", ".pbtxt", ".ps1", ".py", ".sh", ".toml", ".tpl")
 _HASH += (".txt", ".yaml", ".yml", "Dockerfile")

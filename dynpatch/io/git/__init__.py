@@ -62,8 +62,7 @@ def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, me
     zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
     stamp = f"{author} {int(when.timestamp())} {zone}"
     lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
-    body = "\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message
-    data = body.encode()
+    data = ("\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message).encode()
     return hashlib.sha1(b"commit %d\0" % len(data) + data).hexdigest()
 
 

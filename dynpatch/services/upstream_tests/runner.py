@@ -95,10 +95,8 @@ def run_pytest(
         "PYTHONDONTWRITEBYTECODE": "1",  # leave the cached trees clean
         "DYNPATCH_PROBE_OUT": str(probe_out),
     }
-    start = time.perf_counter()
-    result = proc.run(
-        cmd, doing=f"pytest on {label}", timeout=timeout, cwd=work, env=env, allow_timeout=True
-    )
+    start, doing = time.perf_counter(), f"pytest on {label}"
+    result = proc.run(cmd, doing=doing, timeout=timeout, cwd=work, env=env, allow_timeout=True)
     exit_code, output = result.returncode, result.stdout + result.stderr
     if result.timed_out:
         exit_code, output = -1, f"{result.stdout}\ntimed out after {timeout:.0f}s"

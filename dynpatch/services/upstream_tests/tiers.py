@@ -30,10 +30,9 @@ class Tier:
 
 
 CPU = Tier("cpu", "CPU tier", (BACKEND_TESTS, TRTLLM_TESTS), "pre_merge and gpu_0")
-# The gpu_1 modules that build handlers over a MagicMock engine and collect with the
-# stand-in (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args,
-# which the stand-in does not provide), and the modules that need CUDA or a real
-# engine (multimodal/test_trtllm_cuda_ipc.py, test_trtllm_logits_runtime.py, ...).
+# The gpu_1 modules that build handlers over a MagicMock engine and collect with the stand-in
+# (1.6.1). Left out: test_trtllm_unit.py (imports BuildConfig and llm_args, not in the
+# stand-in), and those that need CUDA or a real engine (test_trtllm_logits_runtime.py, ...).
 STANDIN_MODULES = tuple(
     f"{TRTLLM_TESTS}/{name}"
     for name in (

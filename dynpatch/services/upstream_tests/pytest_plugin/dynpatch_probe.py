@@ -26,8 +26,7 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    out = os.environ.get("DYNPATCH_PROBE_OUT")
-    if not out:
+    if not (out := os.environ.get("DYNPATCH_PROBE_OUT")):
         return
     modules = {
         name: getattr(module, "__file__", None)
