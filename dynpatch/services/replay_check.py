@@ -1,7 +1,6 @@
-"""Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees.
-The named scenarios and ``--budget`` hypothesis streams go through each tree's (informative:
-the alternative's) ``AggregatedHandler.generate``, one child forking a copy per tree, two at
-a time; every record is compared as canonical JSON."""
+"""Stage verify: dynamo's real TRT-LLM handler emits identical chunk streams on both trees:
+the named scenarios and ``--budget`` hypothesis streams through each tree's handler, one
+child forking a copy per tree, two at a time, every record compared as canonical JSON."""
 
 from __future__ import annotations
 

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 
 from dynpatch.errors import ToolkitError
 
+Spans = list[tuple[int, int]]  # (first line, last line), 1-based
+
 
 def added_lines(old: str, new: str) -> set[int]:
     """1-based line numbers of ``new`` that the diff old -> new adds or changes."""
@@ -44,16 +46,13 @@ def lines_changed_in(
     added: Mapping[str, Sequence[str]] | None = None,
     imports: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, tuple[int, int]]:
-    """Per target, (lines added, lines removed); raises when a changed line lies outside
-    every target: a function of ``qualnames``, or a label in ``added`` naming definitions it
-    adds or rewrites, whose ``imports`` (``from M import`` of them, and of ``M`` in ``old``)
-    count for it too."""
+    """Per target, (lines added, lines removed); raises when a changed line lies outside every
+    target: a function of ``qualnames``, or a label in ``added`` naming definitions it adds or
+    rewrites, with its ``imports`` (``from M import`` of them, and of ``M`` in ``old``)."""
     plus, minus = added_lines(old, new), added_lines(new, old)  # lines of new, of old
     counts: dict[str, tuple[int, int]] = {}
 
-    def take(
-        label: str, new_spans: list[tuple[int, int]], old_spans: list[tuple[int, int]]
-    ) -> None:
+    def take(label: str, new_spans: Spans, old_spans: Spans) -> None:
         inside = {n for n in plus if any(a <= n <= b for a, b in new_spans)}
         gone = {n for n in minus if any(a <= n <= b for a, b in old_spans)}
         before = counts.get(label, (0, 0))
@@ -84,7 +83,7 @@ def lines_changed_in(
 
 def _from_imports(
     source: str, *, names: set[str] | None = None, modules: set[str] | None = None
-) -> tuple[list[tuple[int, int]], set[str]]:
+) -> tuple[Spans, set[str]]:
     """Spans (and modules) of the module-level ``from M import ...`` statements of
     ``source`` that import one of ``names`` or are from one of ``modules``."""
     spans, found = [], set()
@@ -125,7 +124,7 @@ def _definition(body: list[ast.stmt], name: str) -> tuple[list[ast.stmt], int] |
     return found[0] if found else None
 
 
-def definition_spans(source: str, names: Sequence[str]) -> list[tuple[int, int]]:
+def definition_spans(source: str, names: Sequence[str]) -> Spans:
     """Line spans of the definitions ``names`` (top-level, or methods of a top-level class):
     from right after the previous statement (blank and comment lines before it included)
     over the blank lines after it; raises for a name not defined."""

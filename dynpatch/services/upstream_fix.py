@@ -151,8 +151,7 @@ def _first_difference(mine: list[dict[str, Any]], want: list[dict[str, Any]], la
 
 
 def describe(report: ApplyReport, tree: Path, ref: Reference, ws: Workspace) -> tuple[str, str]:
-    """How the release would fix the defect, as far as its code tells, and what that means
-    for the series if the run says it does (beyond the one-liner: what the bench measured)."""
+    """How the release fixes the defect, as its code tells, and what that means for the series."""
     candidate = report.result.candidate
     if candidate is not None:
         return f"by a keyword of its own ({candidate.reason})", ": the series can be retired"

@@ -25,12 +25,10 @@ class Signing:
     allowed_signers: Path | None = None
 
     def config(self) -> tuple[str, ...]:
-        items = [f"gpg.format={self.format}"]
-        if self.key:
-            items.append(f"user.signingkey={self.key}")
-        if self.allowed_signers is not None:
-            items.append(f"gpg.ssh.allowedSignersFile={self.allowed_signers}")
-        return tuple(items)
+        key = (f"user.signingkey={self.key}",) if self.key else ()
+        signers = self.allowed_signers
+        allowed = (f"gpg.ssh.allowedSignersFile={signers}",) if signers is not None else ()
+        return (f"gpg.format={self.format}", *key, *allowed)
 
 
 @dataclass(frozen=True)

@@ -119,8 +119,7 @@ def imported_from(run: Run) -> str:
 
 
 def carried_test_functions(old: str | None, new: str) -> tuple[set[str], set[str]]:
-    """Test functions (``test_x`` or ``TestX::test_x``) of ``new``: (those not in ``old``,
-    those of ``old`` whose code the series changed)."""
+    """Test functions of ``new`` (``test_x``, ``TestX::test_x``): (not in ``old``, changed)."""
     before = _test_functions(ast.parse(old).body) if old else {}
     after = _test_functions(ast.parse(new).body)
     changed = {name for name in set(after) & set(before) if after[name] != before[name]}

@@ -1,6 +1,5 @@
-"""pytest plugin for dynamo's test runs (``-p dynpatch_probe``): writes to
-``$DYNPATCH_PROBE_OUT`` the file each ``dynamo`` module was loaded from and each collection
-error by path. Imports nothing from the toolkit: it runs under any interpreter with pytest."""
+"""pytest plugin (``-p dynpatch_probe``): writes to ``$DYNPATCH_PROBE_OUT`` each ``dynamo``
+module's file and each collection error; nothing from the toolkit (any Python with pytest)."""
 
 from __future__ import annotations
 
