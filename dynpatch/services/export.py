@@ -68,10 +68,9 @@ def apply_series(
     force: bool = False,
     design: Design = DESIGNS[DEFAULT_DESIGN],
 ) -> ApplyReport:
-    """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir``
-    (replaced whole). The checkout changes in one ref transaction at the very end, if at
-    all: never with ``check`` or ``branch=None`` (then it is only read, so concurrent runs
-    may share it); otherwise the caller holds the checkout's lock."""
+    """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir`` (replaced
+    whole). The checkout changes in one ref transaction at the end, if at all: never with
+    ``check`` or ``branch=None`` (only read: runs may share it); else the caller holds its lock."""
     marks = [time.perf_counter()]
     steps, read = design.steps, partial(read_at, checkout.path, checkout.base)
     result = run_series(read, steps)

@@ -1,8 +1,7 @@
-"""Is a release on which the series drifted fixed upstream, whatever shape the fix takes?
-Judged by running its code: :data:`STREAMS` replayed through its real handler (recording
-which token ids each chunk reads: :mod:`dynpatch.replay.reads`) and through the series' own
-patched tree. Fixed only when no chunk reads outside its delta, every chunk's ids and
-logprobs equal the reference's, and some chunk carries logprobs; then how is said."""
+"""Is a release on which the series drifted fixed upstream, whatever shape the fix takes? Run
+:data:`STREAMS` through its real handler (:mod:`dynpatch.replay.reads` records the token ids
+read) and the series' own patched tree: fixed only when no chunk reads outside its delta, all
+ids and logprobs equal the reference's, and some chunk carries logprobs; then how is said."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Copies of a tree's ``dynamo`` package with one edit, per design (:data:`DESIGNS`): the
-mutant (the patched tree with the history copy planted back, unused, so only the cost
-returns: the bench's gates must miss) and the alternative (the baseline with the other
-design made in memory: the change a reviewer asks about; verify and bench run it)."""
+"""Copies of a tree's ``dynamo`` package with one edit, per design: the mutant (the patched
+tree with the history copy planted back, unused, so only the cost returns: the bench's gates
+must miss) and the alternative (the baseline with the other design; verify and bench run it)."""
 
 from __future__ import annotations
 

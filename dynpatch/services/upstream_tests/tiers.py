@@ -106,9 +106,8 @@ def standin_problem(interp: Interpreter) -> str | None:
 def plan(
     requested: str | None, gpu_unavailable: str | None, standin_unavailable: str | None = None
 ) -> Plan:
-    """The tiers to run for ``--tier requested`` (None: what this machine can run, the
-    stand-in only where the GPU tier cannot); a requested tier that cannot run (its
-    ``*_unavailable`` says why) is an error."""
+    """The tiers for ``--tier requested`` (None: what this machine can run, the stand-in only
+    where the GPU tier cannot); a requested tier that cannot run is an error."""
     if requested is not None and requested not in CHOICES:
         raise ToolkitError(f"unknown --tier {requested!r}: choose one of {', '.join(CHOICES)}")
     for tier, why in ((GPU, gpu_unavailable), (STANDIN, standin_unavailable)):

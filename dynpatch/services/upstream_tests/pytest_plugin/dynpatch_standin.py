@@ -1,7 +1,6 @@
-"""pytest plugin for the stand-in tier (``-p dynpatch_standin``): dynamo's gpu_1 handler
-modules skip at import without CUDA, so ``torch.cuda.is_available()`` answers True only while
-a test module is imported (a test asking itself still hears no); a real ``tensorrt_llm`` is
-refused, as this tier is never the GPU tier. Standard library, pytest and torch only."""
+"""pytest plugin for the stand-in tier (``-p dynpatch_standin``): dynamo's gpu_1 handler modules
+skip at import without CUDA, so ``torch.cuda.is_available()`` is True only while a test module
+is imported; a real ``tensorrt_llm`` is refused. Standard library, pytest and torch only."""
 
 from __future__ import annotations
 
