@@ -84,8 +84,7 @@ def lines_changed_in(
 def _from_imports(
     source: str, *, names: set[str] | None = None, modules: set[str] | None = None
 ) -> tuple[Spans, set[str]]:
-    """Spans (and modules) of the module-level ``from M import ...`` statements of
-    ``source`` that import one of ``names`` or are from one of ``modules``."""
+    """Spans and modules of the top-level ``from M import`` of one of ``names`` or ``modules``."""
     spans, found = [], set()
     for node in ast.parse(source).body:
         if not isinstance(node, ast.ImportFrom) or node.level:

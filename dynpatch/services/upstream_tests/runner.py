@@ -68,8 +68,7 @@ def pytest_command(python: str | Path, paths: list[Path], ini: Path, work: Path)
 def run_pytest(
     tier: Tier, side: str, tree: Path, python: str, out: Path, targets: Sequence[str] = ()
 ) -> Run:
-    """pytest under ``python`` on ``tree``: the tier's selection, or ``targets`` (node ids);
-    JUnit XML in ``out/junit``, the rest in ``out/work``."""
+    """pytest on ``tree``: the tier's selection, or ``targets`` (node ids); XML in ``out/junit``."""
     label, timeout = f"{tier.name}-{side}", 1800.0
     work, junit_dir = out / "work" / label, out / "junit"
     paths = [tree / t for t in targets or [d for d in tier.dirs if (tree / d).exists()]]
