@@ -18,6 +18,7 @@ from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import SOURCES
 from dynpatch.io import git as gitio
+from dynpatch.results import StageResult
 from dynpatch.services import checks as matrix_stages
 from dynpatch.verbs import apply as apply_command
 from dynpatch.verbs import bench, bump, fetch, pin, test_upstream, verify
@@ -44,7 +45,7 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _calls(run: Callable[..., evidence.StageResult]) -> Callable[[argparse.Namespace], int]:
+def _calls(run: Callable[..., StageResult]) -> Callable[[argparse.Namespace], int]:
     """``run``'s handler: the options given (else the defaults), and a workspace if it takes one."""
     hints = list(typing.get_type_hints(run).values())
 

@@ -44,7 +44,7 @@ def test_a_key_path_relative_to_where_it_runs_signs(
     world: World, pr, key: Path, monkeypatch
 ) -> None:
     monkeypatch.chdir(key.parent.parent)  # git itself runs in the checkout
-    status, out, err = pr("--sign", "--signing-key", "keys/id_ed25519")
+    status, _out, err = pr("--sign", "--signing-key", "keys/id_ed25519")
     assert status == 0, err
     assert "gpgsig" in git(world.repo, "cat-file", "commit", world.tip() or "").stdout
 
