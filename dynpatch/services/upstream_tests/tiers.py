@@ -54,7 +54,6 @@ STANDIN = Tier(
 )
 GPU = Tier("gpu", "GPU tier", (TRTLLM_TESTS,), "pre_merge and trtllm and (gpu_0 or gpu_1)")
 ALL = (CPU, STANDIN, GPU)
-ALL_BY_NAME = {t.name: t for t in ALL}
 CHOICES = ("cpu", "standin", "gpu", "all")
 GPU_HOWTO = (
     "run `nox -s test-upstream -- --tier gpu` in dynamo's TRT-LLM runtime container "
