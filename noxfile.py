@@ -196,17 +196,22 @@ def lock(session: nox.Session) -> None:
 
 # --- mutation testing -------------------------------------------------------------
 # Which mutants `nox -s mutants` tests: per module mutated (pyproject's [tool.mutmut] says
-# which and why), its functions (Class.method), or all of them ("*"). Left out: what only
-# does I/O (valgrind children, clones, replay children: `nox -s bench`, `nox -s tests` run
-# it), what runs only at import (mutmut switches mutants call by call, after the import)
-# and what only lays out text (the description's prose, the tier's table).
+# which and why), the functions that decide (Class.method), or all of them ("*"). Left out:
+# stage.py's I/O and record text (cpu, rerun, preflight, measure, _measure, how, how_line,
+# reference: valgrind children and trees, run by `nox -s bench`); upstream_fix's reference and
+# judge (fetch, clone, replay children) and reads' _run and judge (inside a replay child):
+# test_upstream_fix's replay test runs them in `nox -s tests`; reads' _reading_all (it runs
+# at import, before mutmut switches a mutant on); the description's prose and commands
+# (render, validation_record, base_name, _reviewer_start, _reviewer_runs, _changes,
+# _disclosure) and the tier table's layout (verdict's short, renderables, markdown,
+# imported_from): their mutants change wording, not what the evidence says.
 MUTANTS = {
     "dynpatch.services.bench.gates": "*",
     "dynpatch.services.bench.stage": "_judge Measured.record",
     "dynpatch.verbs.pr.validation": "*",
     "dynpatch.verbs.pr.description": (
-        "_saved _ratios _flat _alternative _rerun _gate_reasons _verify_reasons _said "
-        "_figures checks"
+        "_related checks _saved _ratios _flat _alternative _rerun _gate_reasons "
+        "_verify_reasons _said _table _checks"
     ),
     "dynpatch.replay.reads": "WatchedIds.* outside_delta",
     "dynpatch.services.upstream_fix": "settle verdict _fields _first_difference describe "
@@ -222,15 +227,14 @@ MUTANTS = {
 
 
 def _mutant_globs() -> list[str]:
-    """MUTANTS as mutmut names them: ``module.x_function__mutmut_N``,
-    ``module.xǁClassǁmethod__mutmut_N``."""
-    return [
-        f"{module}.*"
-        if functions == "*"
-        else f"{module}.x{'?' + f.replace('.', '?') if '.' in f else '_' + f}__mutmut_*"
-        for module, functions in MUTANTS.items()
-        for f in ([functions] if functions == "*" else functions.split())
-    ]
+    """MUTANTS as mutmut names mutants: ``module.x_function__mutmut_N``,
+    ``module.xǁClassǁmethod__mutmut_N`` (``?`` matches the ``ǁ``)."""
+    globs = []
+    for module, functions in MUTANTS.items():
+        for f in functions.split():
+            mangled = f"x{'?' if '.' in f else '_'}{f.replace('.', '?')}__mutmut_*"
+            globs.append(f"{module}.{'*' if f == '*' else mangled}")
+    return globs
 
 
 @nox.session
@@ -245,6 +249,8 @@ def mutants(session: nox.Session) -> None:
     shutil.rmtree("mutants", ignore_errors=True)  # results of other code or tests
     names = session.posargs or _mutant_globs()
     complete = () if session.posargs else ("--complete",)
-    session.run("mutmut", "run", "--max-children", str(os.cpu_count() or 1), *names)
+    # Quiet unless it fails: the check below names each mutant that matters.
+    cores = str(os.cpu_count() or 1)
+    session.run("mutmut", "run", "--max-children", cores, *names, silent=True)
     check = ("python", "tools/mutants_check.py", "--since", f"{start:.0f}", *complete)
     session.run(*check, *names)

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from dynpatch.series import series_digest
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 COUNT = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # an instruction count as the docs write it
@@ -52,3 +54,52 @@ def test_every_relative_link_resolves(page: Path) -> None:
         if not file.exists() or (anchor and file.suffix == ".md" and anchor not in _anchors(file)):
             broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)}: broken links {broken}"
+
+
+def test_the_wheel_version_the_docs_give_is_of_the_series_in_patches() -> None:
+    """``+dynpatch.<8 hex>`` names the series (its sha256) the wheel was built with."""
+    digest = series_digest(ROOT / "patches")[:8]
+    quoted = {
+        m for page in PAGES for m in re.findall(r"\+dynpatch\.([0-9a-f]{8})", page.read_text())
+    }
+    assert quoted and quoted == {digest}, f"the series is {digest}; the docs say {sorted(quoted)}"
+
+
+# A figure in a console block: a count, a ratio, a percentage; not a version (1.6.1), a
+# duration (3.2 s), or a part of a name or hash.
+FIGURE = re.compile(r"(?<![\w.,:/-])[+-]?\d[\d,]*(?:\.\d+)?%?(?![\w.,:]\d|\w| ?s\b)")
+RECORDED = re.compile(
+    r"\]\((records/[\w.-]+\.json)\)[^\n]*\n(?:[^\n]*\n){0,3}?```console\n(.*?)^```", re.S | re.M
+)
+
+
+def _recorded_blocks() -> list[tuple[Path, Path, str]]:
+    return [
+        (page, page.parent / record, block)
+        for page in PAGES
+        for record, block in RECORDED.findall(page.read_text())
+    ]
+
+
+def test_the_stage_pages_show_a_recorded_run() -> None:
+    shown = {page.name for page, _, _ in _recorded_blocks()}
+    assert {"apply.md", "test-upstream.md", "verify.md", "bench.md"} <= shown, shown
+
+
+@pytest.mark.parametrize(
+    ("page", "record", "block"), _recorded_blocks(), ids=lambda v: getattr(v, "name", "")
+)
+def test_every_figure_of_a_recorded_run_is_in_its_record(
+    page: Path, record: Path, block: str
+) -> None:
+    """The figures a page's console block shows are the ones its run saved (the record is
+    a copy of out/evidence/<stage>.json), and that run was of the series in patches/."""
+    saved = json.loads(record.read_text())
+    assert saved["series_sha256"] == series_digest(ROOT / "patches"), f"{record.name} is stale"
+    text = json.dumps(saved, ensure_ascii=False) + saved.get("summary_md", "")
+    missing = [
+        f
+        for f in FIGURE.findall(block)
+        if not re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text)
+    ]
+    assert not missing, f"{page.name}: not in {record.name}: {missing}"

@@ -1,7 +1,8 @@
 """The toolkit's GitHub workflows, checked without GitHub (unreachable from here): actionlint
 on each (the same checker and settings as `nox -s lint`), that the checker can fail, and the
 structure the workflows promise: each ci.yml job runs its nox session, drift.yml's one matrix
-job keeps its trust records and uploads the table whatever the rows did."""
+job keeps its trust records and uploads the table whatever the rows did, mutants.yml runs its
+one session weekly."""
 
 from __future__ import annotations
 
@@ -166,3 +167,12 @@ def test_gpu_workflow_steps_are_one_command_each_and_hold_no_logic() -> None:
     assert any("out/wheel/" in path for path in uploads)
     # The evidence names the image the tier ran in (dynpatch/test_upstream/tiers.py).
     assert job["env"]["DYNPATCH_CONTAINER_IMAGE"] == job["container"]["image"]
+
+
+def test_mutants_runs_weekly_and_on_demand_one_command() -> None:
+    mutants = load("mutants.yml")
+    assert set(mutants[True]) == {"schedule", "workflow_dispatch"}
+    _minute, _hour, day, month, weekday = mutants[True]["schedule"][0]["cron"].split()
+    assert (day, month) == ("*", "*") and weekday != "*"
+    (job,) = mutants["jobs"].values()
+    assert steps_text(job).strip() == "python3 -m pip install nox uv && nox -s mutants"

@@ -245,10 +245,15 @@ def _judge(found: dict[str, Any], what: dict[str, str]) -> tuple[dict[str, Any],
 def reference(
     data: dict[str, Any], counts: dict[str, TreeCounts], command: str
 ) -> dict[str, bytes]:
-    """The reference's two files for ``docs/bench/``: baseline and patched only."""
+    """The reference's two files for ``docs/bench/``: baseline and patched, and the other
+    design's share of the baseline (what a fix upstream in its shape would leave)."""
     pair = {t: counts[t] for t in plan.PAIR}
+    other = {
+        c: r["alternative/baseline"] for c, r in data["requests"].items() if "alternative" in r
+    }
     ref = {
         **{k: data["trees"][k] for k in ("code_sha256", "series_sha256", "base", "release")},
+        **({"alternative/baseline": other, "design": data["trees"]["design"]} if other else {}),
         "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
         **{k: data[k] for k in ("what", "how", "agreement", "gates")},
         **report.figures(pair),

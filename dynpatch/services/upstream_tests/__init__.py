@@ -40,7 +40,7 @@ class TierResult:
     runs: dict[str, Run]  # baseline, patched; mutant and ignored when carried tests ran
     proof: verdict.Proof | None = None
     elsewhere: list[str] = field(default_factory=list)  # carried tests it cannot collect
-    carries_tests: bool = True  # False: the series carries none for this release
+    carries_tests: bool = True  # False: the series carries none this tier runs
     problems: list[str] = field(default_factory=list)
 
 
@@ -225,7 +225,9 @@ def run_tier(
         result.problems += verdict.run_problems(mutant, f"{tier.title} baseline mutant")
         if ignored is not None:
             result.problems += verdict.run_problems(ignored, f"{tier.title} keyword-ignored mutant")
-    elif not every:  # the test steps did not apply to this release (the outcome table says why)
+    elif not any(p.startswith(tier.dirs) for p, _ in every):
+        # none for this tier's files: the test steps did not apply to this release (the
+        # outcome table says why), or the design carries none here (the one-liner's handler)
         result.carries_tests = False
     elif tier is not tiers.GPU:
         result.problems.append(f"{tier.title}: no carried tests ran")
@@ -257,7 +259,7 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
     if result.proof is not None:
         lines += [*result.proof.lines, result.proof.line()]
     elif not result.carries_tests:
-        lines.append(f"{title}: the series carries no tests for this release")
+        lines.append(f"{title}: the series carries no tests this tier runs on this release")
     if elsewhere:
         shown = ", ".join(verdict.short(k) for k in elsewhere)
         lines.append(f"{title}: not collected here (needs another tier): {shown}")

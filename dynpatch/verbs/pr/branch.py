@@ -101,6 +101,17 @@ def make(
         old = gitio.rev_parse(scratch, _PASSING)
     kept = _kept(checkout.path, name)
     plan = _decide(scratch, checkout.base, name, commits, old, force, kept)
+    if plan.old == plan.tip and kept:  # this revision again: its changes from the kept one
+        gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}-v{kept}", _PASSING)
+        previous = gitio.rev_parse(scratch, _PASSING)
+        was = _decide(scratch, checkout.base, name, commits, previous, False, kept - 1)
+        plan = dataclasses.replace(
+            plan,
+            revision=was.revision,
+            keep=was.keep,
+            changes=was.changes,
+            range_diff=was.range_diff,
+        )
     if signing is not None:  # what the branch will hold, each signature checked by git
         lines = [gitio.verify_commit(scratch, c.sha, signing) for c in plan.commits]
         plan = dataclasses.replace(plan, signatures=tuple(lines))

@@ -18,6 +18,7 @@ from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.pin import Pin
+from dynpatch.results import StageResult
 from dynpatch.services import export, precommit, replay_check, runtimes, upstream_tests
 from dynpatch.services.bench import stage as bench
 from dynpatch.workspace import Workspace
@@ -57,46 +58,37 @@ def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -
     """dynamo's tests, the replay and the bench on ``checkout`` with the series ``made``,
     under an interpreter with the base's own ``ai-dynamo-runtime``; each record saved
     (its command: ``command``), the first that fails raised."""
-    version = checkout.release.version
+    version, out = checkout.release.version, ws.stage
     python = sys.executable
     if version != pin.version:  # this environment holds the pin's runtime
         err.print(f"pr --run-checks: an interpreter with ai-dynamo-runtime {version}")
         python = str(runtimes.release_python(version, ws.runtimes))
-    steps: list[tuple[str, Callable[[], tuple[bool, Record]]]] = [
-        ("test-upstream", lambda: _upstream_tests(checkout, made, ws, python)),
-        ("verify", lambda: _verify(checkout, made, ws, python)),
+    tests = upstream_tests.UpstreamTestOptions(python=python)
+    replay = replay_check.VerifyOptions(python=python)
+    steps: list[tuple[str, Callable[[], StageResult]]] = [
+        (
+            "test-upstream",
+            lambda: upstream_tests.check(tests, checkout, made, ws.trees, out.test_upstream),
+        ),
+        ("verify", lambda: replay_check.check(replay, checkout, made, ws.trees, out.verify)),
         ("bench", lambda: _bench(checkout, made, ws, python)),
     ]
     for name, step in steps:
         err.print(f"pr --run-checks: {name}")
-        ok, record = step()
-        _save(dataclasses.replace(record, command=command), made, ws)
-        if not ok:
+        result = step()
+        assert result.record is not None  # every check says what it would save
+        _save(dataclasses.replace(result.record, command=command), made, ws)
+        if not result.ok:  # what the stage printed, then the one error line
             raise ToolkitError(
-                f"--run-checks: {name} failed on this base: see out/{name}/ and "
-                f"out/evidence/{name}.json (no branch or description written)"
+                f"--run-checks: {name} failed on this base (its record: "
+                f"out/evidence/{name}.json; no branch or description written)",
+                result.shown,
             )
 
 
-def _upstream_tests(
-    checkout: Checkout, made: Path, ws: Workspace, python: str
-) -> tuple[bool, Record]:
-    options = upstream_tests.UpstreamTestOptions(python=python)
-    result = upstream_tests.check(options, checkout, made, ws.trees, ws.stage.test_upstream)
-    assert result.record is not None
-    return result.ok, result.record
-
-
-def _verify(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
-    options = replay_check.VerifyOptions(python=python)
-    result = replay_check.check(options, checkout, made, ws.trees, ws.stage.verify)
-    assert result.record is not None
-    return result.ok, result.record
-
-
-def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> tuple[bool, Record]:
+def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> StageResult:
     measured = bench.measure(checkout, made, ws, ws.stage.bench, mutant=True, python=python)
-    return measured.passed, measured.record("")
+    return StageResult(measured.passed, tuple(measured.lines), (measured.record(""),))
 
 
 def _save(record: Record, made: Path, ws: Workspace) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemods import helper_drops_copy
-from codemods.series import Design
+from codemods.series import Design, design_titled
 from dynpatch.fetch import MATERIALISED, Checkout
 from dynpatch.io import git as gitio
 from dynpatch.services.bench.gates import FLAT_PCT
@@ -212,8 +212,8 @@ def _alternative(found: Sequence[StageEvidence], design: Design) -> str:
         else f"neither stays flat per chunk (within {FLAT_PCT:.0f} %)"
     )
     text = (
-        f"{head}In the table above it keeps {share[0]:.0f} % and {share[1]:.0f} % of this "
-        f"change's saving ({CASES_SHOWN[0]}, {CASES_SHOWN[1]}), executing {abs(more):.1f} % "
+        f"{head}In the table above its saving is {share[0]:.0f} % and {share[1]:.0f} % of "
+        f"this change's ({CASES_SHOWN[0]}, {CASES_SHOWN[1]}); it executes {abs(more):.1f} % "
         f"{'more' if more >= 0 else 'fewer'} instructions per request than this change at "
         f"{CASES_SHOWN[0]}; {verdict}."
     )
@@ -362,8 +362,17 @@ def _reviewer_runs(f: Facts) -> str:
 
 def _changes(f: Facts) -> str:
     """What this revision changes from the one kept, as b4 says it for a kernel series."""
-    p = f.plan
-    lines = [f"- {c}" for c in p.changes]
+    p, said = f.plan, {"content": "the change", "message": "the message"}
+    lines = []
+    for change in p.changes:
+        before = design_titled(change.split("`")[1]) if change.startswith("title: ") else None
+        if before is not None and before.name != f.design.name:
+            lines.append(
+                f"- the design: {PROSE[before.name].called} -> {PROSE[f.design.name].called}"
+            )
+        what, _, differs = change.partition(": ")
+        words = [said.get(w, w) for w in differs.split(", ")] if what.startswith("commit") else []
+        lines.append(f"- {what}: {', '.join(words)}" if words else f"- {change}")
     lines.append(
         f"- v{p.revision - 1} is kept as the branch `{p.keep}`; `git range-diff` of the two:"
     )

@@ -43,6 +43,7 @@ class Prose:
     related: str  # how this PR stands to #14402
     alternative: str  # the other design, as the alternative paragraph names it
     other: str  # the other design, as the table of figures names it
+    called: str  # this design, as "Changes in vN" names it
 
 
 DELTA_TESTS = (
@@ -86,6 +87,7 @@ PROSE = {
         ),
         alternative="The one-line alternative drops only the helper's copy and adds no parameter",
         other="the one-line alternative",
+        called="the loop's delta passed to the helper as `new_token_ids`",
     ),
     "one-liner": Prose(
         overview=f"{_DEFECT} This PR drops that copy: the helper slices the chunk's ids out "
@@ -113,5 +115,6 @@ PROSE = {
             "new keyword-only `new_token_ids`"
         ),
         other=f"the delta design (#{RELATED_PR})",
+        called="the one-line alternative: the helper's `list(...)` copy dropped, no keyword",
     ),
 }

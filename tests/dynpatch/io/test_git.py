@@ -1,13 +1,16 @@
-"""The guards of the git layer hold for the processes GitPython starts, not only the CLI's."""
+"""The guards of the git layer hold for the processes GitPython starts, not only the CLI's;
+the values on their way to git (identities, URLs, refs) are refused before git sees them."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from git import GitCommandError
 
+from dynpatch.errors import ToolkitError
 from dynpatch.io import git as gitio
 from dynpatch.io.git.run import opened
 
@@ -62,3 +65,47 @@ def test_the_settings_reach_every_git_process_gitpython_starts(
     made = gitio.commit_objects(repo, base, {"f": "g\n"}, "t", who, date)
     assert gitio.commits_between(repo, base, made)[0].message == "t\n\nSigned-off-by: T <t@x.y>\n"
     assert not ran.exists() and not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "email"),
+    [
+        ("Jane Doe <jane@example.invalid>", "Jane Doe", "jane@example.invalid"),
+        (" \tJ. Doe, <.j@x.y.>\t", "J. Doe", "j@x.y"),  # git strips "crud" from the ends
+    ],
+)
+def test_an_identity_is_read_as_git_records_it(text: str, name: str, email: str) -> None:
+    assert str(gitio.parse_identity(text)) == f"{name} <{email}>"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "Jane", "<j@x.y>", "., <j@x.y>", "Ja<ne <j@x.y>", "J\x01 <j@x.y>", "J <jx.y>"]
+)
+def test_an_identity_git_would_refuse_is_refused_first(text: str) -> None:
+    with pytest.raises(ToolkitError) as refused:
+        gitio.parse_identity(text)
+    assert str(refused.value) == f"not an identity of the form 'Name <email>': {text!r}"
+
+
+def test_urls_and_refs_are_never_taken_as_options_or_remote_helpers(tmp_path: Path) -> None:
+    for url in ("https://h/r.git", "http://h/r", "ssh://h/r", "git://h/r", "file:///r"):
+        assert gitio.check_url(url) == gitio.check_remote(url) == url
+    assert gitio.check_url("git@github.com:a/b.git") == "git@github.com:a/b.git"
+    assert gitio.check_url(str(tmp_path)) == str(tmp_path)
+    assert gitio.check_remote("My-fork.2") == "My-fork.2"
+    for ref in ("0123abc", "v1.6.1", "feat!"):
+        assert gitio.check_ref(ref) == ref
+    only = ": only https, http, ssh, git and file URLs (or a local path) are accepted"
+    for check, url, why in (
+        (gitio.check_url, "-uhttps://h/r", "--url '-uhttps://h/r' is not a repository URL or path"),
+        (gitio.check_url, "https://h/r\n", "--url 'https://h/r\\n' is not a repository URL or"),
+        (gitio.check_url, "ext::sh -c x", f"--url 'ext::sh -c x'{only}"),
+        (gitio.check_remote, "ftp://u:token@h/r", f"--push 'ftp://h/r'{only}"),  # no token shown
+        (gitio.check_remote, "/gone", "--push '/gone' is neither a URL nor an existing folder"),
+        (gitio.check_ref, "-x", "--ref '-x' is not a valid git tag, branch or commit id"),
+    ):
+        with pytest.raises(ToolkitError, match=re.escape(why)):
+            check(url)
+    for ref in ("", "a b", "a..b", "v1\t"):
+        with pytest.raises(ToolkitError, match=re.escape(f"--branch {ref!r} is not a valid git")):
+            gitio.check_ref(ref, "--branch")

@@ -78,4 +78,6 @@ def test_a_chunk_without_an_index_is_choice_0s_and_one_not_a_dict_has_no_delta()
     assert first.token_ids[1:] == [2, 3]  # the values, as a list reads them
     assert outside_delta({"token_ids": [3]}, engine) == [1, 2]
     list(second.token_ids)
+    assert outside_delta({"index": 1, "token_ids": [5]}, engine) == [1, 1]
+    list(second.token_ids)
     assert outside_delta("an error", engine) == [2, 0]  # every position is outside

@@ -71,7 +71,12 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     (ws.bench_docs / "instructions.png").write_bytes(b"old")
     trees = {**synthetic.counted_trees(), "mutant": synthetic.tree_counts("mutant", (1, 1))}
     keys = ("code_sha256", "series_sha256", "base", "release")
-    data = {"trees": dict.fromkeys(keys, "x"), "what": "w", "how": {}, "agreement": {}, "gates": []}
+    data = {"trees": {**dict.fromkeys(keys, "x"), "design": "delta"}, "what": "w", "how": {}}
+    data |= {
+        "agreement": {},
+        "gates": [],
+        "requests": {"256x4": {"alternative": 9, "alternative/baseline": 0.9}},
+    }
     evidence.replace_files(
         ws.bench_docs, stage.reference(data, trees, "nox -s bench -- --record"), ws.locks
     )
@@ -84,6 +89,7 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     ref = json.loads((ws.bench_docs / "instructions.json").read_text())
     assert ref["code_sha256"] == "x" and ref["command"] == "nox -s bench -- --record"
     assert set(ref["requests"]["256x4"]) == {"chunks", "baseline", "patched", *RATIOS}
+    assert ref["alternative/baseline"] == {"256x4": 0.9} and ref["design"] == "delta"
 
 
 def test_the_record_and_the_reference_are_of_the_trees_counted(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from codemods.series import DESIGNS
 from dynpatch import cli
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
@@ -43,6 +44,7 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     run.tmp = tmp_path  # type: ignore[attr-defined]
     run.patches = patches  # type: ignore[attr-defined]
     run.base = checkout.base  # type: ignore[attr-defined]
+    run.export = lambda design: export_series(checkout, rel.pin, REPO, patches, design)  # type: ignore[attr-defined]
     return run
 
 
@@ -120,8 +122,16 @@ BEFORE_1_5 = {
 def test_a_release_the_tests_are_not_carried_to_says_so_and_passes(stage, capsys) -> None:
     assert stage("--tier", "cpu") == 0
     printed = capsys.readouterr().out
-    assert "CPU tier: the series carries no tests for this release" in printed
+    assert "CPU tier: the series carries no tests this tier runs on this release" in printed
     assert "carried test " not in printed and "verdict: pass" in printed
+
+
+def test_the_one_liner_s_test_fails_on_the_baseline_copy_and_passes_patched(stage, capsys) -> None:
+    stage.export(DESIGNS["one-liner"])  # only the helper's test (the STAND-IN tier: none)
+    assert stage() == 0
+    printed = capsys.readouterr().out
+    assert "carried tests: 4 fail on baseline, 4 pass on patched (of 4)" in printed
+    assert "on the baseline: 4 of 4 fail on AssertionError: token_ids copied" in printed
 
 
 def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(

@@ -81,6 +81,9 @@ def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
     assert f"1:  {v1[:7]} ! 1:  {v2[:7]} {TITLE}" in changes  # git range-diff -s
     assert text.index("## Changes in v2") < text.index("## Details:")
     assert git(world.repo, "for-each-ref", "refs/dynpatch/pr").stdout == ""  # none left
+    status, out, err = pr()  # v2 again: unchanged, and still described as v2
+    assert status == 0 and f"{BRANCH} unchanged" in out and world.tip() == v2, err
+    assert world.out.read_text() == text
 
     world.series(V1)  # v3: v2 kept as -v2
     assert pr()[0] == 0

@@ -4,7 +4,10 @@ classified."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from dynpatch import evidence, series
 from dynpatch.services import precommit
@@ -78,26 +81,92 @@ def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> 
     patches.mkdir()
     (patches / "series").write_text("0001-x.patch\n")
 
-    def save(stage: str) -> None:
+    def save(stage: str, verdict: str = "pass", on: str = base) -> dict:
         digest = series.series_digest(patches)
-        record = evidence.Record(stage, base, digest, "nox", "pass", "", {})
-        evidence.save(record, patches, out)
+        record = evidence.Record(stage, on, digest, "nox", verdict, "", {})
+        return json.loads(evidence.save(record, patches, out).read_text())
 
     def found(stage: str) -> validation.StageEvidence:
         return {e.stage: e for e in validation.gather(patches, base, out)}[stage]
 
+    def evidence_of(stage: str, state: State, record: dict | None, why: str):
+        return validation.StageEvidence(stage, state, record, why and f"{out / stage}.json {why}")
+
     (patches / "0001-x.patch").write_text("the patch, version 1\n")
-    save("test-upstream")
+    old = save("test-upstream")
     (patches / "0001-x.patch").write_text("the patch, version 2\n")  # the series moves on
-    save("verify")
-    assert found("test-upstream").state is State.STALE
-    assert "not this series" in found("test-upstream").reason
-    assert found("verify").state is State.CURRENT and found("verify").verdict == "pass"
-    assert found("bench").state is State.MISSING
-    for text, reason in (
-        ('{"stage": "bench", "verdict": "maybe"}', "has no str 'base'"),
-        ("{not json", ""),
-        ((out / "verify.json").read_text(), "'verify' record"),  # filed under another stage
+    now = save("verify", "fail")
+    other = save("pre-commit", on="c" * 40)
+    series_of = f"{old['series_sha256'][:12]}, not this series ({now['series_sha256'][:12]})"
+    assert found("test-upstream") == evidence_of(
+        "test-upstream", State.STALE, old, f"is of series {series_of}"
+    )
+    assert found("verify") == evidence_of("verify", State.CURRENT, now, "")
+    assert found("verify").verdict == "fail"
+    assert found("pre-commit") == evidence_of(
+        "pre-commit", State.OTHER_BASE, other, f"was made on {'c' * 12}, not on {'b' * 12}"
+    )
+    assert found("bench") == validation.StageEvidence(
+        "bench", State.MISSING, None, f"no {out}/bench.json"
+    )
+    for record, reason in (
+        ({"stage": "bench", "verdict": "maybe"}, "has no str 'base'"),
+        (now, "is a 'verify' record"),  # filed under another stage
+        (
+            {**now, "stage": "bench", "verdict": "maybe"},
+            "has verdict 'maybe' (neither pass nor fail)",
+        ),
     ):
-        (out / "bench.json").write_text(text)
-        assert found("bench").state is State.INVALID and reason in found("bench").reason
+        (out / "bench.json").write_text(json.dumps(record))
+        assert found("bench") == evidence_of("bench", State.INVALID, None, reason)
+    (out / "bench.json").write_text("{not json")
+    assert found("bench").state is State.INVALID
+    assert found("bench").reason.startswith(f"{out}/bench.json is not valid JSON: Expecting")
+
+
+def _found(stage: str, state: State, verdict: str | None = None, **saved: object):
+    record = {"verdict": verdict, "command": f"nox -s {stage}", **saved} if verdict else None
+    return validation.StageEvidence(stage, state, record, "why")
+
+
+def test_warnings_say_what_to_run_and_every_check_not_passed_blocks_the_push() -> None:
+    found = [  # apply refuses a failing series: its record missing is no warning
+        _found("pre-commit", State.MISSING),
+        _found("test-upstream", State.CURRENT, "fail"),
+        _found("verify", State.STALE, "pass"),
+        _found("bench", State.CURRENT, "pass"),
+    ]
+    assert validation.warnings(found) == [
+        "test-upstream: the saved result for this series is a FAIL",
+        "verify: stale (why): run `nox -s verify`",
+    ]
+    assert validation.warnings([_found("pre-commit", State.INVALID)]) == [
+        "pre-commit: invalid (why): run `nox -s apply`"
+    ]
+    assert validation.push_blockers(found) == [
+        "pre-commit: not run (why)",
+        "test-upstream: fail (saved for this base and series)",
+        "verify: stale (why)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("saved", "said"),
+    [
+        (
+            {
+                "host": {"python": "3.11.7", "machine": "x86_64"},
+                "created": "2026-12-04",
+                "summary_md": " s \n",
+            },
+            "Saved 2026-12-04 (Python 3.11.7, x86_64).\n\ns\n",
+        ),
+        ({"host": {"machine": "x86_64"}}, "Saved ? (Python x86_64).\n\n\n"),
+        ({"host": "x86_64"}, "Saved ?.\n\n\n"),
+    ],
+)
+def test_a_current_record_is_shown_whole_and_any_other_only_named(saved: dict, said: str) -> None:
+    shown = "## bench: pass\n\n```console\n$ nox -s bench\n```\n\n"
+    assert validation.markdown(_found("bench", State.CURRENT, "pass", **saved)) == shown + said
+    stale = _found("bench", State.STALE, "pass", **saved)
+    assert validation.markdown(stale) == "## bench: stale\n\nwhy.\n"
