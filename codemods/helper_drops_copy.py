@@ -14,6 +14,15 @@ COPY = 'token_ids = list(getattr(output, "token_ids", None) or [])'
 NO_COPY = 'token_ids = getattr(output, "token_ids", None) or []'
 
 TARGET = Target(path=PATH, qualname=QUALNAME, expected=f"a function whose body runs `{COPY}` once")
+# dynamo's comment on the early return names the copy; without it, it would mislead.
+STALE = (
+    "# and run on to the `token_ids` copy below, which grows with the request and",
+    "# is discarded a few lines later.",
+)
+REWORDED = (
+    "# and run on to the `token_ids` slicing below, whose result is discarded a few",
+    "# lines later.",
+)
 
 
 class HelperDropsCopy(TargetedCommand):
@@ -32,5 +41,18 @@ class HelperDropsCopy(TargetedCommand):
             raise Drifted(TARGET, f"{len(copies)} such statements")
         at = copies[0]
         body[at] = cst.parse_statement(NO_COPY).with_changes(leading_lines=body[at].leading_lines)
+        body = [_reworded(s) for s in body]
         new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
         return shape.replace_function(tree, QUALNAME, new_fn)
+
+
+def _reworded(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """``stmt`` with the comment lines ``STALE`` above it as ``REWORDED`` (if it has them)."""
+    lines = list(getattr(stmt, "leading_lines", ()))
+    said = [line.comment.value if line.comment else None for line in lines]
+    for i in range(len(lines) - 1):
+        if tuple(said[i : i + 2]) == STALE:
+            for j, text in enumerate(REWORDED):
+                lines[i + j] = lines[i + j].with_changes(comment=cst.Comment(text))
+            return stmt.with_changes(leading_lines=lines)
+    return stmt

@@ -38,7 +38,11 @@ class Step:
 
 
 def _tests(
-    codemod: type[helper_delta_tests.HelperDeltaTests | loop_tests.HandlerResponseLoopTests],
+    codemod: type[
+        helper_delta_tests.HelperDeltaTests
+        | loop_tests.HandlerResponseLoopTests
+        | one_liner_helper_tests.OneLinerHelperTests
+    ],
 ) -> Step:
     """The step of a codemod that carries tests: what it adds is its scope."""
     return Step(codemod, True, codemod.added_names())

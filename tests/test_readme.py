@@ -41,6 +41,25 @@ def test_counts_the_docs_give_for_the_reference_are_in_docs_bench_instructions_j
     quoted = {n for c in clauses if "reference" in c for n in COUNT.findall(c)}
     assert quoted, "the docs quote no count of the committed reference"
     assert quoted <= recorded, f"not in the reference: {sorted(quoted - recorded)}"
+    # and its ratios (0.858), as the docs round them
+    ratios = {f"{n:.3f}" for n in _numbers(reference) if 0 < n < 2}
+    said = {r for c in clauses if "reference" in c for r in re.findall(r"\b[01]\.\d{3}\b", c)}
+    assert said and said <= ratios, f"not in the reference: {sorted(said - ratios)}"
+
+
+def test_every_toolkit_path_the_docs_name_exists() -> None:
+    """A module or folder of the toolkit named in the docs (`dynpatch/x.py`, `codemods/`,
+    `tools/...`; not a branch such as `dynpatch/work`) is where they say: files move, prose
+    stays."""
+    named = {
+        (page.name, path)
+        for page in PAGES
+        for path in re.findall(
+            r"`((?:dynpatch|codemods|tools)/[\w/.-]*(?:\.\w+|/))`", page.read_text()
+        )
+    }
+    missing = [f"{page}: {path}" for page, path in sorted(named) if not (ROOT / path).exists()]
+    assert not missing, missing
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -66,8 +85,8 @@ def test_the_wheel_version_the_docs_give_is_of_the_series_in_patches() -> None:
 
 
 # A figure in a console block: a count, a ratio, a percentage; not a version (1.6.1), a
-# duration (3.2 s), or a part of a name or hash.
-FIGURE = re.compile(r"(?<![\w.,:/-])[+-]?\d[\d,]*(?:\.\d+)?%?(?![\w.,:]\d|\w| ?s\b)")
+# duration (3.2 s), pytest's progress ([100%]), or a part of a name or hash.
+FIGURE = re.compile(r"(?<![\w.,:/\[-])[+-]?\d[\d,]*(?:\.\d+)?%?(?![\w.,:]\d|\w| ?s\b)")
 RECORDED = re.compile(
     r"\]\((records/[\w.-]+\.json)\)[^\n]*\n(?:[^\n]*\n){0,3}?```console\n(.*?)^```", re.S | re.M
 )

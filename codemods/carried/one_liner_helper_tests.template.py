@@ -1,30 +1,44 @@
-class _ExplodingTokenIds:
-    def __init__(self, token_ids=(0, 0)):
+class _SlicedTokenIds:
+    """Cumulative `token_ids` that can be measured and sliced, but not copied."""
+
+    def __init__(self, token_ids: list[int]) -> None:
         self._token_ids = token_ids
 
     def __len__(self) -> int:
         return len(self._token_ids)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: slice) -> list[int]:
         return self._token_ids[index]
+
+    def __iter__(self):
+        raise AssertionError("token_ids copied")
+
+
+_LOGPROBS = [{1: _logprob(-1.0)}, {2: _logprob(-2.0)}, {3: _logprob(-3.0)}]
+_FALLBACK = {"fallback_to_first_on_missing": True}
+_BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
 
 
 @pytest.mark.parametrize(
-    ("token_ids", "cursor", "options"),
+    ("token_ids", "logprobs", "cursor", "options"),
     [
-        ([1, 2, 3], 1, {}),
-        ([1, 2, 3], 3, {}),
-        ([1, 4, 3], 1, {}),
-        ([1, 4, 3], 1, {"fallback_to_first_on_missing": True}),
+        pytest.param([1, 2, 3], _LOGPROBS, 1, {}, id="offset-multi-token"),
+        pytest.param([1, 2, 3], _LOGPROBS, 3, {}, id="nothing-new"),
+        pytest.param([1, 2, 3], _LOGPROBS, 5, {}, id="stop-words-trimmed"),
+        pytest.param([1, 2], [-1.0, -2.0], 0, {}, id="flat-floats"),
+        pytest.param([1, 2], [None, {2: _logprob(-2.0)}], 0, {}, id="none-position"),
+        pytest.param([1, 4], _LOGPROBS, 0, {}, id="selected-missing"),
+        pytest.param([1, 4], _LOGPROBS, 0, _FALLBACK, id="selected-missing-fallback"),
+        pytest.param([1, 2], _LOGPROBS, 0, _BYTES, id="bytes-tokenizer"),
+        pytest.param([1, 2], _LOGPROBS, 1, {}, id="logprobs-ahead"),
+        pytest.param([1, 2, 3], _LOGPROBS[:2], 1, {}, id="logprobs-lagging"),
     ],
-    ids=["offset", "nothing-new", "selected-missing", "selected-missing-fallback"],
 )
 def test_extract_completion_slices_token_ids_without_copying_them(
-    token_ids, cursor, options
+    token_ids, logprobs, cursor, options
 ):
-    """The chunk's ids are sliced out of the cumulative token_ids, never copied whole."""
-    logprobs = [{1: _logprob(-1.0)}, {2: _logprob(-2.0)}, {3: _logprob(-3.0)}]
+    """Every path gives the chunk it gave from a list, and none copies the history."""
     output = SimpleNamespace(token_ids=token_ids, logprobs=logprobs)
     expected = extract_from_completion_output(output, cursor, **options)
-    output.token_ids = _ExplodingTokenIds(token_ids)
+    output.token_ids = _SlicedTokenIds(token_ids)
     assert extract_from_completion_output(output, cursor, **options) == expected

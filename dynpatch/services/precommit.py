@@ -229,10 +229,20 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     return Table("upstream pre-commit findings", ("hook", "file", "line", "finding"), rows)
 
 
-def record(hooks: Sequence[HookResult], base: str, series_sha256: str, command: str) -> Record:
+def record(
+    hooks: Sequence[HookResult],
+    base: str,
+    series_sha256: str,
+    command: str,
+    lines: Mapping[str, tuple[int, int]] | None = None,
+) -> Record:
+    """The pre-commit record; ``lines``: each target's lines added and removed, as apply's
+    table shows them."""
     rows = [f"| {h.hook} | {h.pin} | {len(h.checked)} ({h.scope}) | pass |" for h in hooks]
     listed = "".join(f"- `{c}`\n" for c in sorted({c for h in hooks for c in h.checked}))
     table = "| hook | pin | files | result |\n|---|---|---|---|\n" + "\n".join(rows)
-    details = {"hooks": [dataclasses.asdict(h) for h in hooks]}
+    details: dict[str, object] = {"hooks": [dataclasses.asdict(h) for h in hooks]}
+    if lines:
+        details["lines"] = {t: f"+{a} -{r}" for t, (a, r) in lines.items()}
     summary = f"{table}\n\nChecked:\n\n{listed}"
     return Record(STAGE, base, series_sha256, command, "pass", summary, details)

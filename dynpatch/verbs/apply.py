@@ -99,5 +99,5 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s",
     ]
-    record = precommit.record(report.hooks, checkout.base, digest, command)
+    record = precommit.record(report.hooks, checkout.base, digest, command, report.lines)
     return StageResult(shown=(table, *said), records=(record,))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemods.helper_drops_copy import HelperDropsCopy
+from codemods.helper_drops_copy import REWORDED, STALE, HelperDropsCopy
 from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods.support import TargetedCodemodTest
 
@@ -23,6 +23,16 @@ class TestHelperDropsCopy(TargetedCodemodTest):
 
     def test_the_copy_is_dropped_and_nothing_else_changes(self) -> None:
         self.assertApplies(BEFORE, AFTER)
+
+    def test_the_comment_that_names_the_copy_is_reworded(self) -> None:
+        comment = "".join(f"        {line}\n" for line in STALE)
+        before = BEFORE.replace("        token_ids = list", f"{comment}        token_ids = list", 1)
+        after = AFTER.replace(
+            "        token_ids = getattr",
+            "".join(f"        {line}\n" for line in REWORDED) + "        token_ids = getattr",
+            1,
+        )
+        self.assertApplies(before, after)
 
     def test_already_applied_and_not_applicable_are_skipped(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "already slices token_ids without copying")

@@ -1,35 +1,30 @@
-"""The one-line design's carried test: the helper's test on the module's sentinel, now
-holding ids it lets ``len()`` and a slice read (no keyword)."""
+"""The one-line design's carried test: a sliceable stand-in of its own for the helper's
+test, beside dynamo's strict ``_ExplodingTokenIds`` (left as dynamo wrote it)."""
 
 from __future__ import annotations
 
-from codemods.one_liner_helper_tests import OneLinerHelperTests
+from codemods.one_liner_helper_tests import TEMPLATE, OneLinerHelperTests
 from codemods.outcome import AlreadyApplied
 from codemods.shape import carried
 from tests.codemods import test_helper_delta_tests as delta_helper
 from tests.codemods.support import TargetedCodemodTest
 
-SENTINEL = """\
-    def __init__(self, token_ids=(0, 0)):
-        self._token_ids = token_ids
-
-    def __len__(self) -> int:
-        return len(self._token_ids)
-
-    def __getitem__(self, index):
-        return self._token_ids[index]
-"""
-TESTS = carried(OneLinerHelperTests.TEMPLATE).split("\n\n\n", 1)[1]
-HELPER_AFTER = (
-    delta_helper.BEFORE.replace(delta_helper.OLD_MESSAGE, delta_helper.MESSAGE)
-    .replace("\n\n\ndef test_prompt", f"\n\n\n{TESTS}\n\ndef test_prompt")
-    .replace("    def __len__(self) -> int:\n        return 2\n", SENTINEL)
+AFTER = delta_helper.BEFORE.replace(
+    "\n\n\ndef test_prompt", f"\n\n\n{carried(TEMPLATE)}\n\ndef test_prompt"
 )
 
 
 class TestOneLinerHelperTests(TargetedCodemodTest):
     TRANSFORM = OneLinerHelperTests
 
-    def test_extends_the_sentinel_in_order_and_adds_the_test(self) -> None:
-        self.assertApplies(delta_helper.BEFORE, HELPER_AFTER)
-        self.assertSkips(HELPER_AFTER, AlreadyApplied, "already has the one-liner's test")
+    def test_adds_its_stand_in_and_test_and_leaves_the_sentinel_alone(self) -> None:
+        self.assertApplies(delta_helper.BEFORE, AFTER)
+        self.assertIn(delta_helper.OLD_MESSAGE, AFTER)
+        self.assertSkips(AFTER, AlreadyApplied, "already has the one-liner's test")
+
+    def test_a_name_taken_with_other_content_is_drift(self) -> None:
+        taken = delta_helper.BEFORE.replace(
+            "def _logprob(lp):", "_LOGPROBS = []\n\n\ndef _logprob(lp):"
+        )
+        self.assertDrifts(taken, "_LOGPROBS already defined with other content")
+        self.assertEqual(OneLinerHelperTests.added_names()[0], "_SlicedTokenIds")

@@ -104,7 +104,9 @@ def make(
     if plan.old == plan.tip and kept:  # this revision again: its changes from the kept one
         gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}-v{kept}", _PASSING)
         previous = gitio.rev_parse(scratch, _PASSING)
-        was = _decide(scratch, checkout.base, name, commits, previous, False, kept - 1)
+        # The branch's own commits: the ones made here differ (commit time, signature).
+        held = list(plan.commits)
+        was = _decide(scratch, checkout.base, name, held, previous, False, kept - 1)
         plan = dataclasses.replace(
             plan,
             revision=was.revision,

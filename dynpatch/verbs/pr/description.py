@@ -19,7 +19,7 @@ from dynpatch.services.upstream_tests import tiers
 from dynpatch.verbs.pr import validation
 from dynpatch.verbs.pr.branch import BranchPlan
 from dynpatch.verbs.pr.governance import CoreLines
-from dynpatch.verbs.pr.texts import PROSE
+from dynpatch.verbs.pr.texts import PROSE, RELATED_PR
 from dynpatch.verbs.pr.validation import StageEvidence, State
 
 # Each tier of dynamo's tests as the description names it, in plain words.
@@ -40,9 +40,13 @@ TO_COMPLETE = (
 )
 CR_PLACEHOLDER = "XXXX"  # the Contribution Request's issue number, until the person has one
 MEASURE = (
-    "valgrind instruction counts (deterministic) of dynamo's real "
-    "`AggregatedHandler.generate` replayed on CPU against a stand-in engine, logprobs on: "
-    "the handler's own work, not serving throughput"
+    "valgrind instruction counts (deterministic) of dynamo's `AggregatedHandler.generate` "
+    "run on CPU with logprobs on, a scripted engine in place of TRT-LLM: the handler's own "
+    "work, not serving throughput"
+)
+GPU_NOT_RUN = (
+    "not run (no GPU where this was made): the change is pure Python on the `token_ids` "
+    "list of TRT-LLM's `CompletionOutput`; left to dynamo's GPU CI"
 )
 
 
@@ -71,9 +75,8 @@ def render(f: Facts) -> str:
     sections += [
         f"## Details:\n\n{prose.details}\n\nMade on {f.base}.\n\n{_table(f)}\n\n"
         f"{_checks(f)}\n\n{_alternative(f.evidence, f.design)}\n\n{prose.related}\n\n"
-        f"The full record, with every check's command and output and a standard-library "
-        f"script that reruns the helper's cost per chunk in a plain checkout, is attached "
-        f"as `VALIDATION.md`.",
+        "Every check's command and output, and a standard-library script that times the "
+        "helper per chunk in a plain checkout: `VALIDATION.md`, attached.",
         f"## Where should the reviewer start?\n\n{_reviewer_start(f.changed, f.design)}",
         f"## Related Issues\n\n{_related(f)}",
         f"## Public API\n\n{prose.public_api}",
@@ -84,16 +87,17 @@ def render(f: Facts) -> str:
 
 def _related(f: Facts) -> str:
     """dynamo's template: the issue this PR closes (the Contribution Request, when the
-    governance asks for one), else the box that says there is none."""
+    governance asks for one), and the PR it relates to (#14402)."""
+    related = f"- Relates to #{RELATED_PR} (the same copy, fixed another way)"
     if f.request is not None:
-        return f"- Closes #{f.request} (the Contribution Request)"
+        return f"- Closes #{f.request} (the Contribution Request)\n{related}"
     if f.core.reasons:
         return (
             f"- Closes #{CR_PLACEHOLDER} (the Contribution Request this change needs: "
             f"{'; '.join(f.core.reasons)}; open it from the template, and open this PR once "
-            "it has `approved-for-pr`)"
+            f"it has `approved-for-pr`)\n{related}"
         )
-    return "- [x] Confirmed — no related issue"
+    return related
 
 
 def validation_record(f: Facts) -> str:
@@ -197,10 +201,7 @@ def _alternative(found: Sequence[StageEvidence], design: Design) -> str:
     alt, ours = _ratios(counted, "alternative"), _ratios(counted, "patched")
     if counted is None or alt is None or ours is None:
         return f"{head}It was not measured for this base and series."
-    share = [
-        (1 - a) / (1 - o) * 100 if o < 1 else float("nan") for a, o in zip(alt, ours, strict=True)
-    ]
-    more = (alt[0] / ours[0] - 1) * 100
+    more = [(a / o - 1) * 100 for a, o in zip(alt, ours, strict=True)]
     flat = {t: _flat(counted, t) for t in ("alternative", "patched")}
     kept = [t for t, v in flat.items() if abs(v) <= FLAT_PCT]
     verdict = (
@@ -211,15 +212,17 @@ def _alternative(found: Sequence[StageEvidence], design: Design) -> str:
         if kept
         else f"neither stays flat per chunk (within {FLAT_PCT:.0f} %)"
     )
+    than = [
+        f"{abs(m):.1f} % {'more' if m >= 0 else 'fewer'} at {c}"
+        for m, c in zip(more, CASES_SHOWN, strict=True)
+    ]
     text = (
-        f"{head}In the table above its saving is {share[0]:.0f} % and {share[1]:.0f} % of "
-        f"this change's ({CASES_SHOWN[0]}, {CASES_SHOWN[1]}); it executes {abs(more):.1f} % "
-        f"{'more' if more >= 0 else 'fewer'} instructions per request than this change at "
-        f"{CASES_SHOWN[0]}; {verdict}."
+        f"{head}Measured the same way, it executes {than[0]} and {than[1]} instructions per "
+        f"request than this change; {verdict}."
     )
     line = str((_saved(found, "verify") or {}).get("alternative", {}).get("line", ""))
     if line:
-        text += f" Its chunks against the baseline's: {line.rsplit(': ', 1)[-1]}."
+        text += f" Its chunks against those before the change: {line.rsplit(': ', 1)[-1]}."
     return text
 
 
@@ -297,7 +300,8 @@ def _table(f: Facts) -> str:
         ),
     ]
     said = _said(counted["verdict"], _gate_reasons(counted))
-    return "\n".join(table) + f"\n\nMeasured by {MEASURE}; its thresholds: {said}."
+    failed = "" if said == "pass" else f"; the bench's own thresholds: {said}"
+    return "\n".join(table) + f"\n\nMeasured by {MEASURE}{failed}."
 
 
 def _checks(f: Facts) -> str:
@@ -323,7 +327,9 @@ def _checks(f: Facts) -> str:
         verdict = _said("fail" if problems else "pass", problems)
         lines.append(f"{_TIERS.get(name, name)}: {saw}: {verdict}")
     lines += [
-        f"{_TIERS[t]}: {'not run here' if tests else NOT_RUN}" for t in _TIERS if t not in ran
+        f"{_TIERS[t]}: {(GPU_NOT_RUN if t == tiers.GPU.name else 'not run') if tests else NOT_RUN}"
+        for t in _TIERS
+        if t not in ran
     ]
     if verify:
         streams = verify.get("scenarios") or []
@@ -387,13 +393,13 @@ def _disclosure(f: Facts) -> str:
     tests = ", ".join(f"`{name}`" for name, _ in PROSE[f.design.name].tests)
     return (
         "## Disclosure\n\n"
-        "Prepared with dynpatch, a patch toolkit whose code, codemods and test templates "
-        "were written with substantial AI assistance. What it generated here:\n\n"
-        "- the change, by LibCST codemods run on this base, formatted with dynamo's pinned "
+        "This change, its tests and this description were generated by an AI-assisted "
+        "tool: dynpatch, a patch toolkit itself written with substantial AI assistance.\n\n"
+        "- the change: LibCST codemods run on this base, formatted with dynamo's pinned "
         "isort and black;\n"
-        f"- the tests it adds: {tests};\n"
-        "- the commit message, this description and the figures in it, from its own runs "
-        "on this base: dynamo's tests before and after the change, a replay of the real "
+        f"- the tests: {tests};\n"
+        "- the commit message, this description and its figures, from the tool's runs on "
+        "this base: dynamo's tests before and after the change, a replay of the real "
         "handler, valgrind instruction counts.\n\n"
         f"What I reviewed myself: {f.reviewed or TO_COMPLETE}"
     )

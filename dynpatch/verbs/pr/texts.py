@@ -18,9 +18,9 @@ RELATED_STATE = "open when last looked at, 2026-11"
 HANDLER_TEST = "test_interleaved_choices_stream_logprobs_without_copying_token_ids"
 _DEFECT = (
     "TensorRT-LLM streams cumulative token ids. With logprobs on, each chunk of the TRT-LLM "
-    "response loop had the shared `extract_from_completion_output` copy the request's whole "
-    "token history (`list(output.token_ids)`) to read the few ids that chunk added: "
-    "1 + 2 + … + N ids per choice for an N-token stream arriving one token per response."
+    "response loop made the shared `extract_from_completion_output` copy the whole token "
+    "history (`list(output.token_ids)`) to read the ids the chunk added: 1 + 2 + … + N ids "
+    "per choice for an N-token stream."
 )
 _BAIL_OUTS = (
     "Every bail-out returns what it did (no logprobs, nothing new, flat float logprobs, a "
@@ -98,23 +98,22 @@ PROSE = {
             "`output.token_ids` in `list(...)` before slicing the chunk's ids out of it. No "
             "signature changes; every caller (TRT-LLM's loop, vLLM's handler) gets the same "
             "result.\n"
-            f"- {_BAIL_OUTS}. Test: the helper gives the same chunk from cumulative ids that "
-            f"fail when copied (`{ONE_LINER_TESTS[0][0]}` in `{HELPER_TESTS}`)."
+            f"- {_BAIL_OUTS}. Test: on each of those paths, the helper gives the same chunk "
+            "from cumulative ids that can be sliced but fail when copied "
+            f"(`{ONE_LINER_TESTS[0][0]}` in `{HELPER_TESTS}`)."
         ),
         public_api=f"No public API change: no signature changes.\n\n{_PUBLIC}",
         start=(helper_drops_copy.TARGET,),
         tests=ONE_LINER_TESTS,
         related=(
-            f'#{RELATED_PR} ("{RELATED_TITLE}", {RELATED_STATE}) fixes the same copy by '
-            "passing the loop's delta to the helper through a new keyword. This is the smaller "
-            "alternative: one line, in one area, the same for every backend. Only one of the "
-            "two should land."
+            f'#{RELATED_PR} ("{RELATED_TITLE}", {RELATED_STATE}) fixes the same copy with a '
+            "new keyword; this is the one-line alternative. Only one of the two should land."
         ),
         alternative=(
-            "The delta design (#14402's approach) passes the loop's delta to the helper as a "
-            "new keyword-only `new_token_ids`"
+            f"#{RELATED_PR}'s approach passes the loop's delta to the helper as a new "
+            "keyword-only `new_token_ids`"
         ),
-        other=f"the delta design (#{RELATED_PR})",
+        other=f"the delta as a keyword (#{RELATED_PR})",
         called="the one-line alternative: the helper's `list(...)` copy dropped, no keyword",
     ),
 }

@@ -4,6 +4,7 @@ upstream's hooks as a person sees them, a table and one error line, or their rec
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,10 @@ def test_a_passing_series_records_every_hook_for_the_pr(apply, tmp_path: Path) -
         in (saved["summary_md"])
     )
     assert f"- `{HELPER}`" in saved["summary_md"] and f"- `{HANDLER}`" in saved["summary_md"]
+    lines = saved["details"]["lines"]  # each target's lines, as the table shows them
+    assert set(lines) >= {"extract_from_completion_output", "HandlerBase._extract_logprobs"}
+    assert all(re.fullmatch(r"\+\d+ -\d+", v) for v in lines.values())
+    assert f"│ {lines['extract_from_completion_output']} " in out
     status, out, err = apply(SYNTHETIC_FILES, "--check")
     assert status == 0, err
     saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())

@@ -137,7 +137,8 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At the top of a tree, nothing on the path (it loads the helper by its path); on a
-    tree whose helper has no new_token_ids, the "without" column only."""
+        tree whose helper has no new_token_ids, no "with" column; on the one-liner, "without" is
+    it with the copy put back."""
     from tests.fixtures.snippets import HELPER, HELPER_PATCHED
 
     monkeypatch.delenv("PYTHONPATH", raising=False)
@@ -162,10 +163,10 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
     base = stage.rerun(str(python), tmp_path / "baseline", REPO.rerun)["output"].splitlines()
     assert "has no new_token_ids (the tree before this change): no 'with' column" in base[1]
-    assert [len(ln.split()) for ln in base[2:]] == [5, 3, 3, 3]
+    assert [len(ln.split()) for ln in base[2:]] == [6, 4, 4, 4]
     one = stage.rerun(str(python), tmp_path / "one-liner", REPO.rerun)["output"].splitlines()
-    assert "copies no token_ids: it is the one-line alternative itself" in one[2]
-    assert [len(ln.split()) for ln in one[3:]] == [5, 3, 3, 3]
+    assert "is the one-line alternative: 'without' puts its list(...) copy back" in one[1]
+    assert [len(ln.split()) for ln in one[2:]] == [6, 4, 4, 4]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path, REPO.rerun)  # no helper there
 

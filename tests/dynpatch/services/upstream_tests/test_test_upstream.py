@@ -130,8 +130,8 @@ def test_the_one_liner_s_test_fails_on_the_baseline_copy_and_passes_patched(stag
     stage.export(DESIGNS["one-liner"])  # only the helper's test (the STAND-IN tier: none)
     assert stage() == 0
     printed = capsys.readouterr().out
-    assert "carried tests: 4 fail on baseline, 4 pass on patched (of 4)" in printed
-    assert "on the baseline: 4 of 4 fail on AssertionError: token_ids copied" in printed
+    assert "carried tests: 10 fail on baseline, 10 pass on patched (of 10)" in printed
+    assert "on the baseline: 10 of 10 fail on AssertionError: token_ids copied" in printed
 
 
 def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(

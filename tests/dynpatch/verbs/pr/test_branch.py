@@ -5,6 +5,7 @@ and DCO rules as pure checks."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,7 @@ def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
     assert f"1:  {v1[:7]} ! 1:  {v2[:7]} {TITLE}" in changes  # git range-diff -s
     assert text.index("## Changes in v2") < text.index("## Details:")
     assert git(world.repo, "for-each-ref", "refs/dynpatch/pr").stdout == ""  # none left
+    time.sleep(1.1)  # the commits made again are dated a second later: not the branch's
     status, out, err = pr()  # v2 again: unchanged, and still described as v2
     assert status == 0 and f"{BRANCH} unchanged" in out and world.tip() == v2, err
     assert world.out.read_text() == text
