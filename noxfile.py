@@ -203,7 +203,7 @@ def lock(session: nox.Session) -> None:
 # test_upstream_fix's replay test runs them in `nox -s tests`; reads' _reading_all (it runs
 # at import, before mutmut switches a mutant on); the description's prose and commands
 # (render, validation_record, base_name, _reviewer_start, _reviewer_runs, _changes,
-# _disclosure) and the tier table's layout (verdict's short, renderables, markdown,
+# _disclosure), governance's sentence and read_codeowners (a file read), and the tier table's layout (verdict's short, renderables, markdown,
 # imported_from): their mutants change wording, not what the evidence says.
 MUTANTS = {
     "dynpatch.services.bench.gates": "*",
@@ -221,6 +221,8 @@ MUTANTS = {
         "carried_test_functions _test_functions function_of own_assertion right_reason "
         "Proof.line proof _unproven _what _reasons"
     ),
+    "dynpatch.verbs.pr.governance": "CoreLines.reasons core_lines _kind _rules _area _matches "
+    "_prefixes",
     "dynpatch.evidence": "*",
     "dynpatch.io.git.values": "*",
 }

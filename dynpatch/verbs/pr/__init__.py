@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dynpatch import console, series
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout, FetchOptions, locked
+from dynpatch.fetch import Checkout, FetchOptions, locked, source_options
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
@@ -81,6 +81,8 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
         command = _command(args)
         made = checks.series_for(checkout, pin, ws, design, command)
         checks.run(checkout, pin, ws, made, command)
+    elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
+        made = earlier
     digest, names = series.series_digest(made), series.names(made)
     found = validation.gather(made, checkout.base, ws.evidence)
     if remote is not None and (blockers := validation.push_blockers(found)):
@@ -148,7 +150,8 @@ def _shown(
 ) -> StageResult:
     """What the run made, line by line, and the warnings on what it could not vouch for."""
     plan, name = facts.plan, facts.branch
-    where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base)"
+    how = "" if args.run_checks else " by an earlier --run-checks"
+    where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
     signatures = zip(plan.commits, plan.signatures, strict=False)
     lines = [
         ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
@@ -174,7 +177,10 @@ def _shown(
     )
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
         shown.append("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
-    warnings = validation.warnings(facts.evidence)
+    on_pin = checkout.source == "pypi" and checkout.release.version == load_pin(ws.pin).version
+    version = checkout.release.version
+    rerun = None if on_pin else f"nox -s pr -- {source_options(args, version)} --run-checks"
+    warnings = validation.warnings(facts.evidence, rerun)
     if facts.core.reasons and args.request is None:
         warnings.append(
             f"dynamo's governance asks for a Contribution Request first "

@@ -54,6 +54,20 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
     return made
 
 
+def saved_series(checkout: Checkout, ws: Workspace, design: Design) -> Path | None:
+    """The series an earlier ``--run-checks`` made on this very base (``out/pr/series/``),
+    when it is of ``design`` and its pre-commit record is of this base and that series:
+    what a later ``pr`` on this base (``--reviewed``, say) describes without running the
+    checks again. None: there is none."""
+    made = ws.stage.pr / SERIES_DIR
+    if not (made / "series").is_file() or series.design_of(made).name != design.name:
+        return None
+    saved = evidence.load(precommit.STAGE, ws.evidence) or {}
+    if saved.get("base") != checkout.base:
+        return None
+    return made if saved.get("series_sha256") == series.series_digest(made) else None
+
+
 def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -> None:
     """dynamo's tests, the replay and the bench on ``checkout`` with the series ``made``,
     under an interpreter with the base's own ``ai-dynamo-runtime``; each record saved

@@ -212,17 +212,15 @@ def _alternative(found: Sequence[StageEvidence], design: Design) -> str:
         if kept
         else f"neither stays flat per chunk (within {FLAT_PCT:.0f} %)"
     )
-    than = [
-        f"{abs(m):.1f} % {'more' if m >= 0 else 'fewer'} at {c}"
-        for m, c in zip(more, CASES_SHOWN, strict=True)
-    ]
+    than = [f"{abs(m):.1f} % {'more' if m >= 0 else 'fewer'}" for m in more]
     text = (
-        f"{head}Measured the same way, it executes {than[0]} and {than[1]} instructions per "
-        f"request than this change; {verdict}."
+        f"{head}Measured the same way, it executes {than[0]} instructions per request than "
+        f"this change at {CASES_SHOWN[0]}, and {than[1]} at {CASES_SHOWN[1]}; {verdict}."
     )
     line = str((_saved(found, "verify") or {}).get("alternative", {}).get("line", ""))
     if line:
-        text += f" Its chunks against those before the change: {line.rsplit(': ', 1)[-1]}."
+        said = line.rpartition(": ")[2].removesuffix(" from the baseline")
+        text += f" Its chunks against those before the change: {said}."
     return text
 
 

@@ -14,8 +14,8 @@ CR_LIMIT = 100  # core lines: changed lines outside tests, documentation and gen
 CODEOWNERS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 COMPONENTS = "components/src/dynamo/"  # without CODEOWNERS: an area per folder below it
 _TESTS = ("/tests/", "/test/")
-_DOCS = ("docs/", "/docs/")
-_DOC_FILES = (".md", ".rst", ".txt")
+_DOCS = ("/docs/",)  # a docs folder at any depth (the path is read with a "/" in front)
+_DOC_FILES = (".md", ".rst")  # not .txt: requirements.txt and CMakeLists.txt are build files
 _GENERATED = ("_pb2.py", ".lock", ".patch")
 
 

@@ -82,14 +82,18 @@ def _record_problem(saved: Mapping[str, Any], stage: str) -> str | None:
     return None
 
 
-def warnings(found: Sequence[StageEvidence]) -> list[str]:
-    """One line per stage whose result will not appear as a pass in the description."""
+def warnings(found: Sequence[StageEvidence], rerun: str | None = None) -> list[str]:
+    """One line per stage whose result will not appear as a pass in the description, with
+    what to run: the stage's session, or ``rerun`` (a base other than the pin's: the stages
+    run on the pin, `pr --run-checks` on that base)."""
     lines = []
     for e in found:
         if e.stage == record.STAGE and e.state is State.MISSING:
             continue  # said in the description; apply refuses a failing series anyway
         if e.state is not State.CURRENT:
-            lines.append(f"{e.status()}: run `{_SESSION.get(e.stage, f'nox -s {e.stage}')}`")
+            lines.append(
+                f"{e.status()}: run `{rerun or _SESSION.get(e.stage, f'nox -s {e.stage}')}`"
+            )
         elif e.verdict == "fail":
             lines.append(f"{e.stage}: the saved result for this series is a FAIL")
     return lines

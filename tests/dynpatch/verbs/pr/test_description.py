@@ -189,10 +189,9 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     ) in text
     assert "not serving throughput.\n" in text  # the bench's thresholds: only a FAIL is said
     assert (
-        "Measured the same way, it executes 2.0 % more at 256 tokens x 4 choices and 2.9 % "
-        "more at 4096 x 1 instructions per request than this change; both stay flat per chunk "
-        "as the history grows. Its chunks against those before the change: 0 divergences from "
-        "the baseline."
+        "Measured the same way, it executes 2.0 % more instructions per request than this "
+        "change at 256 tokens x 4 choices, and 2.9 % more at 4096 x 1; both stay flat per chunk "
+        "as the history grows. Its chunks against those before the change: 0 divergences."
     ) in text
     assert (
         '- dynamo\'s CPU tests (`-m "pre_merge and gpu_0"`): the 11 new cases fail before the '
@@ -212,7 +211,10 @@ def test_the_alternative_and_the_headline_come_from_the_records(world: World, pr
     world.save("bench", **counted((0.99, 0.97), flat_alt=25.0), rerun={**RERUN, "sha256": "0"})
     assert pr()[0] == 0
     text = world.out.read_text()
-    assert "it executes 15.8 % more at 256 tokens x 4 choices and 77.0 % more at 4096" in text
+    assert (
+        "it executes 15.8 % more instructions per request than this change at 256 tokens x 4 choices, and 77.0 % more at 4096"
+        in text
+    )
     assert "; only this change stays flat per chunk (within 3 %)." in text
     record = world.out.with_name("VALIDATION.md").read_text()
     assert "has no saved run of this script" in record and "23.6x" not in record
@@ -350,17 +352,26 @@ def test_the_table_holds_the_saved_figures_and_the_bench_s_verdict(
     [
         (
             counted((0.872, 0.564)),
-            "Measured the same way, it executes 2.0 % more at 256 tokens x 4 choices and 2.9 % "
-            "more at 4096 x 1 instructions per request than this change; both stay flat per "
+            "Measured the same way, it executes 2.0 % more instructions per request than this "
+            "change at 256 tokens x 4 choices, and 2.9 % more at 4096 x 1; both stay flat per "
             "chunk as the history grows.",
         ),
-        (counted((0.8, 0.5), -3.0, 3.01), "6.4 % fewer at 256 tokens x 4 choices and 8.8 % fewer"),
+        (
+            counted((0.8, 0.5), -3.0, 3.01),
+            "6.4 % fewer instructions per request than this change at 256 tokens x 4 choices, and 8.8 % fewer",
+        ),
         (counted((0.8, 0.5), -3.0, 3.01), "; only it stays flat per chunk (within 3 %)."),
         (counted((0.99, 0.97), 25.0), "; only this change stays flat per chunk (within 3 %)."),
         (counted((0.9, 0.6), 5.0, -5.0), "; neither stays flat per chunk (within 3 %)."),
-        (counted((0.855, 0.6)), "it executes 0.0 % more at 256 tokens x 4 choices and 9.5 % more"),
+        (
+            counted((0.855, 0.6)),
+            "0.0 % more instructions per request than this change at 256 tokens x 4 choices, and 9.5 % more",
+        ),
         (ONLY_OURS, "It was not measured for this base and series."),
-        (counted((0.9, 0.6)) | {"requests": AT_ONE}, "10.0 % fewer at 256 tokens x 4 choices"),
+        (
+            counted((0.9, 0.6)) | {"requests": AT_ONE},
+            "10.0 % fewer instructions per request than this change at 256 tokens x 4 choices",
+        ),
     ],
 )
 def test_the_alternative_is_said_as_its_saved_figures_say(figures: dict, said: str) -> None:
@@ -372,7 +383,9 @@ def test_the_alternative_is_said_as_its_saved_figures_say(figures: dict, said: s
 
 def test_the_alternative_is_named_as_the_design_names_it_with_the_replay_s_line() -> None:
     one_liner = DESIGNS["one-liner"]
-    verify = _saved("verify", alternative={"line": "alternative: one-liner: 0 divergences"})
+    verify = _saved(
+        "verify", alternative={"line": "alternative: one-liner: 0 divergences from the baseline"}
+    )
     text = description._alternative([_saved("bench", **counted((0.9, 0.6))), verify], one_liner)
     head = f"**Alternatives considered.** {texts.PROSE['one-liner'].alternative}. Measured"
     assert text.startswith(head)

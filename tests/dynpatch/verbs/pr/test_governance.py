@@ -11,9 +11,12 @@ OWNERS = """\
 # comments and blank lines are skipped
 
 *.md @docs-team
-/components/src/dynamo/common/backend/ @runtime  # anchored folder
+/components/src/dynamo/common/backend/ @runtime  # anchored folder # a comment runs to the end
 /components/src/dynamo/trtllm/ @trtllm
 tests/ @qa
+/XPU.md @xpu
+lib/bindings/ @bindings
+Makefile  @ops   @infra
 """
 HELPER = "components/src/dynamo/common/backend/logprobs.py"
 HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
@@ -29,6 +32,13 @@ HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
         ("components/src/dynamo/common/backend/tests/test_logprobs.py", "@qa"),  # unanchored
         ("x/components/src/dynamo/trtllm/a.py", None),  # anchored at the top
         ("components/src/dynamo/common/other.py", None),  # no rule: no area
+        ("XPU.md", "@xpu"),  # an anchored name matches at the top,
+        ("docs/XPU.md", "@docs-team"),  # and only there
+        ("deploy/lib/bindings/a.py", None),  # a slash inside anchors the pattern too
+        ("lib/tests", None),  # a file, not the tests/ folder
+        ("Makefile", "@ops @infra"),  # a name with no slash matches at the top, all owners
+        ("deploy/Makefile", "@ops @infra"),  # and at any depth
+        ("benchmarks/tests/conftest.py", "@qa"),  # a folder without a slash: at any depth
     ],
 )
 def test_the_area_is_the_last_matching_rule_s_owners(path: str, owner: str | None) -> None:
@@ -42,18 +52,27 @@ def test_core_lines_leave_out_tests_docs_and_generated_files_and_count_areas() -
         (45, 2, "components/src/dynamo/common/backend/tests/test_logprobs.py"),
         (3, 0, "docs/guide.md"),
         (9, 9, "components/src/dynamo/common/backend/x_pb2.py"),
+        (5, 1, "components/src/dynamo/common/test_utils.py"),  # a test by its name
+        (2, 2, "README.md"),  # documentation by its suffix
     ]
     by_owners = governance.core_lines(numstat, OWNERS)
     assert (by_owners.added, by_owners.removed, by_owners.files) == (31, 9, (HELPER, HANDLER))
-    assert (by_owners.tests, by_owners.docs, by_owners.generated) == (1, 1, 1)
+    assert (by_owners.tests, by_owners.docs, by_owners.generated) == (2, 2, 1)
     assert by_owners.reasons == ["4 areas (@runtime, @trtllm, @qa, @docs-team)"]
+    assert by_owners.sentence().startswith(
+        "needed: 40 core lines changed (31 added, 9 removed, in 2 files; 2 test files, 2 "
+        "documentation files, 1 generated file not counted) and 4 areas by CODEOWNERS;"
+    )
     by_folder = governance.core_lines(numstat[:3], None)
     assert by_folder.areas == ("components/src/dynamo/common", "components/src/dynamo/trtllm")
+    assert governance.core_lines([(1, 0, "deploy/helm/values.yaml")], None).areas == ("deploy",)
     assert by_folder.sentence().startswith(
         "needed: 40 core lines changed (31 added, 9 removed, in 2 files; 1 test file not "
         "counted) and 2 areas by folder under components/src/dynamo/ (the base has no "
         "CODEOWNERS); one is needed above 100 core lines or for more than one area"
     )
+    build = [(1, 0, "container/deps/requirements.txt"), (1, 0, "lib/pydocs/x.py")]
+    assert governance.core_lines(build, None).files == tuple(p for _, _, p in build)  # core
     one_area = governance.core_lines([(101, 0, HELPER)], OWNERS)
     assert one_area.reasons == ["101 core lines, over 100"]
     assert governance.core_lines([(100, 0, HELPER)], OWNERS).sentence().startswith("not needed")

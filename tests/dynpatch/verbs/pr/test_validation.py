@@ -72,7 +72,9 @@ def test_current_results_are_in_the_record_and_stale_ones_only_named(world: Worl
     assert "## pre-commit: stale" in text and "| ruff |" not in text
     assert "summary: 3 scenarios" not in text
     assert "warning: test-upstream: stale" in err
-    assert "warning: pre-commit: stale" in err and "run `nox -s apply`" in err
+    # on a clone, not the pin's tree, the records come from `pr --run-checks` on it
+    rerun = f"run `nox -s pr -- --source path --path {world.repo} --version"
+    assert "warning: pre-commit: stale" in err and rerun in err and "--run-checks`" in err
 
 
 def test_gather_classifies_current_stale_missing_and_invalid(tmp_path: Path) -> None:
@@ -143,6 +145,8 @@ def test_warnings_say_what_to_run_and_every_check_not_passed_blocks_the_push() -
     assert validation.warnings([_found("pre-commit", State.INVALID)]) == [
         "pre-commit: invalid (why): run `nox -s apply`"
     ]
+    on_main = "nox -s pr -- --source path --path CLONE --run-checks"  # not the pin's tree
+    assert validation.warnings(found, on_main)[1] == f"verify: stale (why): run `{on_main}`"
     assert validation.push_blockers(found) == [
         "pre-commit: not run (why)",
         "test-upstream: fail (saved for this base and series)",

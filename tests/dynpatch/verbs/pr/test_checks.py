@@ -1,0 +1,91 @@
+"""``pr --run-checks``: on the PR's base, every check the description cites runs in order
+and saves its record as its stage does; the first that fails stops pr, naming the stage,
+and nothing of the PR is written. A later ``pr`` on that base describes the series those
+checks ran on. The stages are stand-ins here: their twins test them."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dynpatch import evidence, series
+from dynpatch.evidence import Record
+from dynpatch.results import StageResult
+from dynpatch.services import precommit
+from dynpatch.verbs.pr import checks
+from tests.fixtures.pr import World
+
+STAGES = ("test-upstream", "verify", "bench")
+
+
+def _stand_ins(monkeypatch: pytest.MonkeyPatch, world: World, failing: str = "") -> list[str]:
+    """The checks as stand-ins that record their runs; the series made on the base is a
+    copy of patches/ in out/pr/series/ (as on a base other than the pin's)."""
+    ran: list[str] = []
+
+    def series_for(checkout: Any, pin: Any, ws: Any, design: Any, command: str) -> Path:
+        ran.append("series")
+        made = ws.stage.pr / checks.SERIES_DIR
+        shutil.copytree(ws.patches, made, dirs_exist_ok=True)
+        hooks = precommit.record([], checkout.base, series.series_digest(made), command)
+        evidence.save(hooks, made, ws.evidence)
+        return made
+
+    def stage(name: str):  # type: ignore[no-untyped-def]
+        def step(*args: Any, **kwargs: Any) -> StageResult:
+            ran.append(name)
+            made = world.tmp / "out" / "pr" / checks.SERIES_DIR
+            verdict = "fail" if name == failing else "pass"
+            record = Record(name, world.base, series.series_digest(made), "", verdict, name, {})
+            return StageResult(verdict == "pass", (f"{name} said why",), (record,))
+
+        return step
+
+    monkeypatch.setattr(checks, "series_for", series_for)
+    monkeypatch.setattr(checks.runtimes, "release_python", lambda *a: Path(sys.executable))
+    monkeypatch.setattr(checks.upstream_tests, "check", stage("test-upstream"))
+    monkeypatch.setattr(checks.replay_check, "check", stage("verify"))
+    monkeypatch.setattr(checks, "_bench", stage("bench"))
+    return ran
+
+
+def test_every_check_runs_on_the_base_and_saves_its_record_as_the_stage_does(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = _stand_ins(monkeypatch, world)
+    status, out, err = pr("--run-checks")
+    assert status == 0, err
+    assert ran == ["series", *STAGES]
+    assert "series       out/pr/series/ (made on this base): 1 patch(es)" in out
+    for stage in (*STAGES, "pre-commit"):
+        assert f"evidence     {stage}: pass (saved for this base and series)" in out
+        saved = evidence.load(stage, world.evidence) or {}
+        assert saved["command"].startswith("nox -s pr -- ") and "--run-checks" in saved["command"]
+    assert "warning: " not in err.replace("warning: dynamo's governance asks", "")
+
+    # a later pr on this base (to complete the disclosure, say) runs nothing again
+    status, out, err = pr("--reviewed", "the diff")
+    assert status == 0 and len(ran) == 4, err
+    assert "out/pr/series/ (made on this base by an earlier --run-checks)" in out
+    assert "evidence     bench: pass (saved for this base and series)" in out
+
+
+@pytest.mark.parametrize("failing", STAGES)
+def test_a_failing_check_stops_pr_naming_the_stage_and_nothing_is_written(
+    world: World, pr, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    ran = _stand_ins(monkeypatch, world, failing)
+    tip = world.tip()
+    status, out, err = pr("--run-checks")
+    assert status == 2 and ran == ["series", *STAGES[: STAGES.index(failing) + 1]]
+    assert err.strip().splitlines()[-1] == (
+        f"error: --run-checks: {failing} failed on this base (its record: "
+        f"out/evidence/{failing}.json; no branch or description written)"
+    )
+    assert f"{failing} said why" in out + err
+    assert (evidence.load(failing, world.evidence) or {})["verdict"] == "fail"
+    assert world.tip() == tip and not world.out.exists()
