@@ -223,8 +223,8 @@ TensorRT-LLM streams cumulative token ids. For each choice of each
 response, the TRT-LLM response loop calls the shared
 extract_from_completion_output, which copied the whole history with
 list(output.token_ids) only to slice the chunk's ids out of it. With
-logprobs on, an N-token choice copied 1 + 2 + ... + N ids, even in
-responses where it did not advance.
+logprobs on, an N-token choice copied up to 1 + 2 + ... + N ids
+(quadratic in its length), even in responses where it did not advance.
 
 The helper now slices output.token_ids without copying it first. No
 signature changes, and the chunks are unchanged for every caller.

@@ -31,6 +31,8 @@ _TIERS = {
     ),
     tiers.GPU.name: f'the TRT-LLM tests on a GPU, in the TRT-LLM container (`-m "{tiers.GPU.marker}"`)',
 }
+# Why a tier's tests fail before and after the change alike, where the tier says.
+_BOTH = {tiers.STANDIN.name: "what they need of `tensorrt_llm` is not in the test double"}
 CASES, CASES_SHOWN = ("256x4", "4096x1"), ("256 tokens x 4 choices", "4096 x 1")
 LONG = "16384x1"  # the long stream whose per-chunk counts the text quotes
 NOT_RUN = "not run for this base and series"
@@ -321,6 +323,10 @@ def _checks(f: Facts) -> str:
         if tier.get("keyword_ignored_caught"):
             saw += f", and fail when the helper takes `{f.design.keyword}` but ignores it"
         regressions = len(tier.get("regressions") or [])
+        both = len(tier.get("fail_on_both") or [])
+        if both:
+            why = _BOTH.get(name, "this machine")
+            saw += f"; {both} fail{'s' * (both == 1)} before and after alike ({why})"
         saw += f"; {regressions or 'no'} other test{'s' * (regressions != 1)} changed outcome"
         verdict = _said("fail" if problems else "pass", problems)
         lines.append(f"{_TIERS.get(name, name)}: {saw}: {verdict}")

@@ -19,8 +19,8 @@ HANDLER_TEST = "test_interleaved_choices_stream_logprobs_without_copying_token_i
 _DEFECT = (
     "TensorRT-LLM streams cumulative token ids. With logprobs on, each chunk of the TRT-LLM "
     "response loop made the shared `extract_from_completion_output` copy the whole token "
-    "history (`list(output.token_ids)`) to read the ids the chunk added: 1 + 2 + … + N ids "
-    "per choice for an N-token stream."
+    "history (`list(output.token_ids)`) to read the ids the chunk added: up to 1 + 2 + … + N "
+    "ids per choice for an N-token stream, quadratic in its length."
 )
 _BAIL_OUTS = (
     "Every bail-out returns what it did (no logprobs, nothing new, flat float logprobs, a "
@@ -110,10 +110,11 @@ PROSE = {
             "new keyword; this is the one-line alternative. Only one of the two should land."
         ),
         alternative=(
-            f"#{RELATED_PR}'s approach passes the loop's delta to the helper as a new "
+            f"The delta design, #{RELATED_PR}'s approach (measured here on our own code of "
+            f"it, not #{RELATED_PR}'s), passes the loop's delta to the helper as a new "
             "keyword-only `new_token_ids`"
         ),
-        other=f"the delta as a keyword (#{RELATED_PR})",
+        other=f"the delta design (#{RELATED_PR}'s approach, our code)",
         called="the one-line alternative: the helper's `list(...)` copy dropped, no keyword",
     ),
 }

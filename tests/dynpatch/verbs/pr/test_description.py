@@ -263,8 +263,8 @@ def test_a_one_liner_series_is_described_as_the_one_liner(world: World, pr) -> N
     prose = texts.PROSE["one-liner"]
     assert prose.overview in text and prose.details.splitlines()[0] in text
     assert f"## Public API\n\n{prose.public_api}" in text
-    assert "**Alternatives considered.** #14402's approach passes the loop's delta" in text
-    assert "| the delta as a keyword (#14402) | 0.855 | 0.548 |" in text
+    assert "**Alternatives considered.** The delta design, #14402's approach (measured" in text
+    assert "| the delta design (#14402's approach, our code) | 0.855 | 0.548 |" in text
     assert "```diff" not in text
     start = _section(text, "Where should the reviewer start?")
     assert start.startswith(f"1. `{HELPER}`, `extract_from_completion_output`")
@@ -307,7 +307,8 @@ AT_ONE = {c: {"patched/baseline": 1.0, "alternative/baseline": 0.9} for c in des
         (
             _saved("bench", "fail", **counted((0.9, 0.6)), gates=MISSED, mutant_gates=BLIND),
             "one-liner",
-            f"{ROWS}| the delta as a keyword (#14402) | 0.900 | 0.600 | +0.1 % |\n\nMeasured "
+            f"{ROWS}| the delta design (#14402's approach, our code) | 0.900 | 0.600 | +0.1 % |\n\n"
+            "Measured "
             f"by {MEASURE}; the bench's own thresholds: FAIL: gate 1 missed (+2 more).",
         ),
         (
@@ -403,6 +404,7 @@ def test_the_alternative_is_named_as_the_design_names_it_with_the_replay_s_line(
 CPU, STANDIN, GPU = description._TIERS.values()
 CARRIED = {"carried_tests": ["t"] * 11, "keyword_ignored_caught": ["t"], "regressions": []}
 FAILING = {"carried_tests": ["t"], "regressions": ["r"], "problems": ["why", "and"]}
+FAILING |= {"fail_on_both": ["x", "y"]}
 DIVERGED = [{"name": "s", "divergence": {"chunk": 3}}, {"name": "u", "unmet": ["no log_probs"]}]
 
 
@@ -433,16 +435,18 @@ DIVERGED = [{"name": "s", "divergence": {"chunk": 3}}, {"name": "u", "unmet": ["
                 _saved(
                     "test-upstream",
                     "fail",
-                    tiers={"standin": FAILING, "tpu": {"regressions": [1, 2]}},
+                    tiers={"standin": FAILING, "tpu": {"regressions": [1, 2], "fail_on_both": [3]}},
                 ),
                 _saved("verify", "fail", budget=0, scenarios=DIVERGED),
                 _saved("pre-commit", "fail"),
             ],
             (),
             [
-                f"{STANDIN}: the 1 new case fail before the change and pass with it; 1 other "
-                "test changed outcome: FAIL: why (+1 more)",
-                "tpu: no new test here; 2 other tests changed outcome: pass",
+                f"{STANDIN}: the 1 new case fail before the change and pass with it; 2 fail "
+                "before and after alike (what they need of `tensorrt_llm` is not in the test "
+                "double); 1 other test changed outcome: FAIL: why (+1 more)",
+                "tpu: no new test here; 1 fails before and after alike (this machine); 2 other "
+                "tests changed outcome: pass",
                 f"{CPU}: not run",
                 f"{GPU}: {description.GPU_NOT_RUN}",
                 "the chunks the handler emits, compared exactly before and after the change: 2 "
