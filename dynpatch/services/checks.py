@@ -22,7 +22,7 @@ PASS, FAIL, ERROR, NA, NOT_RUN, SKIPPED = "pass", "fail", "error", "n/a", "not r
 STAGES = ("test-upstream", "verify")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Check:
     status: str  # PASS, FAIL, ERROR, NA, NOT_RUN or SKIPPED
     detail: str = ""

@@ -4,6 +4,7 @@ fetch and series (three at once), then its checks (``--jobs`` at once, a child p
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 import time
@@ -181,7 +182,7 @@ def _run_all(
                 row, checkout = release.prepare(candidate, ctx, step)
             except ToolkitError as exc:
                 row = release.new_row(candidate, ctx)
-                row.series, row.series_detail = "error", str(exc)
+                row = dataclasses.replace(row, series="error", series_detail=str(exc))
                 step(f"error: {exc}")
                 return row
             python = None
@@ -190,12 +191,13 @@ def _run_all(
                 try:
                     python = runtimes.release_python(version, ctx.ws.runtimes)
                 except ToolkitError as exc:
-                    row.test_upstream = row.verify = stages.Check(stages.ERROR, str(exc))
+                    none = stages.Check(stages.ERROR, str(exc))
+                    row = dataclasses.replace(row, test_upstream=none, verify=none)
         if row.runnable:
             step("waiting for a free core")
             with heavy:
-                release.check(row, ctx, checkout, python, StepScreen(step))
-        row.seconds = time.perf_counter() - t0
+                row = release.check(row, ctx, checkout, python, StepScreen(step))
+        row = dataclasses.replace(row, seconds=time.perf_counter() - t0)
         step(_done_text(row))
         return row
 

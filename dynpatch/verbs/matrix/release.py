@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from dynpatch.services.export import ApplyReport, SeriesFailed, am_problem, expo
 from dynpatch.workspace import TOOLKIT, Workspace
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
     version: str
     sha256: str
@@ -134,17 +134,17 @@ def prepare(
         with locked(ctx.pin, options, ctx.ws) as checkout:
             pass
     step("git am: the committed series")
-    row.committed_am = am_check(checkout, ctx.ws.patches, ctx.ws.scratch)
+    row = replace(row, committed_am=am_check(checkout, ctx.ws.patches, ctx.ws.scratch))
     step("codemods + format + export + git am proof")
     patches = ctx.folder(release.version) / "patches"
-    _series(checkout, ctx, patches, row)
+    row = _series(checkout, ctx, patches, row)
     if not row.series_sha256:  # nothing exported this time: no older series may linger
         files.remove_tree(patches)
     return row, checkout
 
 
-def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
-    """This release's own series into ``patches``; the row's series columns."""
+def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> Row:
+    """This release's own series into ``patches``; ``row`` with its series columns."""
     try:
         report = export_series(checkout, ctx.pin, ctx.ws, patches, ctx.design)
     except SeriesFailed as exc:
@@ -152,50 +152,48 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> None:
         python = functools.partial(envs.release_python, row.version, ctx.ws.runtimes)
         log = ctx.folder(row.version) / "judge.log"
         upstream_fix.settle(exc.report, checkout, python, ctx.ws, log, ctx.reference)
-        row.outcomes = outcome_rows(exc.report)
-        _not_exported(row, exc)
-        return
+        return _not_exported(replace(row, outcomes=outcome_rows(exc.report)), exc)
     except ToolkitError as exc:  # a tool or the checkout failed, not the series
-        _error(row, str(exc))
-        return
-    row.outcomes = outcome_rows(report)
+        return _error(row, str(exc))
+    row = replace(row, outcomes=outcome_rows(report))
     if report.result.not_applicable:
-        row.series, row.series_detail = "not-applicable", report.outcomes[0].detail
-        row.own_am = Check(stages.NA, "nothing to export")
-        row.test_upstream = row.verify = Check(stages.NA, "the series does not apply here")
-    elif not report.patches:
+        none = Check(stages.NA, "nothing to export")
+        not_here = Check(stages.NA, "the series does not apply here")
+        return _set(row, "not-applicable", report.outcomes[0].detail, none, not_here)
+    if not report.patches:
         merged = "the series is merged upstream: every target is already applied"
-        row.series, row.series_detail = "already-applied", merged
-        row.own_am = Check(stages.NA, "every target already applied at the base: nothing to export")
-        row.test_upstream = row.verify = Check(stages.NA, "no change to check")
-    else:
-        row.series = "applied"
-        row.series_sha256 = series.series_digest(patches)
-        seconds = report.timings.get("git am check", 0.0)
-        row.own_am = Check(stages.PASS, "applies and reverses", seconds)
+        none = Check(stages.NA, "every target already applied at the base: nothing to export")
+        return _set(row, "already-applied", merged, none, Check(stages.NA, "no change to check"))
+    seconds = report.timings.get("git am check", 0.0)
+    row = replace(row, series_sha256=series.series_digest(patches))
+    return _set(row, "applied", "", Check(stages.PASS, "applies and reverses", seconds))
 
 
-def _not_exported(row: Row, exc: SeriesFailed) -> None:
+def _set(row: Row, status: str, detail: str, own_am: Check, checks: Check | None = None) -> Row:
+    """``row`` with its series column, its own ``git am`` and (if given) both checks."""
+    more = {"test_upstream": checks, "verify": checks} if checks else {}
+    return replace(row, series=status, series_detail=detail, own_am=own_am, **more)
+
+
+def _not_exported(row: Row, exc: SeriesFailed) -> Row:
     if exc.proof:  # every target applied, but the export fails git am: the column says so
-        row.series, row.series_detail = "applied", str(exc)
-        row.own_am = Check(stages.FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
-        row.test_upstream = row.verify = Check(stages.NOT_RUN, "no series exported")
-    elif exc.report.result.fixed_upstream:
-        row.series, row.series_detail = FIXED_UPSTREAM, exc.report.result.upstream_fix
-        row.own_am = Check(stages.NA, "the fix is already upstream: nothing to export")
-        row.test_upstream = row.verify = Check(stages.NA, "the fix is already upstream")
-    elif not exc.report.result.ok:
-        row.problems = exc.report.result.problems()
-        row.series, row.series_detail = "drifted", "; ".join(row.problems)
-        reason = "series drifted: nothing exported"
-        row.own_am = row.test_upstream = row.verify = Check(stages.NOT_RUN, reason)
-    else:  # made, but upstream's checks refuse it
-        _error(row, str(exc))
+        failed = Check(stages.FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
+        return _set(row, "applied", str(exc), failed, Check(stages.NOT_RUN, "no series exported"))
+    if exc.report.result.fixed_upstream:
+        upstream = Check(stages.NA, "the fix is already upstream")
+        none = Check(stages.NA, "the fix is already upstream: nothing to export")
+        return _set(row, FIXED_UPSTREAM, exc.report.result.upstream_fix, none, upstream)
+    if not exc.report.result.ok:
+        problems = exc.report.result.problems()
+        drifted = Check(stages.NOT_RUN, "series drifted: nothing exported")
+        row = replace(row, problems=problems)
+        return _set(row, "drifted", "; ".join(problems), drifted, drifted)
+    return _error(row, str(exc))  # made, but upstream's checks refuse it
 
 
-def _error(row: Row, why: str) -> None:
-    row.series, row.series_detail = "error", why
-    row.own_am = row.test_upstream = row.verify = Check(stages.NOT_RUN, "no series exported")
+def _error(row: Row, why: str) -> Row:
+    none = Check(stages.NOT_RUN, "no series exported")
+    return _set(row, "error", why, none, none)
 
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
@@ -216,28 +214,30 @@ def am_check(checkout: Checkout, patches_dir: Path, scratch: Path) -> Check:
     return Check(status, detail, time.perf_counter() - start)
 
 
-def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, screen: Console) -> None:
-    """CPU test-upstream, then quick verify, on this release's own series (cached)."""
+def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, screen: Console) -> Row:
+    """CPU test-upstream, then quick verify, on this release's own series (cached): ``row``
+    with their columns."""
     folder = ctx.folder(row.version)
     cache_file = folder / "checks.json"
     key = _cache_key(row, ctx, python)
     cached = {} if ctx.fresh else _load_cache(cache_file, key)
     ran: dict[str, dict[str, Any]] = {}
+    got: dict[str, Check] = {}
     for stage in stages.STAGES:
         attr = stage.replace("-", "_")
         if stage in ctx.skip:
-            setattr(row, attr, Check(stages.SKIPPED, f"--skip {stage}: not run"))
+            got[attr] = Check(stages.SKIPPED, f"--skip {stage}: not run")
         elif python is None:
-            setattr(row, attr, Check(stages.ERROR, "no interpreter with this release's runtime"))
+            got[attr] = Check(stages.ERROR, "no interpreter with this release's runtime")
         elif stage in cached:
-            setattr(row, attr, Check(**cached[stage], cached=True))
+            got[attr] = Check(**cached[stage], cached=True)
         else:
             what = "CPU tier" if stage == "test-upstream" else f"budget {ctx.budget}"
             screen.print(f"{stage} ({what})")
             where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
             job = stages.CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
             done = stages.run_check(stage, job, screen)[0]
-            setattr(row, attr, done)
+            got[attr] = done
             # An error is not kept: the next run retries.
             if done.status in (stages.PASS, stages.FAIL):
                 ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
@@ -245,6 +245,7 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
         folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"key": key, "checks": {**cached, **ran}}, indent=2)
         files.write_atomic(cache_file, text + "\n")
+    return replace(row, **got)
 
 
 def toolkit_digest() -> str:

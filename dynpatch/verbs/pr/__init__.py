@@ -80,6 +80,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
     if args.run_checks:
         command = _command(args)
         made = checks.series_for(checkout, pin, ws, design, command)
+        checks.remember(made, checkout, ws)
         checks.run(checkout, pin, ws, made, command)
     elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
         made = earlier

@@ -24,6 +24,7 @@ from dynpatch.services.bench import stage as bench
 from dynpatch.workspace import Workspace
 
 SERIES_DIR = "series"  # under out/pr/: the series made on a base other than patches/'
+BASE_FILE = "series.base"  # beside it: the commit it was made on
 
 
 def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, command: str) -> Path:
@@ -54,18 +55,23 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
     return made
 
 
+def remember(made: Path, checkout: Checkout, ws: Workspace) -> None:
+    """Note the base a series in ``out/pr/series/`` was made on, for :func:`saved_series`."""
+    if made != ws.patches:
+        files.write_atomic(ws.stage.pr / BASE_FILE, f"{checkout.base}\n")
+
+
 def saved_series(checkout: Checkout, ws: Workspace, design: Design) -> Path | None:
     """The series an earlier ``--run-checks`` made on this very base (``out/pr/series/``),
-    when it is of ``design`` and its pre-commit record is of this base and that series:
-    what a later ``pr`` on this base (``--reviewed``, say) describes without running the
-    checks again. None: there is none."""
-    made = ws.stage.pr / SERIES_DIR
-    if not (made / "series").is_file() or series.design_of(made).name != design.name:
+    when it is of ``design``: what a later ``pr`` on this base (``--reviewed``, say)
+    describes without running the checks again (each record still counts only if it is
+    of this base and series). None: there is none."""
+    made, base = ws.stage.pr / SERIES_DIR, ws.stage.pr / BASE_FILE
+    if not (made / "series").is_file() or not base.is_file():
         return None
-    saved = evidence.load(precommit.STAGE, ws.evidence) or {}
-    if saved.get("base") != checkout.base:
+    if base.read_text().strip() != checkout.base:
         return None
-    return made if saved.get("series_sha256") == series.series_digest(made) else None
+    return made if series.design_of(made).name == design.name else None
 
 
 def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -> None:

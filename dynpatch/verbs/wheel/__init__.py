@@ -18,7 +18,7 @@ from dynpatch.verbs.wheel import build, prove
 from dynpatch.workspace import Workspace
 
 
-@dataclass
+@dataclass(frozen=True)
 class WheelOptions:
     reproduce: bool = True
     prove: bool = False

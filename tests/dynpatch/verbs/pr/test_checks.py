@@ -67,11 +67,18 @@ def test_every_check_runs_on_the_base_and_saves_its_record_as_the_stage_does(
         assert saved["command"].startswith("nox -s pr -- ") and "--run-checks" in saved["command"]
     assert "warning: " not in err.replace("warning: dynamo's governance asks", "")
 
-    # a later pr on this base (to complete the disclosure, say) runs nothing again
+    # a later pr on this base (to complete the disclosure, say) runs nothing again, even
+    # after apply on the pin replaced the pre-commit record: that one is said not run here
+    (world.evidence / "pre-commit.json").unlink()
     status, out, err = pr("--reviewed", "the diff")
     assert status == 0 and len(ran) == 4, err
     assert "out/pr/series/ (made on this base by an earlier --run-checks)" in out
     assert "evidence     bench: pass (saved for this base and series)" in out
+    assert "evidence     pre-commit: not run" in out
+    # not on another base
+    (world.tmp / "out" / "pr" / checks.BASE_FILE).write_text("0" * 40 + "\n")
+    status, out, err = pr("--reviewed", "the diff", "--force")
+    assert status == 0 and "series       patches/: 1 patch(es)" in out, err
 
 
 @pytest.mark.parametrize("failing", STAGES)
