@@ -56,9 +56,12 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
 
 
 def remember(made: Path, checkout: Checkout, ws: Workspace) -> None:
-    """Note the base a series in ``out/pr/series/`` was made on, for :func:`saved_series`."""
+    """Note the base a series in ``out/pr/series/`` was made on, for :func:`saved_series`
+    (none when it is ``patches/`` itself: an older one there is not this base's)."""
     if made != ws.patches:
         files.write_atomic(ws.stage.pr / BASE_FILE, f"{checkout.base}\n")
+    else:
+        (ws.stage.pr / BASE_FILE).unlink(missing_ok=True)
 
 
 def saved_series(checkout: Checkout, ws: Workspace, design: Design) -> Path | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from dynpatch.evidence import Record
 from dynpatch.results import StageResult
 from dynpatch.services import precommit
 from dynpatch.verbs.pr import checks
+from dynpatch.workspace import Workspace
 from tests.fixtures.pr import World
 
 STAGES = ("test-upstream", "verify", "bench")
@@ -79,6 +81,9 @@ def test_every_check_runs_on_the_base_and_saves_its_record_as_the_stage_does(
     (world.tmp / "out" / "pr" / checks.BASE_FILE).write_text("0" * 40 + "\n")
     status, out, err = pr("--reviewed", "the diff", "--force")
     assert status == 0 and "series       patches/: 1 patch(es)" in out, err
+    on_base = SimpleNamespace(base=world.base)  # the series made there is patches/ itself
+    checks.remember(world.patches, on_base, Workspace(world.tmp))  # type: ignore[arg-type]
+    assert not (world.tmp / "out" / "pr" / checks.BASE_FILE).exists()
 
 
 @pytest.mark.parametrize("failing", STAGES)
