@@ -203,8 +203,9 @@ def lock(session: nox.Session) -> None:
 # test_upstream_fix's replay test runs them in `nox -s tests`; reads' _reading_all (it runs
 # at import, before mutmut switches a mutant on); the description's prose and commands
 # (render, validation_record, base_name, _reviewer_start, _reviewer_runs, _changes,
-# _disclosure), governance's sentence and read_codeowners (a file read), and the tier table's layout (verdict's short, renderables, markdown,
-# imported_from): their mutants change wording, not what the evidence says.
+# _disclosure), governance's sentence and read_codeowners (a file read), and the tier
+# table's layout (verdict's short, renderables, markdown, imported_from): their mutants
+# change wording, not what the evidence says.
 MUTANTS = {
     "dynpatch.services.bench.gates": "*",
     "dynpatch.services.bench.stage": "_judge Measured.record",
