@@ -75,33 +75,47 @@ class HelperDeltaTests(TargetedCommand):
         message = raises[0].exc.args[0].value  # type: ignore[attr-defined]
         extension, new_stmts = template(self.TEMPLATE)
         extended = _extended(sentinel, extension)
-        wanted = shape.top_level_names(new_stmts)
-        clashes = [n for n in wanted if n in present]
+        clashes, same, whole = clashing(tree, new_stmts)
         if clashes:
-            same = all(
-                shape.same_code(tree.body[present[n]], shape.code(new_stmts[wanted[n]]))
-                for n in clashes
-            )
             done = extended is sentinel and message.evaluated_value == MESSAGE
-            if same and len(clashes) == len(wanted) and done:
+            if whole and done:
                 raise AlreadyApplied(f"{PATH} already has {self.DONE}")
-            part = "(only part of the change)" if same else "with other content"
-            raise Drifted(TARGET, f"{', '.join(clashes)} already defined {part}")
+            raise drift(clashes, same, TARGET)
         if message.evaluated_value not in (OLD_MESSAGE, MESSAGE):
             raise Drifted(TARGET, f"{SENTINEL}.__iter__ raising AssertionError({message.value})")
-        lacks = shape.test_module_lacks(tree, NEEDS, CPU_MARKS)  # run as CPU tests by marks
-        if lacks:
-            raise Drifted(TARGET, lacks)
-        anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
-        if not anchors:
-            raise Drifted(TARGET, f"no `{ANCHOR_PREFIX}*` test to add after")
-
-        new_stmts[0] = new_stmts[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
         text = f"{message.prefix}{message.quote}{MESSAGE}{message.quote}"
         body = list(tree.body)
         body[present[SENTINEL]] = extended.deep_replace(message, message.with_changes(value=text))  # type: ignore[call-overload]
-        at = max(anchors) + 1
-        return tree.with_changes(body=[*body[:at], *new_stmts, *body[at:]])
+        return added_after_tests(tree.with_changes(body=body), new_stmts, TARGET)
+
+
+def clashing(tree: cst.Module, new: list[cst.BaseStatement]) -> tuple[list[str], bool, bool]:
+    """The names ``new`` defines that ``tree`` already has; whether each is the same code;
+    whether that is all of them (the change made already)."""
+    present, wanted = shape.top_level_names(tree.body), shape.top_level_names(new)
+    clashes = [n for n in wanted if n in present]
+    same = all(shape.same_code(tree.body[present[n]], shape.code(new[wanted[n]])) for n in clashes)
+    return clashes, same, same and len(clashes) == len(wanted)
+
+
+def drift(clashes: list[str], same: bool, target: Target) -> Drifted:
+    part = "(only part of the change)" if same else "with other content"
+    return Drifted(target, f"{', '.join(clashes)} already defined {part}")
+
+
+def added_after_tests(tree: cst.Module, new: list[cst.BaseStatement], target: Target) -> cst.Module:
+    """``new`` after the module's last ``test_extract_completion_*`` test, once the module
+    has what they use (run as CPU tests by its marks)."""
+    lacks = shape.test_module_lacks(tree, NEEDS, CPU_MARKS)
+    if lacks:
+        raise Drifted(target, lacks)
+    present = shape.top_level_names(tree.body)
+    anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
+    if not anchors:
+        raise Drifted(target, f"no `{ANCHOR_PREFIX}*` test to add after")
+    new = [new[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine())), *new[1:]]
+    at = max(anchors) + 1
+    return tree.with_changes(body=[*tree.body[:at], *new, *tree.body[at:]])
 
 
 def _extended(sentinel: cst.ClassDef, extension: cst.ClassDef) -> cst.ClassDef:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods import shape
+from codemods import helper_delta_tests, shape
 from codemods.helper_delta_tests import ANCHOR_PREFIX, CPU_MARKS, NEEDS, PATH
-from codemods.outcome import AlreadyApplied, Drifted, Target, TargetedCommand
+from codemods.outcome import AlreadyApplied, Target, TargetedCommand
 
 TEMPLATE = "one_liner_helper_tests.template.py"
 TARGET = Target(
@@ -38,25 +38,10 @@ class OneLinerHelperTests(TargetedCommand):
         return tuple(shape.top_level_names(template()))
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        present = shape.top_level_names(tree.body)
         new_stmts = template()
-        wanted = shape.top_level_names(new_stmts)
-        clashes = [n for n in wanted if n in present]
+        clashes, same, whole = helper_delta_tests.clashing(tree, new_stmts)
+        if whole:
+            raise AlreadyApplied(f"{PATH} already has the one-liner's test")
         if clashes:
-            same = all(
-                shape.same_code(tree.body[present[n]], shape.code(new_stmts[wanted[n]]))
-                for n in clashes
-            )
-            if same and len(clashes) == len(wanted):
-                raise AlreadyApplied(f"{PATH} already has the one-liner's test")
-            part = "(only part of the change)" if same else "with other content"
-            raise Drifted(TARGET, f"{', '.join(clashes)} already defined {part}")
-        lacks = shape.test_module_lacks(tree, NEEDS, CPU_MARKS)  # run as CPU tests by marks
-        if lacks:
-            raise Drifted(TARGET, lacks)
-        anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
-        if not anchors:
-            raise Drifted(TARGET, f"no `{ANCHOR_PREFIX}*` test to add after")
-        new_stmts[0] = new_stmts[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
-        at = max(anchors) + 1
-        return tree.with_changes(body=[*tree.body[:at], *new_stmts, *tree.body[at:]])
+            raise helper_delta_tests.drift(clashes, same, TARGET)
+        return helper_delta_tests.added_after_tests(tree, new_stmts, TARGET)

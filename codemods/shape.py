@@ -109,11 +109,6 @@ def param(source: str) -> cst.Param:
     return fn.params.kwonly_params[0]  # type: ignore[attr-defined,no-any-return]
 
 
-def add_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
-    p = fn.params
-    return fn.with_changes(params=p.with_changes(params=_append(p.params, param, p.posonly_params)))
-
-
 def add_kwonly_param(fn: cst.FunctionDef, param: cst.Param) -> cst.FunctionDef:
     """Append ``param`` to ``fn``'s keyword-only parameters, adding ``*`` if needed."""
     p = fn.params

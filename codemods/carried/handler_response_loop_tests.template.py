@@ -1,15 +1,5 @@
-class _CumulativeTokenIds:
-    """TRT-LLM's cumulative `token_ids`: the loop takes its length and delta slice.
-    A copy calls pytest.fail: the handler would catch an AssertionError."""
-
-    def __init__(self, token_ids):
-        self._token_ids = token_ids
-
-    def __len__(self):
-        return len(self._token_ids)
-
-    def __getitem__(self, index):
-        return self._token_ids[index]
+class _CumulativeTokenIds(list):
+    """TRT-LLM's cumulative ids: a copy iterates, and fails the test (pytest.fail)."""
 
     def __iter__(self):
         pytest.fail("token_ids history copied")
@@ -17,60 +7,40 @@ class _CumulativeTokenIds:
 
 class TestGenerateLocally:
     def _make_mock_interleaved_choices(self, token_ids_per_chunk):
-        """Mock GenerationResult streaming several choices: per chunk, one output per
-        choice with its index, its cumulative ids (a `_CumulativeTokenIds`) and a
-        logprob of -id/10 for each id."""
+        """Mock GenerationResult: per chunk, one output per choice, its cumulative ids."""
+        last = len(token_ids_per_chunk) - 1
         results = []
-        last_index = len(token_ids_per_chunk) - 1
         for index, per_choice in enumerate(token_ids_per_chunk):
-            res = MagicMock()
-            res.outputs = []
-            for choice, token_ids in enumerate(per_choice):
-                output = MagicMock()
-                output.index = choice
-                output.token_ids = _CumulativeTokenIds(token_ids)
-                output.logprobs = [{t: _logprob(-t / 10)} for t in token_ids]
-                output.finish_reason = "stop" if index == last_index else None
-                output.stop_reason = None
-                output.request_perf_metrics = None
-                output.prompt_logprobs = []
-                res.outputs.append(output)
-            res.finished = index == last_index
-            results.append(res)
-
-        generation_result = MagicMock()
-
-        async def mock_aiter(self_mock):
-            for res in results:
-                yield res
-
-        generation_result.__aiter__ = mock_aiter
-        return generation_result
+            outputs = [
+                MagicMock(
+                    index=choice,
+                    token_ids=_CumulativeTokenIds(ids),
+                    logprobs=[{t: _logprob(-t / 10)} for t in ids],
+                    finish_reason="stop" if index == last else None,
+                    stop_reason=None,
+                    request_perf_metrics=None,
+                    prompt_logprobs=[],
+                )
+                for choice, ids in enumerate(per_choice)
+            ]
+            results.append(MagicMock(outputs=outputs, finished=index == last))
+        return MagicMock(**{"__aiter__.return_value": results})
 
     @pytest.mark.asyncio
     async def test_interleaved_choices_stream_logprobs_without_copying_token_ids(self):
-        """Each chunk carries its own choice's new ids and their logprobs, which held
-        before too; what fails without the delta is the copy of the cumulative ids."""
-        result = self._make_mock_interleaved_choices(
-            [
-                [[10], [20, 21], []],
-                [[10, 11, 12], [20, 21], [30]],
-                [[10, 11, 12, 13], [20, 21, 22], [30, 31]],
-            ]
-        )
+        cumulative = [  # per chunk, each choice's ids so far (the third lags a chunk)
+            [[10], [20, 21], []],
+            [[10, 11, 12], [20, 21], [30]],
+            [[10, 11, 12, 13], [20, 21, 22], [30, 31]],
+        ]
+        result = self._make_mock_interleaved_choices(cumulative)
         handler = self._make_handler()
         handler._initiate_shutdown = mock.AsyncMock()
         handler.engine.llm.generate_async = MagicMock(return_value=result)
-        request = {
-            "token_ids": [1, 2, 3],
-            "stop_conditions": {"max_tokens": 10},
-            "sampling_options": {},
-            "output_options": {"logprobs": 1},
-        }
-
-        chunks = [
-            c async for c in handler.generate_locally(request, self._make_context())
-        ]
+        request = {"token_ids": [1, 2, 3], "stop_conditions": {"max_tokens": 10}}
+        request["output_options"] = {"logprobs": 1}
+        context = self._make_context()
+        chunks = [c async for c in handler.generate_locally(request, context)]
 
         deltas = [[10], [20, 21], [], [11, 12], [], [30], [13], [22], [31]]
         assert [c["index"] for c in chunks] == [0, 1, 2] * 3

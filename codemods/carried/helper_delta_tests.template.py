@@ -26,9 +26,7 @@ _BYTES = {"include_bytes": True, "tokenizer": SimpleNamespace(decode=str)}
         pytest.param([1, 2, 3], _LOGPROBS[:2], 1, {}, id="logprobs-lagging"),
     ],
 )
-def test_extract_completion_with_delta_matches_slicing_token_ids(
-    token_ids, logprobs, cursor, options
-):
+def test_extract_completion_delta_matches_slicing(token_ids, logprobs, cursor, options):
     """The caller's delta gives the same result, and the history is not copied."""
     output = SimpleNamespace(token_ids=token_ids, logprobs=logprobs)
     expected = extract_from_completion_output(output, cursor, **options)

@@ -1,14 +1,5 @@
-class _SlicedTokenIds:
+class _SlicedTokenIds(list):
     """Cumulative `token_ids` that can be measured and sliced, but not copied."""
-
-    def __init__(self, token_ids: list[int]) -> None:
-        self._token_ids = token_ids
-
-    def __len__(self) -> int:
-        return len(self._token_ids)
-
-    def __getitem__(self, index: slice) -> list[int]:
-        return self._token_ids[index]
 
     def __iter__(self):
         raise AssertionError("token_ids copied")

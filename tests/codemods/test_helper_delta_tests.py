@@ -64,7 +64,7 @@ class TestHelperDeltaTests(TargetedCodemodTest):
         # A sentinel already reworded is kept as it is.
         self.assertApplies(BEFORE.replace(OLD_MESSAGE, MESSAGE), AFTER)
         tests = (
-            "test_extract_completion_with_delta_matches_slicing_token_ids",
+            "test_extract_completion_delta_matches_slicing",
             "test_extract_completion_rejects_a_delta_that_is_not_the_chunks",
         )
         self.assertEqual(

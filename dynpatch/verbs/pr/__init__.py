@@ -18,7 +18,7 @@ from dynpatch.fetch import Checkout, FetchOptions, locked, source_options
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
-from dynpatch.pin import load_pin
+from dynpatch.pin import Pin, load_pin
 from dynpatch.results import StageResult
 from dynpatch.verbs.pr import branch as branches
 from dynpatch.verbs.pr import checks, description, governance, publish, signing, validation
@@ -51,11 +51,10 @@ class PrOptions(FetchOptions):
 def run(args: PrOptions, ws: Workspace) -> StageResult:
     pin = load_pin(ws.pin)
     with locked(pin, args, ws) as checkout:  # no other run moves its refs meanwhile
-        return _run(args, ws, checkout)
+        return _run(args, ws, checkout, pin)
 
 
-def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
-    pin = load_pin(ws.pin)
+def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageResult:
     series_identity = gitio.parse_identity(pin.author)
     name = args.branch or os.environ.get(BRANCH_ENV) or DEFAULT_BRANCH
     branches.check_checkout(checkout, name)
@@ -134,7 +133,8 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout) -> StageResult:
             publish.push(checkout.path, push, name, args.timeout)
     files.write_atomic(out.with_name(VALIDATION_FILE), record)
     files.write_atomic(out, text)
-    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made)
+    on_pin = checkout.source == "pypi" and checkout.release.version == pin.version
+    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin)
 
 
 def _shown(
@@ -148,6 +148,7 @@ def _shown(
     push: publish.Push | None,
     out: Path,
     made: Path,
+    on_pin: bool,  # the base is the pin's tree: its records come from the stages' sessions
 ) -> StageResult:
     """What the run made, line by line, and the warnings on what it could not vouch for."""
     plan, name = facts.plan, facts.branch
@@ -178,7 +179,6 @@ def _shown(
     )
     if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
         shown.append("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
-    on_pin = checkout.source == "pypi" and checkout.release.version == load_pin(ws.pin).version
     version = checkout.release.version
     rerun = None if on_pin else f"nox -s pr -- {source_options(args, version)} --run-checks"
     warnings = validation.warnings(facts.evidence, rerun)

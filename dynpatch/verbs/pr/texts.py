@@ -47,7 +47,7 @@ class Prose:
 
 
 DELTA_TESTS = (
-    ("test_extract_completion_with_delta_matches_slicing_token_ids", HELPER_TESTS),
+    ("test_extract_completion_delta_matches_slicing", HELPER_TESTS),
     ("test_extract_completion_rejects_a_delta_that_is_not_the_chunks", HELPER_TESTS),
     (HANDLER_TEST, HANDLER_TESTS),
 )

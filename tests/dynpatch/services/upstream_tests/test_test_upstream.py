@@ -240,7 +240,7 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
         prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
     )
     assert added == {
-        (helper_delta_tests.PATH, "test_extract_completion_with_delta_matches_slicing_token_ids"),
+        (helper_delta_tests.PATH, "test_extract_completion_delta_matches_slicing"),
         (
             helper_delta_tests.PATH,
             "test_extract_completion_rejects_a_delta_that_is_not_the_chunks",
