@@ -229,28 +229,3 @@ logprobs on, an N-token choice copied up to 1 + 2 + ... + N ids
 The helper now slices output.token_ids without copying it first. No
 signature changes, and the chunks are unchanged for every caller.
 """
-
-
-@dataclass(frozen=True)
-class Design:
-    """One way to make the fix: its codemods, commit message and the helper's new keyword."""
-
-    name: str
-    steps: tuple[Step, ...]
-    message: str
-    keyword: str
-
-    @property
-    def title(self) -> str:
-        return self.message.split("\n", 1)[0]
-
-
-DESIGNS = {
-    "delta": Design("delta", SERIES, COMMIT_MESSAGE, logprobs_helper.PARAM),
-    "one-liner": Design("one-liner", ONE_LINER, ONE_LINER_MESSAGE, ""),
-}
-DEFAULT_DESIGN = "delta"  # this project's design, and the approach of dynamo PR #14402
-
-
-def design_titled(title: str) -> Design | None:
-    return next((d for d in DESIGNS.values() if d.title == title), None)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from codemods.series import DESIGNS
 from dynpatch import console, evidence
 from dynpatch.console import err, out
+from dynpatch.designs import DESIGNS
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import SOURCES
 from dynpatch.io import git as gitio
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--run-checks", **FLAG, help="first run every check the description cites, here")
     add("--reviewed", metavar="TEXT", help="the disclosure's line on what you reviewed")
     add("--contribution-request", type=int, dest="request", metavar="N", help="its issue")
+    add("--supersedes-14402", **FLAG, dest="supersedes", help="say it replaces #14402 (agreed)")
+    add("--posted", **FLAG, help="the earlier revision was posted: say what changed since")
     add("--push", metavar="REMOTE", help="push the branch to your fork (default: nothing)")
     add("--force", **FLAG, dest="replace", help="replace a different branch (not keep it as vN)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")

@@ -5,25 +5,21 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import itertools
 from pathlib import Path
 
-from codemods.series import DEFAULT_DESIGN, DESIGNS, Design, design_titled
+from dynpatch import designs
+from dynpatch.designs import Design
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files
 
 SERIES_FILE = "series"
+DESIGN = "# design: "  # the series file's first line: the design it was made with
 _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --base lines
 
 
 def names(directory: Path) -> list[str]:
     """The patch files ``directory/series`` names, in order; each must exist."""
-    if not (directory / SERIES_FILE).is_file():
-        raise ToolkitError(f"no patch series in {directory}: run `nox -s apply` first")
-    try:
-        listed = (directory / SERIES_FILE).read_text().split()
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot read the series file of {directory}") from None
+    listed = _lines(directory)[1]
     missing = [n for n in listed if not (directory / n).is_file()]
     if missing:
         raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
@@ -31,18 +27,33 @@ def names(directory: Path) -> list[str]:
 
 
 def design_of(directory: Path) -> Design:
-    """The design of the series in ``directory``, by its first patch's subject, else the default."""
+    """The design ``directory/series`` says it was made with; none or an unknown one is an
+    error (regenerate the series), never a default."""
+    said = _lines(directory)[0]
+    if said is None:
+        raise ToolkitError(
+            f"{directory}/{SERIES_FILE} does not say its design (no '{DESIGN}NAME' line): "
+            f"regenerate it with `nox -s apply -- --design NAME` ({', '.join(designs.DESIGNS)})"
+        )
+    return designs.named(said)
+
+
+def write(directory: Path, design: Design, patches: list[str]) -> None:
+    """The series file naming ``design`` and ``patches``, in order."""
+    text = f"{DESIGN}{design.name}\n" + "".join(f"{n}\n" for n in patches)
+    (directory / SERIES_FILE).write_text(text)
+
+
+def _lines(directory: Path) -> tuple[str | None, list[str]]:
+    """The design the series file names (None: none), and its patches."""
+    if not (directory / SERIES_FILE).is_file():
+        raise ToolkitError(f"no patch series in {directory}: run `nox -s apply` first")
     try:
-        lines = (directory / names(directory)[0]).read_text(errors="replace").splitlines()
-    except (ToolkitError, OSError, IndexError):
-        return DESIGNS[DEFAULT_DESIGN]
-    at = next((i for i, ln in enumerate(lines) if ln.startswith("Subject: ")), None)
-    if at is None:
-        return DESIGNS[DEFAULT_DESIGN]
-    # A long header folds: its continuation lines start with white space.
-    more = itertools.takewhile(lambda ln: ln[:1].isspace() and ln.strip(), lines[at + 1 :])
-    subject = " ".join(ln.strip() for ln in [lines[at], *more]).removeprefix("Subject: [PATCH] ")
-    return design_titled(subject) or DESIGNS[DEFAULT_DESIGN]
+        lines = (directory / SERIES_FILE).read_text().splitlines()
+    except OSError as exc:
+        raise files.os_error(exc, f"cannot read the series file of {directory}") from None
+    said = next((ln.removeprefix(DESIGN).strip() for ln in lines if ln.startswith(DESIGN)), None)
+    return said, [w for ln in lines if not ln.startswith("#") for w in ln.split()]
 
 
 def lock(locks: Path, directory: Path) -> Path:

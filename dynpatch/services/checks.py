@@ -12,7 +12,7 @@ from rich.console import Console
 
 from dynpatch.console import as_text
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
+from dynpatch.evidence import Record, Verify
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.services import replay_check as verify
@@ -65,40 +65,31 @@ def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record
     seconds = time.perf_counter() - start
     files.write_atomic(job.folder / f"{stage}.log", as_text(result.shown))
     assert result.record is not None  # both stages say what they would save
-    text = summary(stage, result.record.details)
+    text = summary(result.record)
     return Check(PASS if result.ok else FAIL, text, seconds), result.record
 
 
-def summary(stage: str, details: dict[str, Any]) -> str:
-    """One line of a stage's ``details``, for the table's notes and bump's output."""
-    if stage == "verify":
-        return _verify_summary(details)
-    cpu = details["tiers"]["cpu"]
-    base, patched = cpu["baseline"]["counts"], cpu["patched"]["counts"]
-    mutation = (cpu.get("mutation") or "no carried tests ran").split(" (of ")[0]
-    text = (
-        f"baseline {base.get('passed', 0)} passed of {sum(base.values())}, patched "
-        f"{patched.get('passed', 0)} passed of {sum(patched.values())}; {mutation}; "
-        f"regressions: {len(cpu['regressions']) or 'none'}"
+def summary(record: Record[Any]) -> str:
+    """One line of a stage's record, for the table's notes and bump's output."""
+    f = record.facts
+    if isinstance(f, Verify):
+        text = f"{f.streams - f.drawn} named + {f.drawn} property streams (seed {f.seed}); "
+        text += f"divergences: {len(f.differ) or 'none'}"
+        text += f" ({', '.join(d.split(':')[0] for d in f.differ[:3])})" if f.differ else ""
+        text += f"; expectation not met: {', '.join(f.unmet[:3])}" if f.unmet else ""
+        waived = record.details.get("not_expected")
+        return text + (f"; not expected of this release: {'; '.join(waived)}" if waived else "")
+    cpu = next(t for t in f.tiers if t.name == "cpu")
+    carried = len(cpu.new) + len(cpu.extended)
+    mutation = (
+        f"carried tests: {len(cpu.failed_before)} fail on baseline, {len(cpu.passed_after)} "
+        f"pass on patched"
+        if carried
+        else "no carried tests ran"
     )
-    if details.get("problems"):
-        text += f"; problem: {details['problems'][0]}"
-    return text
-
-
-def _verify_summary(details: dict[str, Any]) -> str:
-    scenarios = details["scenarios"]
-    diverged = [s["name"] for s in scenarios if s["divergence"]]
-    unmet = [s["name"] for s in scenarios if s["unmet"]]
-    props = sum(1 for s in scenarios if s["name"].startswith("property-"))
     text = (
-        f"{len(scenarios) - props} named + {props} property streams (seed {details['seed']}); "
-        f"divergences: {len(diverged) or 'none'}"
+        f"baseline {cpu.before.get('passed', 0)} passed of {sum(cpu.before.values())}, patched "
+        f"{cpu.after.get('passed', 0)} passed of {sum(cpu.after.values())}; {mutation}; "
+        f"regressions: {len(cpu.changed) or 'none'}"
     )
-    if diverged:
-        text += f" ({', '.join(diverged[:3])})"
-    if unmet:
-        text += f"; expectation not met: {', '.join(unmet[:3])}"
-    if details.get("not_expected"):
-        text += f"; not expected of this release: {'; '.join(details['not_expected'])}"
-    return text
+    return text + (f"; problem: {record.problems[0]}" if record.problems else "")

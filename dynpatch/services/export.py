@@ -11,8 +11,9 @@ from functools import partial
 from pathlib import Path
 
 from codemods.outcome import Outcome
-from codemods.series import DEFAULT_DESIGN, DESIGNS, Design, SeriesResult, run_series
+from codemods.series import SeriesResult, run_series
 from dynpatch import series
+from dynpatch.designs import DEFAULT, DESIGNS, Design
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout
 from dynpatch.io import faults, files
@@ -66,7 +67,7 @@ def apply_series(
     patches_dir: Path,
     check: bool = False,
     force: bool = False,
-    design: Design = DESIGNS[DEFAULT_DESIGN],
+    design: Design = DESIGNS[DEFAULT],
 ) -> ApplyReport:
     """Codemods -> format -> commit -> export -> ``git am`` proof -> ``patches_dir`` (replaced
     whole). The checkout changes in one ref transaction at the end, if at all: never with
@@ -122,7 +123,7 @@ def apply_series(
             checkout.path, checkout.base, new, design.message, author, date, objects
         )
         faults.checkpoint("apply.objects")
-        exported = _export(checkout, report.commit, tmp / "export", objects)
+        exported = _export(checkout, report.commit, tmp / "export", objects, design)
         lap("commit+export")
         names = series.names(exported)
         proof = am_problem(checkout, [exported / n for n in names], tmp / "am")
@@ -220,7 +221,7 @@ def _apply_failure(repo: Path, patches: list[Path]) -> str:
     return "git am failed (each patch applies alone: an ordering problem)"
 
 
-def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> Path:
+def _export(checkout: Checkout, head: str, out: Path, objects: Path | None, design: Design) -> Path:
     """format-patch, the provenance after ``---`` (``git am`` ignores it), the series file."""
     made = gitio.format_patch(checkout.path, checkout.base, head, out, objects)
     notes = "".join(f"{line}\n" for line in checkout.provenance)
@@ -229,5 +230,5 @@ def _export(checkout: Checkout, head: str, out: Path, objects: Path | None) -> P
         if not sep:
             raise ToolkitError("format-patch output has no '---' separator")
         path.write_text(f"{head_}{sep}{notes}\n{tail}")
-    (out / series.SERIES_FILE).write_text("".join(f"{p.name}\n" for p in made))
+    series.write(out, design, [p.name for p in made])
     return out

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
+from dynpatch.evidence import Hook, PreCommit, Record
 from dynpatch.io import proc
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.results import Table
@@ -229,20 +229,38 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     return Table("upstream pre-commit findings", ("hook", "file", "line", "finding"), rows)
 
 
+CONFIG = (
+    "the hooks and pins of dynamo's `.pre-commit-config.yaml` (as of v1.6.1) with its "
+    "settings, each hook run on its own"
+)
+
+
 def record(
     hooks: Sequence[HookResult],
     base: str,
     series_sha256: str,
     command: str,
+    design: str,
+    base_config: bool,
     lines: Mapping[str, tuple[int, int]] | None = None,
-) -> Record:
-    """The pre-commit record; ``lines``: each target's lines added and removed, as apply's
-    table shows them."""
-    rows = [f"| {h.hook} | {h.pin} | {len(h.checked)} ({h.scope}) | pass |" for h in hooks]
-    listed = "".join(f"- `{c}`\n" for c in sorted({c for h in hooks for c in h.checked}))
-    table = "| hook | pin | files | result |\n|---|---|---|---|\n" + "\n".join(rows)
-    details: dict[str, object] = {"hooks": [dataclasses.asdict(h) for h in hooks]}
-    if lines:
-        details["lines"] = {t: f"+{a} -{r}" for t, (a, r) in lines.items()}
-    summary = f"{table}\n\nChecked:\n\n{listed}"
-    return Record(STAGE, base, series_sha256, command, "pass", summary, details)
+) -> Record[PreCommit]:
+    """The pre-commit record (``base_config``: the base has a .pre-commit-config.yaml);
+    ``lines``: each target's lines added and removed, as apply's table shows them."""
+    typed = tuple(
+        Hook(
+            h.hook,
+            h.pin,
+            len(h.checked),
+            tuple(f"{f.path}:{f.line}: {f.message}" for f in h.findings),
+            h.scope,
+        )
+        for h in hooks
+    )
+    paths = tuple(sorted({c for h in hooks for c in h.checked if "(commit message)" not in c}))
+    facts = PreCommit(typed, CONFIG, base_config, paths)
+    problems = tuple(f"{h.name}: {h.findings[0]}" for h in typed if h.findings)
+    rows = [
+        f"{h.name} {h.version}: {len(h.findings)} findings on {h.files} ({h.scope})" for h in typed
+    ]
+    changed = {t: f"+{a} -{r}" for t, (a, r) in (lines or {}).items()}
+    return Record(facts, base, series_sha256, design, problems, command, "\n".join(rows), changed)

@@ -20,7 +20,7 @@ from rich.console import Console
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
+from dynpatch.evidence import Record, Verify
 from dynpatch.fetch import Checkout, FetchOptions
 from dynpatch.io import files
 from dynpatch.pin import version_key
@@ -151,9 +151,36 @@ def check(
     ok = all(o.ok for o in outcomes)
     command = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
     command += [word for name in args.scenario or () for word in ("--scenario", name)]
-    verdict, summary = "pass" if ok else "fail", "".join(f"    {line}\n" for line in lines)
+    differ = tuple(
+        f"{o.name}: chunk {o.divergence.chunk}, field {o.divergence.field or '<whole>'}"
+        for o in outcomes
+        if o.divergence
+    )
+    apart = None
+    if "alternative" in results:
+        apart = sum(
+            bool(o.divergence) for o in compare(results["baseline"], results["alternative"], {})
+        )
+    facts = Verify(
+        streams=len(outcomes),
+        drawn=len(properties),
+        chunks=sum(o.chunks for o in outcomes),
+        differ=differ,
+        unmet=tuple(f"{o.name}: {'; '.join(o.unmet)}" for o in outcomes if o.unmet),
+        alternative_differ=apart,
+        seed=seed,
+    )
+    problems = (*differ, *facts.unmet)
+    summary = "".join(f"    {line}\n" for line in lines)
     record = Record(
-        "verify", trees.base, trees.series_sha256, shlex.join(command), verdict, summary, details
+        facts,
+        trees.base,
+        trees.series_sha256,
+        design.name,
+        problems,
+        shlex.join(command),
+        summary,
+        details,
     )
     return StageResult(ok, (*lines, f"report: {console.rel(report)}"), (record,))
 

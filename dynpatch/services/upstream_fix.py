@@ -185,12 +185,10 @@ def _saved_figures(ws: Workspace) -> tuple[float, float, str] | None:
     256 x 4, as the bench saved them for ``patches/``, else as its committed reference
     (``docs/bench/``) has them for the same code (None: neither)."""
     try:
-        saved = evidence.load("bench", ws.evidence)
-        if saved and saved.get("series_sha256") == series.series_digest(ws.patches):
-            details = saved.get("details") or {}
-            case = (details.get("requests") or {}).get("256x4") or {}
-            trees = details.get("trees") or {}
-            ours, alt = case.get("patched/baseline"), case.get("alternative/baseline")
+        digest = series.series_digest(ws.patches)
+        if saved := evidence.of_series(evidence.Bench, ws.evidence, digest):
+            bench, trees = saved[-1].facts, {**saved[-1].details.get("trees", {})}
+            ours, alt = bench.ratio("256x4", "patched"), bench.ratio("256x4", "alternative")
         else:
             trees = json.loads((ws.bench_docs / "instructions.json").read_text())
             if trees.get("code_sha256") != series.code_digest(ws.patches):

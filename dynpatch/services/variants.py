@@ -13,7 +13,8 @@ import libcst as cst
 
 from codemods import helper_drops_copy, shape
 from codemods.logprobs_helper import PARAM, TARGET
-from codemods.series import DESIGNS, Design, run_series
+from codemods.series import run_series
+from dynpatch.designs import DESIGNS, Design
 from dynpatch.errors import ToolkitError
 from dynpatch.io import files
 

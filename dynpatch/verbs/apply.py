@@ -7,9 +7,9 @@ import os
 import time
 from dataclasses import dataclass
 
-from codemods.series import DESIGNS
 from dynpatch import console, series
 from dynpatch.console import err
+from dynpatch.designs import DEFAULT, DESIGNS
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, locked, source_options
 from dynpatch.io import files
@@ -43,7 +43,11 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     if args.design is not None and args.design not in DESIGNS:
         raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
-    design = DESIGNS[args.design] if args.design else series.design_of(ws.patches)
+    # With neither --design nor a series: the first design; a series that names none refuses.
+    fresh = not (ws.patches / series.SERIES_FILE).is_file()
+    design = (
+        DESIGNS[args.design or DEFAULT] if args.design or fresh else series.design_of(ws.patches)
+    )
     doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
     with err.status(doing) as status, locked(pin, args, ws) as checkout:
         status.stop()
@@ -99,5 +103,8 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s",
     ]
-    record = precommit.record(report.hooks, checkout.base, digest, command, report.lines)
+    own = (checkout.path / ".pre-commit-config.yaml").is_file()
+    record = precommit.record(
+        report.hooks, checkout.base, digest, command, design.name, own, report.lines
+    )
     return StageResult(shown=(table, *said), records=(record,))

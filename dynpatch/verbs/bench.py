@@ -32,8 +32,9 @@ def run(args: BenchOptions, ws: Workspace) -> StageResult:
     shown = [
         *report.table(m.counts),
         *m.lines,
-        f"{m.script['script']} on the patched tree (saved for the PR):",
-        m.script["output"].rstrip(),
+        f"{ws.rerun.name} on the patched tree (saved for the PR), median (lowest to highest):",
+        *m.script.table(),
+        *m.script.table("request_ms"),
         f"wrote {written} in {time.perf_counter() - start:.0f} s",
     ]
     then = {}

@@ -14,7 +14,7 @@ from textwrap import dedent
 
 import pytest
 
-from codemods.series import DESIGNS, SERIES, Step, run_series
+from codemods.series import ONE_LINER, SERIES, Step, run_series
 from dynpatch.io import pypi
 from dynpatch.pin import load_pin
 from tests.codemods import test_handler_call_passes_delta as loop
@@ -55,7 +55,7 @@ def summary(stderr: str) -> tuple[int, ...]:
 def test_list_shows_every_command_with_its_description() -> None:
     proc = libcst_tool("list", cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
-    steps = [s for design in DESIGNS.values() for s in design.steps]
+    steps = [*SERIES, *ONE_LINER]
     short = (
         f"{s.codemod.__module__.removeprefix('codemods.')}.{s.codemod.__name__}" for s in steps
     )

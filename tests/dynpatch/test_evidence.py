@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import platform
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from dynpatch.series import code_digest, diff_part, series_digest
 from tests.fixtures.bench import DIFF
 from tests.fixtures.bench import patch_text as patch
 from tests.fixtures.bench import write_series as series
+from tests.fixtures.pr import sample
 
 
 def test_the_diff_part_ends_before_base_commit_and_signature() -> None:
@@ -54,39 +57,39 @@ def test_the_code_digest_needs_the_series_and_its_patches(tmp_path: Path) -> Non
 BASE = "8b3803b5972337711d9155d74ce8914ed2d5b94e"
 
 
-def test_a_record_names_the_base_and_the_series_its_trees_were_built_from(
-    tmp_path: Path,
-) -> None:
-    patches, out = series(tmp_path, patch()), tmp_path / "evidence"
-    built = series_digest(patches)
-    record = evidence.Record("verify", BASE, built, "nox -s verify", "pass", "s", {})
-    evidence.save(record, patches, out)
-    saved = json.loads((out / "verify.json").read_text())
-    assert (saved["base"], saved["series_sha256"]) == (BASE, built)
-    (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))  # the code moved on
-    with pytest.raises(ToolkitError, match=r"changed while verify ran .*: nothing saved"):
-        evidence.save(record, patches, out)
-    assert json.loads((out / "verify.json").read_text()) == saved
-
-
-def test_a_record_is_saved_with_when_and_where_as_sorted_json(tmp_path: Path) -> None:
+def test_a_record_is_saved_under_its_base_and_series_and_read_back_typed(tmp_path: Path) -> None:
     patches, out = series(tmp_path, patch()), tmp_path / "out" / "evidence"  # folders made
-    record = evidence.Record("bench", BASE, series_digest(patches), "nox -s bench", "fail", "", {})
-    text = evidence.save(record, patches, out).read_text()
-    saved = json.loads(text)
-    assert text == json.dumps(saved, indent=2, sort_keys=True) + "\n"  # stable, diffable
-    assert saved["created"].endswith("+00:00")  # UTC
-    assert saved["host"] == {"python": platform.python_version(), "machine": platform.machine()}
-    (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))
-    now, made = series_digest(patches)[:12], record.series_sha256[:12]
+    built = series_digest(patches)
+    record = sample("bench", BASE, built, "delta")
+    where = evidence.save(record, patches, out)
+    assert where == out / "bench" / f"{BASE[:12]}-{built[:12]}.json"
+    saved = json.loads(where.read_text())
+    assert saved["created"].endswith("+00:00") and saved["host"].endswith(f"({platform.machine()})")
+    again = evidence.load(evidence.Bench, out, BASE, built)
+    assert again == dataclasses.replace(record, created=saved["created"], host=saved["host"])
+    assert evidence.load(evidence.Verify, out, BASE, built) == "not run for this base and series"
+    (patches / "0001-p.patch").write_text(patch("an apply meanwhile"))  # the code moved on
+    now, made = series_digest(patches)[:12], built[:12]
     with pytest.raises(ToolkitError, match=f"sha256 {made}, {patches.name}/ now {now}\\): "):
         evidence.save(record, patches, out)
+    assert json.loads(where.read_text()) == saved
 
 
-def test_a_record_that_is_not_json_is_one_line_saying_so(tmp_path: Path) -> None:
-    (tmp_path / "verify.json").write_text("{not json")
-    with pytest.raises(ToolkitError, match=r"verify\.json is not valid JSON: Expecting"):
-        evidence.load("verify", tmp_path)
+def test_a_field_of_the_wrong_type_names_itself() -> None:
+    data = dataclasses.asdict(sample("verify", BASE, "d" * 64, "delta"))
+    assert evidence.typed(evidence.Record[evidence.Verify], data, "r").facts.streams == 234
+    for field, value, said in (
+        ("streams", "234", "r.facts.streams: '234' is not int"),
+        ("streams", True, "r.facts.streams: True is not int"),
+        ("differ", "x", "r.facts.differ: not a list"),
+        ("alternative_differ", 1.5, "r.facts.alternative_differ: 1.5 is none of int | None"),
+    ):
+        bad = {**data, "facts": {**data["facts"], field: value}}
+        with pytest.raises(TypeError, match=re.escape(said)):
+            evidence.typed(evidence.Record[evidence.Verify], bad, "r")
+    missing = {**data, "facts": {k: v for k, v in data["facts"].items() if k != "seed"}}
+    with pytest.raises(TypeError, match=r"r.facts: fields \['seed'\]"):
+        evidence.typed(evidence.Record[evidence.Verify], missing, "r")
 
 
 def test_files_replace_a_folder_made_for_them_under_its_lock(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
+from dynpatch.evidence import Bench, Record, Script, Spread
 from dynpatch.fetch import Checkout
 from dynpatch.io import files, proc
 from dynpatch.replay import callgrind, runner
@@ -43,17 +43,28 @@ def cpu() -> str:
     return f"{model} x{os.cpu_count()}"
 
 
-def rerun(python: str, tree: Path, script: Path) -> dict[str, Any]:
-    """The reviewer's ``script`` run as a reviewer runs it (in ``tree``, no argument)."""
-    done = proc.run([python, script], doing=script.name, timeout=600, cwd=tree)
+REF = f"{plan.REFERENCE.tokens}x{plan.REFERENCE.choices}"  # the case counted twice
+
+
+def rerun(python: str, tree: Path, script: Path) -> Script:
+    """The reviewer's ``script`` run as a reviewer runs it (in ``tree``), its figures read
+    from its ``--json`` output."""
+    done = proc.run([python, script, "--json"], doing=script.name, timeout=600, cwd=tree)
     if done.returncode != 0:
         raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
-    return {
-        "script": console.rel(script),
-        "sha256": hashlib.sha256(script.read_bytes()).hexdigest(),
-        "output": done.stdout,
-        "cpu": cpu(),
-    }
+    try:
+        said = json.loads(done.stdout)
+        spreads = {
+            key: {
+                k: {c: Spread(tuple(runs)) for c, runs in v.items()} for k, v in said[key].items()
+            }
+            for key in ("per_chunk_us", "request_ms")
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ToolkitError(f"{script.name} --json printed no figures: {exc}") from None
+    machine = f"{cpu()}, Python {said.get('python')}"
+    sha = hashlib.sha256(script.read_bytes()).hexdigest()
+    return Script(sha, machine, str(said.get("tree")), *spreads.values(), done.stdout)
 
 
 def how(version: str, hello: dict[str, Any], layout: list[str]) -> dict[str, Any]:
@@ -145,16 +156,40 @@ class Measured:
     lines: list[str]
     data: dict[str, Any]
     counts: dict[str, TreeCounts]
-    script: dict[str, Any]
+    script: Script
 
-    def record(self, command: str) -> Record:
+    def record(self, command: str) -> Record[Bench]:
         """The evidence record of this run (its table and lines as the summary)."""
         md = "\n".join([*report.table(self.counts), "", *(f"    {ln}" for ln in self.lines)])
-        details = {**{k: v for k, v in self.data.items() if k != "counts"}}
-        details["rerun"] = self.script
-        verdict = "pass" if self.passed else "fail"
+        details = {k: v for k, v in self.data.items() if k != "counts"}
+        d, again = self.data, self.data["agreement"]
+        requests = {
+            case: {
+                t: Spread(
+                    tuple(again[t]) if case == REF and t in again else (row[t]["instructions"],)
+                )
+                for t in self.counts
+            }
+            for case, row in d["requests"].items()
+        }
+        long = d["per_chunk"][f"{plan.STREAMS[0].tokens}x{plan.STREAMS[0].choices}"]
+        label = lambda gates: tuple(str(g["label"]).split(":")[0] for g in gates)  # noqa: E731
+        facts = Bench(
+            requests=requests,
+            late_vs_early_pct={t: float(v["late_vs_early_pct"]) for t, v in long.items()},
+            missed=label(g for g in d["gates"] if not g["met"]),
+            mutant_met=label(g for g in d["mutant_gates"] if g["met"])
+            if "mutant" in self.counts
+            else None,
+            script=self.script,
+        )
+        problems = (
+            *(f"{g} missed" for g in facts.missed),
+            *(f"the planted copy meets {g}" for g in facts.mutant_met or ()),
+        )
         t = self.trees
-        return Record("bench", t.base, t.series_sha256, command, verdict, md + "\n", details)
+        design = d["trees"]["design"]
+        return Record(facts, t.base, t.series_sha256, design, problems, command, md + "\n", details)
 
 
 def _measure(

@@ -22,7 +22,7 @@ from codemods.logprobs_helper import TARGET
 from dynpatch import console, series
 from dynpatch.console import err
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
+from dynpatch.evidence import Record, TestUpstream, Tier
 from dynpatch.fetch import Checkout, FetchOptions
 from dynpatch.io import files
 from dynpatch.io import git as gitio
@@ -117,19 +117,25 @@ def check(
         "verdict: pass" if not problems else f"verdict: FAIL ({len(problems)} problem(s) above)",
     ]
     shown = [item for section in sections for item in verdict.renderables(section)]
-    details = {
-        "version": version,
-        "tiers_run": [r.tier.name for r in results],
-        "tiers_not_run": list(plan.not_run),
-        "problems": problems,
-        "gpu": gpu,
-        "tiers": {r.tier.name: _tier_record(r) for r in results},
-    }
-    summary, outcome = verdict.markdown(sections, lines), "fail" if problems else "pass"
+    details = {"version": version, "gpu": gpu, "runs": {r.tier.name: _runs(r) for r in results}}
+    not_run = {t.name: why for t in tiers.ALL if (why := _why_not(t, plan.not_run))}
+    facts = TestUpstream(tuple(_tier_facts(r, trees) for r in results), not_run)
     record = Record(
-        "test-upstream", trees.base, trees.series_sha256, _command(args), outcome, summary, details
+        facts,
+        trees.base,
+        trees.series_sha256,
+        series.design_of(patches).name,
+        tuple(problems),
+        _command(args),
+        verdict.markdown(sections, lines),
+        details,
     )
     return StageResult(not problems, (*shown, *lines), (record,))
+
+
+def _why_not(tier: tiers.Tier, said: Sequence[str]) -> str:
+    head = f"{tier.title}: not run ("
+    return next((line.removeprefix(head)[:-1] for line in said if line.startswith(head)), "")
 
 
 def series_carried_tests(trees: Trees) -> Carried:
@@ -266,29 +272,42 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
     return lines + [f"problem: {p}" for p in result.problems]
 
 
-def _tier_record(r: TierResult) -> dict[str, object]:
+def _tier_facts(r: TierResult, trees: Trees) -> Tier:
     base, patched, proof = r.runs["baseline"], r.runs["patched"], r.proof
-    return {
-        "marker": r.tier.marker,
-        **{side: _run_record(run) for side, run in r.runs.items()},
-        "regressions": verdict.regressions(base, patched),
-        "fail_on_both": verdict.fail_on_both(base, patched),
-        "carried_tests": proof.tests if proof else [],
-        "mutation": proof.line() if proof else None,
-        "keyword_ignored_caught": proof.caught if proof else [],
-        "problems": r.problems,
-    }
+    carried = proof.tests if proof else []
+    mutant = r.runs.get("mutant")
+    first = next((mutant.failures[k] for k in carried if mutant and k in mutant.failures), None)
+    new = proof.new if proof else []
+    return Tier(
+        name=r.tier.name,
+        marker=r.tier.marker,
+        paths=tuple(d for d in r.tier.dirs if (trees.patched / d).exists()),
+        before=dict(Counter(base.tests.values())),
+        after=dict(Counter(patched.tests.values())),
+        new=tuple(new),
+        extended=tuple(k for k in carried if k not in new),
+        failed_before=tuple(proof.failed if proof else ()),
+        passed_after=tuple(proof.passed if proof else ()),
+        why_before=first.message if first else "",
+        ignored_caught=len(proof.caught) if proof and proof.keyword else None,
+        changed=tuple(verdict.regressions(base, patched)),
+        failed_both=tuple(verdict.fail_on_both(base, patched)),
+        double=r.tier is tiers.STANDIN,
+        problems=tuple(r.problems),
+    )
 
 
-def _run_record(run: Run) -> dict[str, object]:
+def _runs(r: TierResult) -> dict[str, object]:
+    """Each run of the tier as it went (for the person; the PR reads the facts)."""
     return {
-        "tree": console.rel(run.tree),
-        "exit_code": run.exit_code,
-        "counts": dict(Counter(run.tests.values())),
-        "collect_errors": run.collect_errors,
-        "junit": console.rel(run.junit) if run.junit else None,
-        "helper_imported_from": verdict.imported_from(run),
-        "seconds": round(run.seconds, 2),
+        side: {
+            "tree": console.rel(run.tree),
+            "exit_code": run.exit_code,
+            "junit": console.rel(run.junit) if run.junit else None,
+            "helper_imported_from": verdict.imported_from(run),
+            "seconds": round(run.seconds, 2),
+        }
+        for side, run in r.runs.items()
     }
 
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from rich.console import Console
 
-from codemods.series import DEFAULT_DESIGN, DESIGNS, SERIES, Design
+from codemods.series import SERIES
 from dynpatch import series
+from dynpatch.designs import DEFAULT, DESIGNS, Design
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
 from dynpatch.io import files
@@ -82,7 +83,7 @@ class Context:
     skip: frozenset[str] = frozenset()
     toolkit: str = ""  # digest of the toolkit's code, part of the result cache key
     fresh: bool = False  # ignore cached results (they are still rewritten)
-    design: Design = DESIGNS[DEFAULT_DESIGN]  # the design of the committed series
+    design: Design = DESIGNS[DEFAULT]  # the design of the committed series
     source: FetchOptions | None = None  # a git ref's or a clone's fetch options (None: PyPI)
     # What a drifted release's chunks must equal: the series' own patched tree, built once.
     reference: Callable[[], upstream_fix.Reference] = lambda: _no_reference()

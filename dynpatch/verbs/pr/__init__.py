@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch import console, series
+from dynpatch.designs import RELATED
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout, FetchOptions, locked, source_options
+from dynpatch.fetch import MATERIALISED, Checkout, FetchOptions, locked, source_options
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
@@ -29,6 +30,8 @@ BRANCH_ENV = "DYNPATCH_PR_BRANCH"
 IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 DESCRIPTION_FILE = "PR_DESCRIPTION.md"  # in out/pr/ unless --out says otherwise
 VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
+COMMENT_FILE = f"COMMENT_{RELATED.number}.md"  # to post on #14402 first, beside it
+PUSHED = "refs/dynpatch/pushed"  # tips this tool pushed: a revision a reviewer may have seen
 RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
 
 
@@ -44,6 +47,8 @@ class PrOptions(FetchOptions):
     run_checks: bool = False  # every check the description cites, on this base, first
     reviewed: str | None = None  # the disclosure's "what I reviewed myself" line
     request: int | None = None  # the Contribution Request issue this PR closes
+    supersedes: bool = False  # #14402 agreed this PR replaces it
+    posted: bool = False  # the earlier revision was posted for review (else: if pushed)
     push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
     out: Path | None = None  # None: out/pr/PR_DESCRIPTION.md
 
@@ -84,7 +89,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
         made = earlier
     digest, names = series.series_digest(made), series.names(made)
-    found = validation.gather(made, checkout.base, ws.evidence)
+    found = validation.gather(ws.evidence, checkout.base, digest, series.design_of(made).name)
     if remote is not None and (blockers := validation.push_blockers(found)):
         raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
@@ -103,27 +108,34 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         push = None
         if remote is not None:
             push = publish.inspect(checkout.path, scratch, remote, name, plan.tip, args.timeout)
-        title, base = plan.commits[0].subject, description.base_name(checkout)
         numstat = gitio.numstat(scratch, checkout.base, plan.tip)
-        facts = description.Facts(
-            title=title,
+        base, wheel_tree = base_name(checkout)
+        shown_before = plan.keep is not None and gitio.ref_exists(
+            checkout.path, f"{PUSHED}/{plan.old}"
+        )
+        facts = description.Inputs(
+            design=series.design_of(made),
             base=base,
-            changed=[p for _, _, p in numstat],
-            evidence=found,
-            checks=description.checks(
-                base, digest, len(names), plan, name, trust.checked if trust else ""
-            ),
-            design=design,
+            wheel_tree=wheel_tree,
+            release=checkout.release.version,
+            found=found,
             core=governance.core_lines(numstat, governance.read_codeowners(checkout.path)),
             plan=plan,
-            request=args.request,
-            script=ws.rerun.read_text() if ws.rerun.is_file() else "",
-            reviewed=args.reviewed,
-            release=checkout.release.version,
             branch=name,
+            changed=tuple(p for _, _, p in numstat),
+            digest=digest,
+            trusted=trust.checked if trust else "",
+            script=ws.rerun.read_text() if ws.rerun.is_file() else "",
+            request=args.request,
+            supersedes=args.supersedes,
+            posted=args.posted or shown_before,
+            reviewed=args.reviewed,
         )
-        text = gitio.redact(description.render(facts))
-        record = gitio.redact(description.validation_record(facts))
+        texts = {
+            out: description.render(facts),
+            out.with_name(VALIDATION_FILE): description.validation(facts),
+            out.with_name(COMMENT_FILE): description.comment(facts),
+        }
         # Nothing refuses from here on. A run killed after placing leaves this tool's own
         # branch, which a rerun takes as unchanged.
         if plan.tip != plan.old:
@@ -131,8 +143,12 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         faults.checkpoint("pr.placed")
         if push is not None:
             publish.push(checkout.path, push, name, args.timeout)
-    files.write_atomic(out.with_name(VALIDATION_FILE), record)
-    files.write_atomic(out, text)
+            if not gitio.ref_exists(checkout.path, f"{PUSHED}/{plan.tip}"):  # seen by others
+                gitio.update_refs(
+                    checkout.path, [(f"{PUSHED}/{plan.tip}", plan.tip, None)], "pushed"
+                )
+    for path, text in texts.items():
+        files.write_atomic(path, gitio.redact(text))
     on_pin = checkout.source == "pypi" and checkout.release.version == pin.version
     return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin)
 
@@ -141,7 +157,7 @@ def _shown(
     args: PrOptions,
     ws: Workspace,
     checkout: Checkout,
-    facts: description.Facts,
+    facts: description.Inputs,
     signer: Identity,
     source: str,
     trust: signing.Trust | None,
@@ -150,7 +166,8 @@ def _shown(
     made: Path,
     on_pin: bool,  # the base is the pin's tree: its records come from the stages' sessions
 ) -> StageResult:
-    """What the run made, line by line, and the warnings on what it could not vouch for."""
+    """What the run made, line by line; what the person does next, in order; and the
+    warnings on what it could not vouch for."""
     plan, name = facts.plan, facts.branch
     how = "" if args.run_checks else " by an earlier --run-checks"
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
@@ -160,12 +177,12 @@ def _shown(
         ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
-        ("checks", f"DCO (sign-off matches author): pass; title {facts.title!r}: pass"),
+        ("checks", f"DCO (sign-off matches author): pass; title {facts.design.title!r}: pass"),
         *(("signature", f"{c.sha[:12]} {line}") for c, line in signatures),
         ("signature", trust.checked if trust else "not signed (--sign signs with your key)"),
         ("governance", f"Contribution Request {facts.core.sentence()}"),
-        *(("evidence", e.status()) for e in facts.evidence),
-        ("description", f"{console.rel(out)}, the full record in {VALIDATION_FILE} beside it"),
+        *(("evidence", validation.status(s, r)) for s, r in facts.found.each()),
+        ("wrote", f"{console.rel(out)}, and beside it {VALIDATION_FILE} and {COMMENT_FILE}"),
         (
             "push",
             push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)",
@@ -173,19 +190,26 @@ def _shown(
     ]
     shown = [f"{label:<12} {line}" for label, line in lines]
     shown.append(
-        "next         dynamo does not accept fully automated submissions: read the diff and "
-        "the description, complete its disclosure, change what you would not say yourself, "
-        "then open the PR yourself (docs/pr.md says how)"
+        "next         dynamo does not accept fully automated submissions. In this order: "
+        f"post {COMMENT_FILE} on #{RELATED.number} first; read the diff and the description "
+        "and change what you would not say yourself; run what the checklist below says; "
+        "complete the disclosure; open the PR yourself only once #"
+        f"{RELATED.number} is settled (docs/pr.md says how)"
     )
-    if checkout.source == "pypi":  # a base made from the wheel shares no history with dynamo
-        shown.append("  to push, rerun on a dynamo clone: this base is the tree of the PyPI wheel")
+    shown += [f"  {line}" for line in description.checklist(facts)]
+    if facts.wheel_tree or checkout.source == "pypi":  # no history shared with dynamo
+        shown.append(
+            "  this base is the tree of a PyPI wheel, not an upstream commit: rebase the "
+            "branch onto dynamo's main and rerun before you push"
+        )
     version = checkout.release.version
     rerun = None if on_pin else f"nox -s pr -- {source_options(args, version)} --run-checks"
-    warnings = validation.warnings(facts.evidence, rerun)
+    warnings = validation.warnings(facts.found, rerun)
     if facts.core.reasons and args.request is None:
         warnings.append(
             f"dynamo's governance asks for a Contribution Request first "
-            f"({'; '.join(facts.core.reasons)}): open one, then pass --contribution-request N"
+            f"({'; '.join(facts.core.reasons)}): open one from its template, wait for "
+            "`approved-for-pr`, then pass --contribution-request N"
         )
     if not args.reviewed:
         warnings.append(
@@ -193,6 +217,25 @@ def _shown(
             "pass --reviewed 'TEXT'"
         )
     return StageResult(shown=tuple(shown), warnings=tuple(warnings))
+
+
+def base_name(checkout: Checkout) -> tuple[str, bool]:
+    """The base as a reader names it, and whether it is a PyPI wheel's tree: the release
+    tag for the pin's tree; else the ref asked for (git) or a tag at the commit, and the
+    commit with its date."""
+    if checkout.source == "pypi":
+        return f"`{checkout.release.tag}` (the tree of its PyPI wheel)", True
+    title = gitio.commit_message(checkout.path, checkout.base).split("\n", 1)[0]
+    if title.endswith(f") {MATERIALISED}"):  # a clone of a tree laid out from a wheel
+        return f"the tree of the PyPI wheel ai-dynamo {checkout.release.version}", True
+    tags, date = gitio.tags_and_date(checkout.path, checkout.base)
+    names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
+    label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
+    label = label or next(iter(names), None)
+    commit = f"commit `{checkout.base[:12]}` of {date}"
+    return (
+        f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit
+    ), False
 
 
 def resolve_identity(option: str | None, repo: Path, series: Identity) -> tuple[Identity, str]:

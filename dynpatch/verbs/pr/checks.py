@@ -9,10 +9,11 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from codemods.series import Design
 from dynpatch import evidence, series
 from dynpatch.console import err
+from dynpatch.designs import Design
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout
@@ -51,7 +52,10 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
                 for name in ["series", *series.names(tmp / SERIES_DIR)]:
                     (staged / name).write_bytes((tmp / SERIES_DIR / name).read_bytes())
     digest = series.series_digest(made)
-    _save(precommit.record(report.hooks, checkout.base, digest, command), made, ws)
+    own = (checkout.path / ".pre-commit-config.yaml").is_file()
+    _save(
+        precommit.record(report.hooks, checkout.base, digest, command, design.name, own), made, ws
+    )
     return made
 
 
@@ -103,8 +107,8 @@ def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -
         _save(dataclasses.replace(result.record, command=command), made, ws)
         if not result.ok:  # what the stage printed, then the one error line
             raise ToolkitError(
-                f"--run-checks: {name} failed on this base (its record: "
-                f"out/evidence/{name}.json; no branch or description written)",
+                f"--run-checks: {name} failed on this base (its record: out/evidence/{name}/; "
+                "no branch or description written)",
                 result.shown,
             )
 
@@ -114,5 +118,5 @@ def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> StageR
     return StageResult(measured.passed, tuple(measured.lines), (measured.record(""),))
 
 
-def _save(record: Record, made: Path, ws: Workspace) -> None:
+def _save(record: Record[Any], made: Path, ws: Workspace) -> None:
     evidence.save(record, made, ws.evidence)

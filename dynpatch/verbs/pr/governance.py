@@ -12,7 +12,17 @@ from pathlib import Path
 CR_LIMIT = 100  # core lines: changed lines outside tests, documentation and generated files
 # Where GitHub reads CODEOWNERS from, in its order.
 CODEOWNERS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
-COMPONENTS = "components/src/dynamo/"  # without CODEOWNERS: an area per folder below it
+# Where the base has none (a tree laid out from a PyPI wheel): the rows of dynamo's main
+# CODEOWNERS for the folders the designs touch, as read there (generated from areas.yaml).
+MAIN = "000e541", "2026-12"  # its commit, and when it was read
+MAIN_ROWS = """\
+* @ai-dynamo/dynamo-runtime-codeowners
+/components/src/dynamo/vllm/ @ai-dynamo/dynamo-backend-vllm-codeowners
+/components/src/dynamo/trtllm/ @ai-dynamo/dynamo-backend-trtllm-codeowners
+/components/src/dynamo/trtllm/tests/ @ai-dynamo/dynamo-backend-trtllm-codeowners
+/components/src/dynamo/trtllm/request_handlers/ @ai-dynamo/dynamo-backend-trtllm-codeowners
+/components/src/dynamo/sglang/ @ai-dynamo/dynamo-backend-sglang-codeowners
+"""
 _TESTS = ("/tests/", "/test/")
 _DOCS = ("/docs/",)  # a docs folder at any depth (the path is read with a "/" in front)
 _DOC_FILES = (".md", ".rst")  # not .txt: requirements.txt and CMakeLists.txt are build files
@@ -30,7 +40,7 @@ class CoreLines:
     docs: int
     generated: int
     areas: tuple[str, ...]  # every changed file's area, once each
-    areas_from: str  # "CODEOWNERS", or how the areas were told without it
+    areas_from: str  # which CODEOWNERS told the areas
 
     @property
     def total(self) -> int:
@@ -60,10 +70,10 @@ class CoreLines:
 
 def core_lines(numstat: Sequence[tuple[int, int, str]], codeowners: str | None) -> CoreLines:
     """The core lines and areas of a change given as ``git diff --numstat`` rows, the areas
-    by ``codeowners`` (the base's CODEOWNERS text; None: by component folder)."""
+    by ``codeowners`` (the base's CODEOWNERS text; None: the copy of main's rows)."""
     kinds = [_kind(p) for _, _, p in numstat]
     core = [row for row, kind in zip(numstat, kinds, strict=True) if kind == "core"]
-    rules = _rules(codeowners) if codeowners is not None else None
+    rules = _rules(codeowners if codeowners is not None else MAIN_ROWS)
     areas = dict.fromkeys(a for _, _, p in numstat if (a := _area(p, rules)) is not None)
     return CoreLines(
         sum(a for a, _, _ in core),
@@ -73,9 +83,10 @@ def core_lines(numstat: Sequence[tuple[int, int, str]], codeowners: str | None) 
         kinds.count("docs"),
         kinds.count("generated"),
         tuple(areas),
-        "CODEOWNERS"
-        if rules is not None
-        else f"folder under {COMPONENTS} (the base has no CODEOWNERS)",
+        "the base's CODEOWNERS"
+        if codeowners is not None
+        else f"the rows of dynamo's main CODEOWNERS (commit {MAIN[0]}, read {MAIN[1]}) for "
+        "these folders: this base has none",
     )
 
 
@@ -101,11 +112,8 @@ def _rules(text: str) -> list[tuple[str, str]]:
     return [(row[0], " ".join(row[1:])) for row in rows if row]
 
 
-def _area(path: str, rules: list[tuple[str, str]] | None) -> str | None:
-    """The team CODEOWNERS gives ``path`` (None: no rule, no owner), or its folder."""
-    if rules is None:
-        rest = path.removeprefix(COMPONENTS)
-        return (COMPONENTS + rest.split("/", 1)[0]) if rest != path else path.split("/", 1)[0]
+def _area(path: str, rules: list[tuple[str, str]]) -> str | None:
+    """The team CODEOWNERS gives ``path`` (None: no rule, no owner)."""
     owners = [who for pattern, who in rules if _matches(pattern, path)]  # "": unowned
     return owners[-1] or None if owners else None
 

@@ -4,6 +4,7 @@ The stages are fakes here; test_matrix.py runs test-upstream for real (pass, its
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,23 +13,12 @@ import pytest
 from rich.console import Console
 
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
 from dynpatch.results import StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import replay_check as verify
 from dynpatch.services import upstream_tests as test_upstream
 from dynpatch.services.checks import ERROR, FAIL, CheckJob
-
-TEST_DETAILS = {
-    "tiers": {
-        "cpu": {
-            "baseline": {"counts": {"passed": 2}},
-            "patched": {"counts": {"passed": 3, "failed": 1}},
-            "mutation": "new regression tests: 1 fail on baseline, 1 pass on patched (of 1)",
-            "regressions": ["test_x"],
-        }
-    }
-}
+from tests.fixtures.pr import sample
 
 
 @pytest.fixture
@@ -46,8 +36,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, module: Any, ok: bool | None) -> list[
         calls.append((options, *where))
         if ok is None:
             raise ToolkitError("pin mismatch: the tree is 9.9.9")
-        verdict = "pass" if ok else "fail"
-        record = Record("test-upstream", "b" * 40, "s" * 64, "x", verdict, "", TEST_DETAILS)
+        record = sample("test-upstream", "b" * 40, "s" * 64, "delta", bool(ok))
         return StageResult(ok, ["what it printed"], records=(record,))
 
     monkeypatch.setattr(module, "check", check)
@@ -57,10 +46,10 @@ def fake(monkeypatch: pytest.MonkeyPatch, module: Any, ok: bool | None) -> list[
 def test_the_stage_result_gives_the_verdict_and_the_summary(job, monkeypatch) -> None:
     calls = fake(monkeypatch, test_upstream, False)
     check, record = stages.run_check("test-upstream", job, Console(quiet=True))
-    assert (check.status, record and record.verdict) == (FAIL, "fail")
+    assert (check.status, record and record.passed) == (FAIL, False)
     assert check.detail == (
-        "baseline 2 passed of 2, patched 3 passed of 4; new regression tests: 1 fail on "
-        "baseline, 1 pass on patched; regressions: 1"
+        "baseline 264 passed of 268, patched 266 passed of 270; carried tests: 2 fail on "
+        "baseline, 1 pass on patched; regressions: none; problem: test-upstream found a problem"
     )
     options, checkout, patches, trees, out, _screen = calls[0]
     assert (options.tier, options.python) == ("cpu", sys.executable)
@@ -76,16 +65,15 @@ def test_verify_runs_with_the_budget_and_seed_and_a_fault_is_an_error(job, monke
 
 
 def test_verify_summary() -> None:
-    scenarios = [
-        {"name": "plain", "divergence": None, "unmet": []},
-        {"name": "fatal", "divergence": {"at": 3}, "unmet": ["exit"]},
-        {"name": "property-1", "divergence": None, "unmet": []},
-    ]
-    assert stages.summary("verify", {"scenarios": scenarios, "seed": 5}) == (
-        "2 named + 1 property streams (seed 5); divergences: 1 (fatal); expectation not met: fatal"
+    record = sample("verify", "b" * 40, "s" * 64, "delta", passed=False)
+    facts = dataclasses.replace(record.facts, unmet=("fatal: exit",))
+    assert stages.summary(dataclasses.replace(record, facts=facts)) == (
+        "34 named + 200 property streams (seed 20261130); divergences: 1 (property-3); "
+        "expectation not met: fatal: exit"
     )
-    older = {"scenarios": scenarios[:1], "seed": 0, "not_expected": ["x: y (dynamo 1.6.0 on)"]}
-    assert stages.summary("verify", older) == (
-        "1 named + 0 property streams (seed 0); divergences: none; "
+    older = dataclasses.replace(record, details={"not_expected": ["x: y (dynamo 1.6.0 on)"]})
+    older = dataclasses.replace(older, facts=dataclasses.replace(record.facts, differ=()))
+    assert stages.summary(older) == (
+        "34 named + 200 property streams (seed 20261130); divergences: none; "
         "not expected of this release: x: y (dynamo 1.6.0 on)"
     )

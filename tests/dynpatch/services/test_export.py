@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemods.series import COMMIT_MESSAGE
+from dynpatch import series
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
@@ -51,7 +52,7 @@ def test_a_signed_series_with_provenance_proved_by_git_am_then_kept_as_it_is(
     rel = synthetic_release({**SYNTHETIC_FILES, tests: snippets.HANDLER_TESTS})
     patches = tmp_path / "patches"
     checkout, report = run_apply(rel, patches)
-    assert report.patches == (patches / "series").read_text().split()
+    assert report.patches == series.names(patches)
     patch = (patches / report.patches[0]).read_text()
     assert report.patches[0].startswith("0001-perf-trtllm-")
     assert "\nSigned-off-by: Test Author <test@example.invalid>\n" in patch
@@ -71,11 +72,11 @@ def test_a_signed_series_with_provenance_proved_by_git_am_then_kept_as_it_is(
     assert gitio.local_changes(checkout.path) == []
 
     # It applies to a fresh materialisation of the release, and reverses.
-    fresh, series = tmp_path / "fresh", [patches / n for n in report.patches]
+    fresh, made = tmp_path / "fresh", [patches / n for n in report.patches]
     materialise_pypi(rel.pin, rel.pin.pinned, fresh, rel.wheel.parent)
-    gitio.am(fresh, series)
+    gitio.am(fresh, made)
     assert (fresh / HELPER).read_text() == read_at(checkout.path, report.commit, HELPER)
-    gitio.reverse_applies(fresh, series)
+    gitio.reverse_applies(fresh, made)
 
     # A second apply changes nothing, --check passes; bump's and the matrix's export (no
     # branch) gives the same bytes and adds no object to the checkout.
@@ -193,7 +194,7 @@ def test_real_pin_regenerates_exactly_the_committed_patches(real_checkout) -> No
         patches_dir=REPO.patches,
         check=True,
     )
-    assert report.patches == (REPO.patches / "series").read_text().split()
+    assert report.patches == series.names(REPO.patches)
     assert all(o.ok for o in report.outcomes)
     # upstream's whole pre-commit is green on today's series, every touched file checked
     assert [r.hook for r in report.hooks] == HOOKS and all(r.ok for r in report.hooks)
@@ -208,7 +209,7 @@ def test_dynamo_logprob_tests_pass_on_the_patched_tree(real_checkout, tmp_path) 
     if os.environ.get("DYNPATCH_REQUIRE_UPSTREAM_RUNTIME") != "1":
         pytest.importorskip("dynamo._core", reason="ai-dynamo-runtime not installed")
     patched = tmp_path / "patched"
-    committed = [REPO.patches / n for n in (REPO.patches / "series").read_text().split()]
+    committed = [REPO.patches / n for n in series.names(REPO.patches)]
     assert am_problem(real_checkout, committed, patched) == ""  # patched: the applied tree
     tests = "components/src/dynamo/common/backend/tests/test_logprobs.py"
     run = run_pytest(tiers.CPU, "patched", patched, sys.executable, tmp_path, [tests])

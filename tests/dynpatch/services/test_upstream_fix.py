@@ -7,6 +7,7 @@ children saw, how a release's code says it fixes the defect, and settling a drif
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -17,10 +18,12 @@ import pytest
 from codemods.series import run_series
 from dynpatch import evidence, series
 from dynpatch.errors import ToolkitError
+from dynpatch.evidence import Spread
 from dynpatch.services import upstream_fix
 from dynpatch.services.export import ApplyReport
 from dynpatch.workspace import Workspace
 from tests.fixtures import bench, snippets
+from tests.fixtures.pr import sample
 from tests.fixtures.replay import release_files, write_tree
 from tests.fixtures.synthetic import SYNTHETIC_FILES
 from tests.fixtures.upstream_fixes import FIXES, LOOK_ALIKES, variant
@@ -149,12 +152,16 @@ def _release(name: str) -> tuple[ApplyReport, dict[str, str]]:
 
 def _bench(ws: Workspace, design: str = "delta", alt: object = 0.872, digest: str = "") -> None:
     """A bench record for ``ws``'s series (or the series ``digest``)."""
-    case = {"patched/baseline": 0.855, "alternative/baseline": alt}
-    details = {"requests": {"256x4": case}, "trees": {"design": design, "release": "9.9.9"}}
     made = digest or series.series_digest(ws.patches)
-    record = evidence.Record("bench", "b", made, "nox -s bench", "pass", "", details)
-    ws.evidence.mkdir(parents=True, exist_ok=True)
-    (ws.evidence / "bench.json").write_text(json.dumps(record.__dict__))
+    record = sample("bench", "b" * 40, made, design)
+    rows = {"baseline": Spread((1000.0,)), "patched": Spread((855.0,))}
+    rows |= {"alternative": Spread((alt * 1000,))} if isinstance(alt, float) else {}
+    facts = dataclasses.replace(record.facts, requests={"256x4": rows})
+    details = {"trees": {"design": design, "release": "9.9.9"}}
+    path = evidence.path(ws.evidence, "bench", record.base, made)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = dataclasses.asdict(dataclasses.replace(record, facts=facts, details=details))
+    path.write_text(json.dumps(data))
 
 
 KEPT = (
@@ -206,8 +213,10 @@ def test_without_the_figures_for_this_series_nothing_is_kept(
     ws = Workspace(tmp_path)
     bench.write_series(tmp_path, bench.patch_text()).rename(ws.patches)
     if saved is None:
-        ws.evidence.mkdir(parents=True)
-        (ws.evidence / "bench.json").write_text("{")
+        made = series.series_digest(ws.patches)
+        path = evidence.path(ws.evidence, "bench", "b" * 40, made)
+        path.parent.mkdir(parents=True)
+        path.write_text("{")
     else:
         _bench(ws, **saved)
     assert upstream_fix.describe(report, tree, reference, ws)[1] == ": the series can be retired"

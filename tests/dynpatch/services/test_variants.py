@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from codemods.series import DESIGNS
+from dynpatch.designs import DESIGNS
 from dynpatch.errors import ToolkitError
 from dynpatch.services import variants
 from tests.fixtures.snippets import HANDLER, HELPER, HELPER_PATCHED

@@ -70,21 +70,26 @@ def test_a_passing_series_records_every_hook_for_the_pr(apply, tmp_path: Path) -
         "upstream pre-commit: isort, black, flake8, ruff, codespell, SPDX header, DCO pass "
         "(2 files, 1 commit message)"
     ) in out
-    saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())
-    assert saved["command"] == "nox -s apply" and saved["verdict"] == "pass"
-    assert (
-        "| DCO | `^Signed-off-by: .+ <.+>$`, by the author | 1 (commit messages) | pass |"
-        in (saved["summary_md"])
-    )
-    assert f"- `{HELPER}`" in saved["summary_md"] and f"- `{HANDLER}`" in saved["summary_md"]
-    lines = saved["details"]["lines"]  # each target's lines, as the table shows them
+    (saved,) = (tmp_path / "out" / "evidence" / "pre-commit").glob("*.json")
+    record = json.loads(saved.read_text())
+    assert record["command"] == "nox -s apply" and record["problems"] == []
+    hooks = {h["name"]: h for h in record["facts"]["hooks"]}
+    assert hooks["DCO"] == {
+        "name": "DCO",
+        "version": "`^Signed-off-by: .+ <.+>$`, by the author",
+        "files": 1,
+        "findings": [],
+        "scope": "commit messages",
+    }
+    assert record["facts"]["paths"] == sorted([HELPER, HANDLER])
+    assert record["facts"]["base_config"] is False  # a wheel's tree has none
+    lines = record["details"]  # each target's lines, as the table shows them
     assert set(lines) >= {"extract_from_completion_output", "HandlerBase._extract_logprobs"}
     assert all(re.fullmatch(r"\+\d+ -\d+", v) for v in lines.values())
     assert f"│ {lines['extract_from_completion_output']} " in out
     status, out, err = apply(SYNTHETIC_FILES, "--check")
     assert status == 0, err
-    saved = json.loads((tmp_path / "out" / "evidence" / "pre-commit.json").read_text())
-    assert saved["command"] == "nox -s apply -- --check"
+    assert json.loads(saved.read_text())["command"] == "nox -s apply -- --check"
 
 
 def test_a_candidate_upstream_fix_is_drifted_here_and_names_the_command(apply, tmp_path) -> None:

@@ -18,10 +18,12 @@ from dynpatch.cli import main
 from dynpatch.errors import ToolkitError
 from dynpatch.services import variants
 from dynpatch.services.bench import report, stage
+from dynpatch.services.bench.plan import REFERENCE
 from dynpatch.services.trees import Trees
 from dynpatch.verbs import bench
 from dynpatch.workspace import Workspace
 from tests.fixtures import bench as synthetic
+from tests.fixtures.pr import sample
 from tests.fixtures.synthetic import REPO, write_pin
 
 RATIOS = ("patched/baseline", "patched/baseline handler_own")  # the mutant is not recorded
@@ -104,17 +106,7 @@ def test_the_record_and_the_reference_are_of_the_trees_counted(
     patches.rename(ws.patches)
     built = Trees(tmp_path / "b", tmp_path / "p", "b" * 40, "1" * 64, "2" * 64)
     counts = synthetic.counted_trees()
-    data = {
-        "trees": {
-            "base": built.base,
-            "series_sha256": "stale",
-            "code_sha256": "stale",
-            "release": "9.9.9",
-        }
-    }
-    measured = stage.Measured(
-        built, True, ["gate lines"], data, counts, {"script": "s", "output": "o"}
-    )
+    measured = _measured(built, True, counts)
     monkeypatch.setattr(bench, "preflight", lambda: "valgrind")
     monkeypatch.setattr(bench, "pinned", lambda args, ws: (None, None))
     monkeypatch.setattr(bench, "measure", lambda *a, **k: measured)
@@ -214,15 +206,35 @@ def test_without_a_mutant_the_record_holds_the_gates_of_the_trees_counted() -> N
     assert lines.index("gates met: 5 of 5") < lines.index("alternative: the other design")
 
 
-@pytest.mark.parametrize(("passed", "verdict"), [(True, "pass"), (False, "fail")])
-def test_the_record_says_the_verdict_with_the_table_and_lines(passed: bool, verdict: str) -> None:
+def _measured(built: Trees, passed: bool, counts: dict) -> stage.Measured:
+    """What measure returns for ``counts``: the figures, each gate met unless not ``passed``."""
+    gates = [{"label": "gate 1: flat", "met": passed}, {"label": "gate 2: less", "met": True}]
+    data = {
+        **report.figures(counts),
+        "agreement": {t: [counts[t].request(REFERENCE).instructions] * 2 for t in counts},
+        "gates": gates,
+        "mutant_gates": [],
+        "trees": {"design": "delta", "release": "9.9.9"},
+    }
+    script = sample("bench", "b" * 40, "d" * 64, "delta").facts.script
+    return stage.Measured(built, passed, ["gate lines"], data, counts, script)
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_the_record_says_the_verdict_with_the_table_and_lines(passed: bool) -> None:
     counts = synthetic.counted_trees()
     built = Trees(Path("b"), Path("p"), "b" * 40, "1" * 64, "2" * 64)
-    data = {"verdict": verdict, "counts": {"baseline": {}}}
-    measured = stage.Measured(built, passed, ["gates met: 5 of 5"], data, counts, {"output": "o"})
-    table = "\n".join(report.table(counts))
-    assert measured.record("nox -s bench") == evidence.Record(
-        *("bench", "b" * 40, "1" * 64, "nox -s bench", verdict),
-        f"{table}\n\n    gates met: 5 of 5\n",
-        {"verdict": verdict, "rerun": {"output": "o"}},
+    record = _measured(built, passed, counts).record("nox -s bench")
+    assert (record.base, record.series_sha256, record.command) == (
+        "b" * 40,
+        "1" * 64,
+        "nox -s bench",
     )
+    assert record.passed is passed and record.problems == (() if passed else ("gate 1 missed",))
+    assert (
+        record.facts.missed == (() if passed else ("gate 1",)) and record.facts.mutant_met is None
+    )
+    base = counts["baseline"].request(REFERENCE).instructions
+    assert record.facts.requests["256x4"]["baseline"].runs == (base, base)  # counted twice
+    assert record.facts.ratio("4096x1", "patched") == 140_000_000 / 260_000_000
+    assert record.summary == "\n".join(report.table(counts)) + "\n\n    gate lines\n"

@@ -3,14 +3,14 @@ tree in dynamo's shape (tests/fixtures/upstream_tree.py), a metadata-only runtim
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from codemods.series import DESIGNS
-from dynpatch import cli
+from dynpatch import cli, evidence
+from dynpatch.designs import DESIGNS
+from dynpatch.evidence import Record, TestUpstream
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.series import series_digest
@@ -48,6 +48,16 @@ def stage(synthetic_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, re
     return run
 
 
+def _saved(stage) -> Record:  # type: ignore[no-untyped-def]
+    """The one test-upstream record the run saved, read back typed."""
+    assert len(list((stage.tmp / "out" / "evidence" / "test-upstream").glob("*.json"))) == 1
+    record = evidence.load(
+        TestUpstream, stage.tmp / "out" / "evidence", stage.base, series_digest(stage.patches)
+    )
+    assert isinstance(record, Record), record
+    return record
+
+
 def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert stage() == 0
     printed = capsys.readouterr().out
@@ -82,26 +92,22 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert f"JUnit XML: out/junit/ ({', '.join(junits)})" in printed
     assert "verdict: pass" in printed
     assert sorted(p.name for p in (stage.tmp / "out" / "junit").iterdir()) == junits
-    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
-    assert record["stage"] == "test-upstream" and record["verdict"] == "pass"
-    assert (record["base"], record["series_sha256"]) == (stage.base, series_digest(stage.patches))
-    assert record["details"]["tiers_run"] == ["cpu"]
-    not_run = [line.split(" (")[0] for line in record["details"]["tiers_not_run"]]
-    assert not_run == ["STAND-IN tier: not run", "GPU tier: not run"]
-    assert "carried tests: 13 fail on baseline, 13 pass on patched" in record["summary_md"]
-    assert (
-        "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |"
-        in (record["summary_md"])
+    record = _saved(stage)
+    assert record.passed and record.design == "delta"
+    assert [t.name for t in record.facts.tiers] == ["cpu"]
+    assert list(record.facts.not_run) == ["standin", "gpu"]
+    assert "carried tests: 13 fail on baseline, 13 pass on patched" in record.summary
+    assert "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |" in (
+        record.summary
     )
-    cpu = record["details"]["tiers"]["cpu"]
-    assert cpu["patched"]["helper_imported_from"].startswith(
-        str(stage.tmp / "out" / "trees" / "patched-")
-    )
-    assert cpu["baseline"]["helper_imported_from"].startswith(
-        str(stage.tmp / "out" / "trees" / "baseline-")
-    )
-    assert len(cpu["carried_tests"]) == 13 and cpu["regressions"] == []
-    assert len(cpu["keyword_ignored_caught"]) == 13
+    runs = record.details["runs"]["cpu"]
+    for side in ("patched", "baseline"):
+        where = str(stage.tmp / "out" / "trees" / f"{side}-")
+        assert runs[side]["helper_imported_from"].startswith(where)
+    (cpu,) = record.facts.tiers
+    assert len(cpu.new) + len(cpu.extended) == 13 and cpu.changed == ()
+    assert len(cpu.failed_before) == len(cpu.passed_after) == cpu.ignored_caught == 13
+    assert cpu.why_before.startswith(("AssertionError", "TypeError", "Failed"))
     # the mutant tree is thrown away; the cached trees stay clean
     assert not list((stage.tmp / "out").glob(".mutants-*"))
     for tree in (stage.tmp / "out" / "trees").iterdir():
@@ -168,9 +174,9 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
         "image": "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9",
     }
     assert "GPU tier ran on: " + ", ".join(f"{k} {v}" for k, v in facts.items()) in printed
-    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
-    assert record["verdict"] == "fail" and record["details"]["gpu"] == facts
-    assert record["details"]["tiers_run"] == ["cpu", "gpu"]
+    record = _saved(stage)
+    assert not record.passed and record.details["gpu"] == facts
+    assert [t.name for t in record.facts.tiers] == ["cpu", "gpu"]
 
 
 def test_an_unfinished_keyword_ignored_mutant_run_fails_the_verdict(
@@ -190,8 +196,7 @@ def test_an_unfinished_keyword_ignored_mutant_run_fails_the_verdict(
     printed = capsys.readouterr().out
     assert f"problem: CPU tier keyword-ignored mutant: {TIMED_OUT}\n" in printed
     assert "CPU tier baseline mutant:" not in printed and "verdict: FAIL" in printed
-    record = json.loads((stage.tmp / "out" / "evidence" / "test-upstream.json").read_text())
-    assert f"CPU tier keyword-ignored mutant: {TIMED_OUT}" in record["details"]["problems"]
+    assert f"CPU tier keyword-ignored mutant: {TIMED_OUT}" in _saved(stage).problems
 
 
 def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -> None:
@@ -226,7 +231,7 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
     monkeypatch.setattr(stage_module, "run_tier", apply_meanwhile)
     line = error_of("--tier", "cpu")
     assert "changed while test-upstream ran" in line and "nothing saved" in line
-    assert not (stage.tmp / "out" / "evidence" / "test-upstream.json").exists()
+    assert not (stage.tmp / "out" / "evidence" / "test-upstream").exists()
 
 
 @pytest.mark.integration

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from codemods.series import COMMIT_MESSAGE
+from dynpatch import series
 from dynpatch.cli import main
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
@@ -54,9 +55,9 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     assert sorted(refs) == [made, "refs/heads/main", f"refs/heads/{BRANCH}", "refs/tags/v9.9.9"]
     assert git(world.repo, "rev-parse", "HEAD").stdout.strip() == world.base
     assert git(world.repo, "status", "--porcelain").stdout == ""
-    assert f"description  {world.out.relative_to(world.tmp)}" in out
-    # none saved (a missing pre-commit record is no warning); a Contribution Request to open
-    assert err.count("warning: ") == 4 and "--contribution-request N" in err
+    assert f"wrote        {world.out.relative_to(world.tmp)}" in out
+    # no record saved (a warning each), and a Contribution Request to open
+    assert err.count("warning: ") == 5 and "--contribution-request N" in err
 
 
 def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
@@ -71,7 +72,7 @@ def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
     assert world.tip() == v1 and f"{BRANCH} unchanged" in out
     assert "## Changes in" not in world.out.read_text()
     world.series(V2)
-    status, out, err = pr()
+    status, out, err = pr("--posted")  # v1 was posted for review: say what changed
     assert status == 0, err
     v2 = world.tip()
     assert v2 != v1 and git(world.repo, "rev-parse", f"{BRANCH}-v1").stdout.strip() == v1
@@ -83,12 +84,12 @@ def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(
     assert text.index("## Changes in v2") < text.index("## Details:")
     assert git(world.repo, "for-each-ref", "refs/dynpatch/pr").stdout == ""  # none left
     time.sleep(1.1)  # the commits made again are dated a second later: not the branch's
-    status, out, err = pr()  # v2 again: unchanged, and still described as v2
+    status, out, err = pr("--posted")  # v2 again: unchanged, and still described as v2
     assert status == 0 and f"{BRANCH} unchanged" in out and world.tip() == v2, err
     assert world.out.read_text() == text
 
     world.series(V1)  # v3: v2 kept as -v2
-    assert pr()[0] == 0
+    assert pr("--posted")[0] == 0
     assert git(world.repo, "rev-parse", f"{BRANCH}-v2").stdout.strip() == v2
     assert "## Changes in v3" in world.out.read_text()
     world.series(V2)
@@ -133,7 +134,7 @@ def test_real_series_on_a_clone_of_the_pinned_checkout(tmp_path: Path, capsys, m
     tip = gitio.rev_parse(clone, f"refs/heads/{BRANCH}")
     # the branch holds what a plain `git am` of the series gives (on the clone's HEAD, the
     # base: pr never moves it)
-    names = (patches / "series").read_text().split()
+    names = series.names(patches)
     who = ["-c", "user.name=T", "-c", "user.email=t@example.invalid"]
     git(clone, *who, "am", "-q", *[str(patches / n) for n in names])
     assert gitio.tree_of(clone, tip) == gitio.tree_of(clone, "HEAD")

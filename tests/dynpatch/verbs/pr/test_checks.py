@@ -5,6 +5,7 @@ checks ran on. The stages are stand-ins here: their twins test them."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 from pathlib import Path
@@ -14,12 +15,11 @@ from typing import Any
 import pytest
 
 from dynpatch import evidence, series
-from dynpatch.evidence import Record
+from dynpatch.evidence import KINDS
 from dynpatch.results import StageResult
-from dynpatch.services import precommit
 from dynpatch.verbs.pr import checks
 from dynpatch.workspace import Workspace
-from tests.fixtures.pr import World
+from tests.fixtures.pr import World, sample
 
 STAGES = ("test-upstream", "verify", "bench")
 
@@ -33,17 +33,16 @@ def _stand_ins(monkeypatch: pytest.MonkeyPatch, world: World, failing: str = "")
         ran.append("series")
         made = ws.stage.pr / checks.SERIES_DIR
         shutil.copytree(ws.patches, made, dirs_exist_ok=True)
-        hooks = precommit.record([], checkout.base, series.series_digest(made), command)
-        evidence.save(hooks, made, ws.evidence)
+        hooks = sample("pre-commit", checkout.base, series.series_digest(made), "delta")
+        evidence.save(dataclasses.replace(hooks, command=command), made, ws.evidence)
         return made
 
     def stage(name: str):  # type: ignore[no-untyped-def]
         def step(*args: Any, **kwargs: Any) -> StageResult:
             ran.append(name)
             made = world.tmp / "out" / "pr" / checks.SERIES_DIR
-            verdict = "fail" if name == failing else "pass"
-            record = Record(name, world.base, series.series_digest(made), "", verdict, name, {})
-            return StageResult(verdict == "pass", (f"{name} said why",), (record,))
+            record = sample(name, world.base, series.series_digest(made), "delta", name != failing)
+            return StageResult(record.passed, (f"{name} said why",), (record,))
 
         return step
 
@@ -63,15 +62,17 @@ def test_every_check_runs_on_the_base_and_saves_its_record_as_the_stage_does(
     assert status == 0, err
     assert ran == ["series", *STAGES]
     assert "series       out/pr/series/ (made on this base): 1 patch(es)" in out
-    for stage in (*STAGES, "pre-commit"):
-        assert f"evidence     {stage}: pass (saved for this base and series)" in out
-        saved = evidence.load(stage, world.evidence) or {}
-        assert saved["command"].startswith("nox -s pr -- ") and "--run-checks" in saved["command"]
+    made = series.series_digest(world.tmp / "out" / "pr" / checks.SERIES_DIR)
+    for kind in KINDS:
+        assert f"evidence     {kind.STAGE}: pass (saved for this base and series)" in out
+        saved = evidence.load(kind, world.evidence, world.base, made)
+        assert isinstance(saved, evidence.Record) and saved.command.startswith("nox -s pr -- ")
+        assert "--run-checks" in saved.command
     assert "warning: " not in err.replace("warning: dynamo's governance asks", "")
 
     # a later pr on this base (to complete the disclosure, say) runs nothing again, even
-    # after apply on the pin replaced the pre-commit record: that one is said not run here
-    (world.evidence / "pre-commit.json").unlink()
+    # after its pre-commit record is gone: that one is said not run here
+    evidence.path(world.evidence, "pre-commit", world.base, made).unlink()
     status, out, err = pr("--reviewed", "the diff")
     assert status == 0 and len(ran) == 4, err
     assert "out/pr/series/ (made on this base by an earlier --run-checks)" in out
@@ -96,8 +97,11 @@ def test_a_failing_check_stops_pr_naming_the_stage_and_nothing_is_written(
     assert status == 2 and ran == ["series", *STAGES[: STAGES.index(failing) + 1]]
     assert err.strip().splitlines()[-1] == (
         f"error: --run-checks: {failing} failed on this base (its record: "
-        f"out/evidence/{failing}.json; no branch or description written)"
+        f"out/evidence/{failing}/; no branch or description written)"
     )
     assert f"{failing} said why" in out + err
-    assert (evidence.load(failing, world.evidence) or {})["verdict"] == "fail"
+    made = series.series_digest(world.tmp / "out" / "pr" / checks.SERIES_DIR)
+    kind = next(k for k in KINDS if failing == k.STAGE)
+    saved = evidence.load(kind, world.evidence, world.base, made)
+    assert isinstance(saved, evidence.Record) and not saved.passed
     assert world.tip() == tip and not world.out.exists()

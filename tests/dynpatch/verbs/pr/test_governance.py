@@ -61,15 +61,18 @@ def test_core_lines_leave_out_tests_docs_and_generated_files_and_count_areas() -
     assert by_owners.reasons == ["4 areas (@runtime, @trtllm, @qa, @docs-team)"]
     assert by_owners.sentence().startswith(
         "needed: 40 core lines changed (31 added, 9 removed, in 2 files; 2 test files, 2 "
-        "documentation files, 1 generated file not counted) and 4 areas by CODEOWNERS;"
+        "documentation files, 1 generated file not counted) and 4 areas by the base's CODEOWNERS;"
     )
-    by_folder = governance.core_lines(numstat[:3], None)
-    assert by_folder.areas == ("components/src/dynamo/common", "components/src/dynamo/trtllm")
-    assert governance.core_lines([(1, 0, "deploy/helm/values.yaml")], None).areas == ("deploy",)
-    assert by_folder.sentence().startswith(
+    by_main = governance.core_lines(numstat[:3], None)  # the copy of main's rows
+    runtime, trtllm = (
+        "@ai-dynamo/dynamo-runtime-codeowners",
+        "@ai-dynamo/dynamo-backend-trtllm-codeowners",
+    )
+    assert by_main.areas == (runtime, trtllm)
+    assert by_main.sentence().startswith(
         "needed: 40 core lines changed (31 added, 9 removed, in 2 files; 1 test file not "
-        "counted) and 2 areas by folder under components/src/dynamo/ (the base has no "
-        "CODEOWNERS); one is needed above 100 core lines or for more than one area"
+        "counted) and 2 areas by the rows of dynamo's main CODEOWNERS (commit 000e541, read "
+        "2026-12) for these folders: this base has none; one is needed above 100 core lines"
     )
     build = [(1, 0, "container/deps/requirements.txt"), (1, 0, "lib/pydocs/x.py")]
     assert governance.core_lines(build, None).files == tuple(p for _, _, p in build)  # core

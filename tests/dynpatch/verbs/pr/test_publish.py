@@ -24,8 +24,8 @@ def test_nothing_leaves_without_every_check_passed(world: World, pr) -> None:
     one_error(err, "refusing to push (nothing written)", "test-upstream: not run")
     nothing_written(world)
     world.save(*STAGES[:3])
-    world.save("pre-commit", verdict="fail")
-    one_error(refused(pr, "--push", str(fork)), "pre-commit: fail")
+    world.save("pre-commit", passed=False)
+    one_error(refused(pr, "--push", str(fork)), "pre-commit: FAIL (pre-commit found a problem)")
     nothing_written(world)
     assert git(fork, "for-each-ref").stdout == ""
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch import series
+from dynpatch.designs import DESIGNS
 from dynpatch.errors import ToolkitError
 from dynpatch.verbs import wheel as command
 from dynpatch.workspace import Workspace
@@ -46,7 +47,7 @@ def make_series(ws: Workspace, changes: dict[str, str], base: dict[str, str] = F
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", message)
     names = git(repo, "format-patch", "-1", "-o", str(ws.patches)).split()
-    (ws.patches / "series").write_text("".join(f"{Path(n).name}\n" for n in names))
+    series.write(ws.patches, DESIGNS["delta"], [Path(n).name for n in names])
 
 
 def make_release(root: Path, metadata: str = METADATA) -> Workspace:
@@ -95,7 +96,7 @@ def test_builds_a_consistent_patched_wheel_twice_with_identical_bytes(tmp_path: 
     prov = json.loads((ws.dist / made[2]).read_text())
     assert prov["sha256"] == sha and prov["upstream_wheel"] == UPSTREAM
     assert prov["series_sha256"] == series.series_digest(ws.patches)
-    assert prov["patches"] == (ws.patches / "series").read_text().split()
+    assert prov["patches"] == series.names(ws.patches)
 
     first = {n: (ws.dist / n).read_bytes() for n in made}
     shutil.rmtree(ws.dist)

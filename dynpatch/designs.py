@@ -1,0 +1,172 @@
+"""The designs of the fix, each one object holding all that is said of it: its codemods and
+commit message, and the sentences of its PR and of the comment for #14402. A third design
+is its codemods and one more :class:`Design` here. No figure is written here: every number
+comes from a saved record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codemods import handler_call_passes_delta, helper_drops_copy, logprobs_helper
+from codemods.handler_response_loop_tests import PATH as HANDLER_TESTS
+from codemods.helper_delta_tests import PATH as HELPER_TESTS
+from codemods.outcome import Target
+from codemods.series import COMMIT_MESSAGE, ONE_LINER, ONE_LINER_MESSAGE, SERIES, Step
+from dynpatch.errors import ToolkitError
+
+
+@dataclass(frozen=True)
+class Related:
+    """The open PR on the same copy, as last seen on GitHub (this tool has no network)."""
+
+    number: int
+    title: str
+    state: str
+    seen: str
+
+
+RELATED = Related(
+    14402,
+    "perf(trtllm): avoid cumulative token copies in logprob streaming",
+    "open, approved by a maintainer on 2026-09-17",
+    "2026-12",
+)
+
+
+@dataclass(frozen=True)
+class Test:
+    name: str
+    file: str
+    checks: str  # what it checks, as the PR says it
+
+
+@dataclass(frozen=True)
+class Design:
+    name: str
+    steps: tuple[Step, ...]
+    message: str  # the commit message
+    keyword: str  # the helper's new keyword ("": none)
+    does: str  # what this PR does, after the defect
+    changes: str  # Details: the change, as bullets
+    public_api: str
+    start: tuple[Target, ...]  # where a reviewer starts, in order
+    tests: tuple[Test, ...]
+    to_related: str  # how this PR stands to #14402, in a clause
+    other: str  # the other design, as "Alternatives considered" says it
+    comment: tuple[str, str]  # for #14402: before the one-line diff, and after it
+
+    @property
+    def title(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+    @property
+    def test_files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t.file for t in self.tests))
+
+
+_API = "No public API change: `extract_from_completion_output` is not in any `__all__`"
+ONE_LINER_DESIGN = Design(
+    name="one-liner",
+    steps=ONE_LINER,
+    message=ONE_LINER_MESSAGE,
+    keyword="",
+    does="This PR drops that copy: the helper slices the chunk's ids out of "
+    "`output.token_ids` directly.",
+    changes=(
+        "- `extract_from_completion_output` (`common/backend/logprobs.py`) no longer wraps "
+        "`output.token_ids` in `list(...)` before slicing the chunk's ids out of it. Its "
+        "docstring now says the ids must support `len()` and slicing, and the comment that "
+        "named the copy is reworded. No signature changes."
+    ),
+    public_api=f"{_API}, and no signature changes.",
+    start=(helper_drops_copy.TARGET,),
+    tests=(
+        Test(
+            "test_extract_completion_slices_new_token_ids_without_copying",
+            HELPER_TESTS,
+            "mid-stream, the chunk's log probs and top entries, read from only the chunk's ids",
+        ),
+        Test(
+            "test_extract_completion_reads_no_token_ids_when_nothing_is_new",
+            HELPER_TESTS,
+            "with nothing new, `(None, None)` and no id read",
+        ),
+    ),
+    to_related="fixes the same copy by passing the loop's delta to the helper as a new "
+    "keyword argument; this PR is the one-line alternative",
+    other="The delta design, #14402's approach, passes the loop's delta to the helper as a "
+    "new keyword (measured here on my own implementation of it)",
+    comment=(
+        "An alternative for the copy this PR fixes, for you to weigh here before anything "
+        "else is opened: slice `output.token_ids` without `list(...)` first, no new keyword:",
+        "It keeps what this PR fixes: the TRT-LLM loop no longer copies the history. It drops "
+        "the new keyword on the shared helper and on `HandlerBase._extract_logprobs`, and the "
+        "path that keeps the copy for callers without it: one code path for TRT-LLM, vLLM and "
+        "any other caller. Would you take this into this PR, or should it be a PR of its own?",
+    ),
+)
+DELTA_DESIGN = Design(
+    name="delta",
+    steps=SERIES,
+    message=COMMIT_MESSAGE,
+    keyword=logprobs_helper.PARAM,
+    does="The loop already builds each chunk's delta; this PR hands it to the helper, so "
+    "the helper no longer copies the history.",
+    changes=(
+        "- `extract_from_completion_output` (`common/backend/logprobs.py`) takes an optional "
+        "keyword-only `new_token_ids`, the chunk's ids, and reads them instead of copying "
+        "`output.token_ids`. A non-empty one whose length is not `len(output.token_ids) - "
+        "num_output_tokens_so_far` raises `ValueError` (an O(1) check); an empty one "
+        "returns `(None, None)`, as slicing past the end did. Without it the old code runs.\n"
+        "- `HandlerBase._generate_locally_impl` passes the delta it already builds through "
+        "`HandlerBase._extract_logprobs`, which gains the same keyword; its positional form "
+        "`(output, 0)` keeps working."
+    ),
+    public_api=f"{_API}, and `HandlerBase._extract_logprobs` is private; both gain an "
+    "optional keyword-only parameter.",
+    start=(logprobs_helper.TARGET, handler_call_passes_delta.TARGET),
+    tests=(
+        Test(
+            "test_extract_completion_reads_the_given_new_token_ids",
+            HELPER_TESTS,
+            "given the delta, the chunk's log probs with no id of the history read",
+        ),
+        Test(
+            "test_extract_completion_rejects_new_token_ids_of_another_length",
+            HELPER_TESTS,
+            "a non-empty delta of the wrong length raises `ValueError`",
+        ),
+        Test(
+            "TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying"
+            "_token_ids",
+            HANDLER_TESTS,
+            "three interleaved choices stream the right ids and log probs, none copying its "
+            "history",
+        ),
+    ),
+    to_related="takes the same approach, the loop's delta passed to the helper; this PR is "
+    "another implementation of it",
+    other="The one-line alternative drops only the helper's copy and adds no parameter",
+    comment=(
+        "An implementation of the same approach as this PR (the loop's delta passed to the "
+        "helper) has two things you could take: an O(1) check that the delta is "
+        "`output.token_ids[num_output_tokens_so_far:]` by its length, and a handler test "
+        "with interleaved choices. While measuring it, a smaller fix came up that drops only "
+        "the copy, with no new keyword:",
+        "Would you like either in this PR? I would rather not open a second PR on the same copy.",
+    ),
+)
+DESIGNS = {d.name: d for d in (DELTA_DESIGN, ONE_LINER_DESIGN)}
+DEFAULT = DELTA_DESIGN.name  # this project's first design, and #14402's approach
+
+
+def named(name: str) -> Design:
+    """The design called ``name``; any other name is an error, never a default."""
+    if name not in DESIGNS:
+        raise ToolkitError(f"unknown design {name!r}: one of {', '.join(DESIGNS)}")
+    return DESIGNS[name]
+
+
+def copy_diff() -> str:
+    """The one-line alternative as a diff of the helper."""
+    return f"-    {helper_drops_copy.COPY}\n+    {helper_drops_copy.NO_COPY}"
