@@ -261,7 +261,10 @@ REFUSED = {  # troubleshooting.md: identity, git URL not dynamo, option injectio
     "wheel-truncated": (_bad_wheel(None), "sha256 mismatch"),
     "wheel-unreadable": (_bad_wheel(b"PK\x03\x04 not a zip"), "is not a readable wheel"),
     "series-edited": (_edited("*.patch", "edited\n"), "is stale: regenerate"),
-    "series-missing": (_edited("series", "0002-missing.patch\n"), "is stale: regenerate"),
+    "series-missing": (
+        _edited("series", "# design: delta\n0002-missing.patch\n"),
+        "is stale: regenerate",
+    ),
     **{f"path-{p}": (_path(p), "") for p in ("dirty", "not-git", "missing", "not-top", "no-path")},
 }
 
@@ -334,7 +337,7 @@ def test_a_kill_at_a_named_step_leaves_old_or_new_whole(
 ) -> None:
     (applied.patches / "NOTES.md").write_text("mine\n")  # not part of the series: kept
     good = _tree_bytes(applied.patches)
-    (applied.patches / "series").write_text("stale\n")
+    (applied.patches / "series").write_text("# design: delta\nstale\n")
     stale, checkout = _tree_bytes(applied.patches), _repo_state(applied.checkout)
     env = prepare(applied)
     assert applied.run("apply", fault=step, **env).returncode == -signal.SIGKILL
@@ -350,7 +353,7 @@ def test_a_kill_at_a_named_step_leaves_old_or_new_whole(
 def test_sigkill_of_the_process_group_at_any_moment(applied: World, delay: float) -> None:
     """A real kill -9 of the whole process group, at a moment nobody chose."""
     good = _tree_bytes(applied.patches)
-    applied.patches.joinpath("series").write_text("stale\n")
+    applied.patches.joinpath("series").write_text("# design: delta\nstale\n")
     stale = _tree_bytes(applied.patches)
     proc = subprocess.Popen(
         applied.argv("apply"),
@@ -378,7 +381,7 @@ def test_a_held_lock_makes_the_second_run_wait_then_say_who_holds_it(applied: Wo
 
 
 def test_two_concurrent_applies_both_succeed(applied: World) -> None:
-    (applied.patches / "series").write_text("stale\n")
+    (applied.patches / "series").write_text("# design: delta\nstale\n")
     procs = [
         subprocess.Popen(applied.argv("apply", *force), env=applied.env(), cwd=applied.root)
         for force in ((), ("--force",))
@@ -524,7 +527,7 @@ def test_a_folder_that_cannot_be_replaced_is_one_line(
     if folder == "vendor":
         shutil.rmtree(applied.checkout)  # to be fetched again
     elif frozen:
-        (path / "series").write_text("stale\n")
+        (path / "series").write_text("# design: delta\nstale\n")
     else:
         shutil.rmtree(path)
         path.write_text("a file where the folder should be\n")
@@ -537,7 +540,7 @@ def test_an_old_patches_folder_that_cannot_be_removed_warns_once(applied: World)
     """The new series is in: exit 0, one warning, and no later run is stopped by it."""
     good = _tree_bytes(applied.patches)
     stale = applied.patches / "series"
-    stale.write_text("stale\n")
+    stale.write_text("# design: delta\nstale\n")
     with immutable(stale, moves_within=applied.root):
         proc = ok(applied.run("apply"))
         assert _tree_bytes(applied.patches) == good
