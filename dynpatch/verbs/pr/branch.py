@@ -115,7 +115,7 @@ def make(
             range_diff=was.range_diff,
         )
     if signing is not None:  # what the branch will hold, each signature checked by git
-        lines = [gitio.verify_commit(scratch, c.sha, signing) for c in plan.commits]
+        lines = [gitio.verify_commit(scratch, c.sha, signing, c.author.email) for c in plan.commits]
         plan = dataclasses.replace(plan, signatures=tuple(lines))
     return plan
 

@@ -57,14 +57,15 @@ def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
 
 
 def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
-    """What ``git verify-commit`` checks the signatures against. ssh: the person's
-    ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key
-    for their email (which shows the key signed them, not that anyone trusts the key)."""
+    """What ``git verify-commit`` checks each signature (by ``signer``) against. ssh: their
+    ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key for
+    their email (which shows the key signed them, not that anyone trusts the key)."""
     if signing.format != "ssh":
         return Trust(signing, f"git verify-commit with {signing.format} (your keyring's trust)")
     configured = gitio.config_get(repo, "gpg.ssh.allowedSignersFile")
     if configured:
-        return Trust(signing, f"git verify-commit against your allowed signers ({configured})")
+        on = f"your allowed signers ({configured}), each signature by {signer.email}"
+        return Trust(signing, f"git verify-commit against {on}")
     allowed = tmp / "allowed_signers"
     allowed.write_text(
         f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'
