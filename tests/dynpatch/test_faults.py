@@ -172,9 +172,8 @@ def test_a_broken_pin_is_one_line_and_the_fixed_pin_just_works(
         ok(applied.run("apply", "--check"))
 
 
-def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
-    """The noxfile never parses the pin: listing sessions works with a broken one, and a
-    session that needs the pinned version ends in the toolkit's own error line."""
+def _broken_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A copy of this toolkit with a pin that does not parse; what runs a command there."""
     copy = tmp_path / "toolkit"
     tracked = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
     for rel in filter(None, tracked):
@@ -184,10 +183,13 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     pin = copy / "dynamo.toml"
     pin.write_text(pin.read_text().replace("[upstream]", "[upstream", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DYNPATCH_", "NOX"))}
+    return lambda *argv: subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
 
-    def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
 
+def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
+    """The noxfile never parses the pin: listing sessions works with a broken one, and a
+    session that needs the pinned version ends in the toolkit's own error line."""
+    run = _broken_copy(tmp_path)
     listed = run(sys.executable, "-m", "nox", "-l")
     assert listed.returncode == 0 and "test-upstream" in listed.stdout, listed.stderr
     expected = one_error(run(sys.executable, "-m", "dynpatch", "pin", "runtime"), "is malformed")
@@ -196,6 +198,25 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     output = proc.stdout + proc.stderr
     assert "Traceback" not in output, output[-3000:]
     assert [ln for ln in output.splitlines() if ln.startswith("error: ")] == [expected]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("pr", "--", "--push", "https://user:SECRET@127.0.0.1:9/x.git"),
+        ("fetch", "--", "--url=https://SECRET@127.0.0.1:9/dynamo.git"),
+    ],
+    ids=["pr-push", "fetch-url"],
+)
+def test_a_credential_in_a_url_through_nox_is_refused_before_nox_prints_it(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """nox echoes each command it runs: the noxfile refuses first (installing nothing)."""
+    proc = _broken_copy(tmp_path)(
+        sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", *args
+    )
+    assert proc.returncode != 0 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
+    assert "credential helper" in proc.stderr, proc.stderr
 
 
 # --- refusals: one line, everything as it was -------------------------------------------
