@@ -17,6 +17,7 @@ from dynpatch import console, evidence
 from dynpatch.console import err, out
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import SOURCES
+from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.results import StageResult
 from dynpatch.services import checks as matrix_stages
@@ -30,6 +31,7 @@ from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
 TOGGLE: dict = {"action": argparse.BooleanOptionalAction}
+LONGEST = 300  # characters of the error line: a copy's thousands of failures stay readable
 DESCRIPTION = (
     "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series on a "
     "pinned dynamo release: make it, test it with dynamo's own tests, replay the real handler, "
@@ -163,8 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             console.show(out, item)
         return _fail(str(exc), 2)
     except OSError as exc:  # a file or folder the run needs: say which, in one line
-        where = f" ({exc.filename})" if exc.filename else ""
-        return _fail(f"{exc.strerror or exc}{where}", 2)
+        return _fail(str(files.os_error(exc)), 2)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
 
@@ -172,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, status: int) -> int:
     """The one error line: the first line of ``message``, with no credential in it."""
     line = gitio.redact((message.strip() or "failed").splitlines()[0])
+    line = line if len(line) <= LONGEST else f"{line[: LONGEST - 3]}..."
     err.print(f"error: {line}", markup=False)
     return status
 

@@ -5,6 +5,7 @@ tool keep byte-identical; kills use ``DYNPATCH_FAULT_AT`` and a real SIGKILL."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -314,6 +315,29 @@ def test_an_unknown_option_is_one_line_without_the_password_in_its_url(capsys) -
     err = capsys.readouterr().err
     synthetic.one_error(err, "unrecognized arguments: --bogus https://example.invalid/x")
     assert "TOKEN" not in err and "user:" not in err
+
+
+@pytest.mark.parametrize(("verb", "full"), [("verify", "out"), ("fetch", "vendor")])
+def test_a_full_disk_is_one_short_line_naming_the_path(
+    applied: World, verb: str, full: str, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """verify's copy of a tree fails on each of its files; fetch's lay-out of the wheel on one
+    (whose error, a write's, names no path)."""
+    if verb == "fetch":
+        shutil.rmtree(applied.checkout)
+    before, where = applied.snapshot(), applied.root / full
+    copyfile, write_bytes = shutil.copyfile, Path.write_bytes
+
+    def no_space(path: Path) -> None:
+        if Path(path).is_relative_to(where):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(shutil, "copyfile", lambda a, b, **k: no_space(b) or copyfile(a, b, **k))
+    monkeypatch.setattr(Path, "write_bytes", lambda p, data: no_space(p) or write_bytes(p, data))
+    monkeypatch.chdir(applied.root)
+    assert cli.main([verb, "--budget", "0"] if verb == "verify" else [verb]) == 2
+    line = synthetic.one_error(capsys.readouterr().err, f"{where}/", "No space left on device")
+    assert len(line) <= 300 and applied.snapshot() == before, line[:1000]
 
 
 # --- a run killed at any step: old or new, whole; the next run cleans up --------------------
