@@ -382,8 +382,10 @@ def test_a_kill_at_a_named_step_leaves_old_or_new_whole(
     (applied.patches / "series").write_text("stale\n")
     stale, checkout = _tree_bytes(applied.patches), _repo_state(applied.checkout)
     env = prepare(applied)
+    synthetic.committed(applied.root)  # a repository as this one: what git status shows
     assert applied.run("apply", fault=step, **env).returncode == -signal.SIGKILL
     assert list(applied.root.glob(left)), f"the kill at {step} left nothing to clean"
+    assert synthetic.git_status(applied.root) <= {"patches"}  # what the kill left is ignored
     now = _tree_bytes(applied.patches)
     assert now in (stale, good) or (step == "swap.aside" and now is None)  # or moved aside
     if gitio.is_git_repo(applied.checkout):

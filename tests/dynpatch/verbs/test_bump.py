@@ -33,7 +33,7 @@ from tests.fixtures.releases import (
     make_vendor,
     this_interpreter,
 )
-from tests.fixtures.synthetic import REPO
+from tests.fixtures.synthetic import REPO, committed, git_status
 from tests.fixtures.upstream_tree import FILES
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
@@ -177,6 +177,7 @@ def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     synthetic, tmp_path: Path
 ) -> None:
     before = snapshot(synthetic)
+    committed(synthetic.ws.root)
     argv = ["bump", "9.9.9", "--skip", "test-upstream", "--skip", "verify"]
     env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches", "PYTHONPATH": str(TOOLKIT)}
     proc = subprocess.run(
@@ -190,9 +191,10 @@ def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     pin, patches = snapshot(synthetic)
     assert pin == before[0] and patches != before[1]  # the two disagree, until ...
+    assert git_status(synthetic.ws.root) == {"patches"}  # the journal is git-ignored
     with contextlib.chdir(synthetic.ws.root):
         assert cli.main(["pin", "runtime"]) == 0  # the next run that reads the pin
-    assert snapshot(synthetic) == before
+    assert snapshot(synthetic) == before and git_status(synthetic.ws.root) == set()
     assert not list(synthetic.pin.path.parent.glob(".dynamo.toml.*"))
 
 
