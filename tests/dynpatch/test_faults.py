@@ -201,23 +201,14 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     assert [ln for ln in output.splitlines() if ln.startswith("error: ")] == [expected]
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("pr", "--", "--push", "https://user:SECRET@127.0.0.1:9/x.git"),
-        ("fetch", "--", "--url=https://SECRET@127.0.0.1:9/dynamo.git"),
-    ],
-    ids=["pr-push", "fetch-url"],
-)
-def test_a_credential_in_a_url_through_nox_is_refused_before_nox_prints_it(
-    tmp_path: Path, args: tuple[str, ...]
-) -> None:
+def test_a_credential_in_a_url_through_nox_is_refused_before_nox_prints_it(tmp_path: Path) -> None:
     """nox echoes each command it runs: the noxfile refuses first (installing nothing)."""
-    proc = _broken_copy(tmp_path)(
-        sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", *args
-    )
-    assert proc.returncode != 0 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
-    assert "credential helper" in proc.stderr, proc.stderr
+    run, nox = _broken_copy(tmp_path), (sys.executable, "-m", "nox", "--no-venv", "--no-install")
+    password, token = "https://user:SECRET@127.0.0.1:9/x.git", "https://SECRET@127.0.0.1:9/x.git"
+    for args in (("pr", "--", "--push", password), ("fetch", "--", f"--url={token}")):
+        proc = run(*nox, "-s", *args)
+        assert proc.returncode != 0 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
+        assert "credential helper" in proc.stderr, proc.stderr
 
 
 # --- refusals: one line, everything as it was -------------------------------------------

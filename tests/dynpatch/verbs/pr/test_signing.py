@@ -15,15 +15,16 @@ from dynpatch.io.git import Identity, Signing
 from tests.fixtures.pr import V1, V2, World, git, nothing_written, one_error, refused
 
 
+def keygen(path: Path) -> Path:
+    """A throwaway ed25519 key at ``path`` (its public half at ``path.pub``)."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
+    return path
+
+
 @pytest.fixture
 def key(tmp_path: Path) -> Path:
-    path = tmp_path / "keys" / "id_ed25519"
-    path.parent.mkdir()
-    subprocess.run(
-        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "throwaway", "-f", str(path)],
-        check=True,
-    )
-    return path
+    (tmp_path / "keys").mkdir()
+    return keygen(tmp_path / "keys" / "id_ed25519")
 
 
 def test_every_commit_is_signed_by_the_key_and_verified(world: World, pr, key: Path) -> None:
@@ -55,9 +56,7 @@ def test_a_key_path_relative_to_where_it_runs_signs(
 @pytest.fixture
 def other(key: Path, isolated_git: Path) -> Path:
     """A second key, which the person's allowed signers give someone else (``key``: jane)."""
-    other = key.parent / "other"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
-    allowed = isolated_git / "allowed_signers"
+    other, allowed = keygen(key.parent / "other"), isolated_git / "allowed_signers"
     allowed.write_text(
         f"jane@example.invalid {key.with_suffix('.pub').read_text()}"
         f"someone@else.org {other.with_suffix('.pub').read_text()}"
@@ -72,8 +71,7 @@ def test_the_persons_allowed_signers_file_is_what_verification_trusts(
     world: World, pr, key: Path, other: Path, isolated_git: Path
 ) -> None:
     # a key the allowed signers do not name, or name for another: refused, nothing written
-    third = key.parent / "third"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(third)], check=True)
+    third = keygen(key.parent / "third")
     one_error(refused(pr, "--sign", "--signing-key", str(third)), "git verify-commit")
     nothing_written(world)
     err = refused(pr, "--sign", "--signing-key", str(other))
