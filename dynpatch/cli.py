@@ -94,9 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     add = verb("apply", "run the codemods and write patches/", apply_command.run)
     add("--check", **FLAG, help="fail if patches/ is not what the codemods make")
     add("--author", help=f"'Name <email>' (default: ${apply_command.AUTHOR_ENV}, the pin's)")
-    add(
-        "--design", choices=tuple(DESIGNS), help="the fix's design (default: patches/', else delta)"
-    )
+    add("--design", choices=tuple(DESIGNS), help="default: the design of patches/, else delta")
     add = verb("pin", "print one value of the pin", pin.show, checkout=False)
     add("field", choices=("version", "runtime"))
 

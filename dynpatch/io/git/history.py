@@ -87,10 +87,8 @@ def verify_commit(repo_dir: Path, sha: str, signing: Signing, email: str) -> str
 
 def ssh_public_key(key: str) -> str:
     """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
-    if key.startswith("key::"):
+    if key.startswith(("key::", "ssh-", "ecdsa-", "sk-")):
         return key.removeprefix("key::").strip()
-    if key.startswith(("ssh-", "ecdsa-", "sk-")):
-        return key.strip()
     path = Path(key).expanduser()
     pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
     if pub.is_file():

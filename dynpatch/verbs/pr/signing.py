@@ -48,11 +48,10 @@ def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
     program = gitio.config_get(repo, setting) or default
     if shutil.which(program) is None:
         raise ToolkitError(f"--sign with format {fmt} needs {program}, which is not installed")
-    literal = key is not None and key.startswith(("key::", "ssh-"))
-    if fmt == "ssh" and key and not literal and not Path(key).expanduser().is_file():
-        raise ToolkitError(f"signing key {key} not found (nothing was written)")
-    if fmt == "ssh" and key and not literal:  # git runs in the checkout: not relative to it
-        key = str(Path(key).expanduser().absolute())
+    if fmt == "ssh" and key and not key.startswith(("key::", "ssh-")):  # a path
+        if not Path(key).expanduser().is_file():
+            raise ToolkitError(f"signing key {key} not found (nothing was written)")
+        key = str(Path(key).expanduser().absolute())  # git runs in the checkout, not here
     return Signing(fmt, key)
 
 
