@@ -31,7 +31,8 @@ from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
 TOGGLE: dict = {"action": argparse.BooleanOptionalAction}
-LONGEST = 300  # characters of the error line: a copy's thousands of failures stay readable
+# An error line over 300 characters keeps its start (what failed) and end (what to do).
+KEPT_START, KEPT_END = 193, 97  # with "error: " and " … ", 300
 DESCRIPTION = (
     "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series on a "
     "pinned dynamo release: make it, test it with dynamo's own tests, replay the real handler, "
@@ -171,7 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, status: int) -> int:
     """The one error line: the first line of ``message``, with no credential in it."""
     line = gitio.redact((message.strip() or "failed").splitlines()[0])
-    line = line if len(line) <= LONGEST else f"{line[: LONGEST - 3]}..."
+    if len(line) > KEPT_START + 3 + KEPT_END:
+        line = f"{line[:KEPT_START]} … {line[-KEPT_END:]}"
     err.print(f"error: {line}", markup=False)
     return status
 

@@ -597,7 +597,7 @@ def test_drift_names_every_problem_and_prints_the_table_it_points_to(world: Worl
         world.pin.read_text().replace(_sha(world), build_wheel(world.wheel, drifted))
     )
     proc = world.run("apply")
-    one_error(proc, "more in the table above")
+    assert len(one_error(proc, "more in the table above")) <= 300  # its middle cut
     assert "drifted" in proc.stdout and "target" in proc.stdout, proc.stdout  # the table
 
 
