@@ -8,6 +8,7 @@ verify -> bench -> pr. Each session is a thin call into ``python -m dynpatch``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 
@@ -21,6 +22,22 @@ nox.options.sessions = ["tests"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 CONSTRAINTS = "constraints.txt"  # every version pinned; `nox -s lock` refreshes it
+
+
+# A URL holding a credential (`https://TOKEN@`, `user:password@`): nox prints each command it
+# runs, so it must be refused before then; the toolkit's own output redacts it.
+_CREDENTIAL = re.compile(r"\bhttps?://[^/@\s]+@|://[^/@\s:]*:[^/@\s]*@", re.IGNORECASE)
+
+
+def _posargs(session: nox.Session) -> list[str]:
+    """The arguments after ``--``; one holding a credential in a URL ends the session first."""
+    if any(_CREDENTIAL.search(arg) for arg in session.posargs):
+        session.error(
+            "error: a URL in the arguments holds a credential, which nox would print: "
+            "name a git remote instead (git remote add fork URL; --push fork) and let a git "
+            "credential helper hold the token (git config credential.helper)"
+        )
+    return session.posargs
 
 
 def _toolkit(session: nox.Session, *groups: str) -> None:
@@ -43,15 +60,17 @@ def _runtime(session: nox.Session) -> str:
 @nox.session
 def fetch(session: nox.Session) -> None:
     """Materialise (or re-verify) the pinned dynamo checkout under vendor/."""
+    args = _posargs(session)
     _toolkit(session)
-    session.run("python", "-m", "dynpatch", "fetch", *session.posargs)
+    session.run("python", "-m", "dynpatch", "fetch", *args)
 
 
 @nox.session
 def apply(session: nox.Session) -> None:
     """Codemods -> upstream formatting -> commit -> patches/. `-- --check` only compares."""
+    args = _posargs(session)
     _toolkit(session)
-    session.run("python", "-m", "dynpatch", "apply", *session.posargs)
+    session.run("python", "-m", "dynpatch", "apply", *args)
 
 
 @nox.session
@@ -88,10 +107,11 @@ def test_upstream(session: nox.Session) -> None:
     pinned ai-dynamo-runtime; the GPU tier under $DYNPATCH_GPU_PYTHON, the TRT-LLM
     container's own Python, when that has tensorrt_llm and CUDA.
     `-- --tier cpu|standin|gpu|all`."""
+    args = _posargs(session)
     _toolkit(session)
     _toolkit(session, "upstream-tests", "replay")
     session.install("-c", CONSTRAINTS, _runtime(session))
-    session.run("python", "-m", "dynpatch", "test-upstream", *session.posargs)
+    session.run("python", "-m", "dynpatch", "test-upstream", *args)
 
 
 @nox.session
@@ -99,10 +119,11 @@ def verify(session: nox.Session) -> None:
     """Replay TRT-LLM-shaped streams through the real handler on both trees and compare the
     chunk streams exactly; then the replay harness's own integration tests (which plant a
     divergence and must see it). `-- --budget N --seed S --scenario NAME`."""
+    args = _posargs(session)
     _toolkit(session)
     _toolkit(session, "replay", "test")
     session.install("-c", CONSTRAINTS, _runtime(session))
-    session.run("python", "-m", "dynpatch", "verify", *session.posargs)
+    session.run("python", "-m", "dynpatch", "verify", *args)
     # Its two tests at once: each waits mostly on its own replay children.
     session.run(
         "pytest", "-n", "2", "-m", "integration", "tests/dynpatch/replay/test_integration.py"
@@ -115,10 +136,11 @@ def bench(session: nox.Session) -> None:
     (exit 1 when one is missed), then a time-based A/B of the same replay (informative);
     out/bench/. `-- --mutant` proves the gates catch a planted history copy, `-- --record`
     writes docs/bench/."""
+    args = _posargs(session)
     _toolkit(session)
     _toolkit(session, "replay", "bench")
     session.install("-c", CONSTRAINTS, _runtime(session))
-    session.run("python", "-m", "dynpatch", "bench", *session.posargs)
+    session.run("python", "-m", "dynpatch", "bench", *args)
 
 
 @nox.session
@@ -127,12 +149,13 @@ def pr(session: nox.Session) -> None:
     and out/pr/PR_DESCRIPTION.md; you read it and open the PR (docs/pr.md). `--
     --run-checks` first runs every check the description cites on the PR's own base, so
     it installs what they need."""
-    if "--run-checks" in session.posargs:
+    args = _posargs(session)
+    if "--run-checks" in args:
         _toolkit(session, "upstream-tests", "replay", "bench")
         session.install("-c", CONSTRAINTS, _runtime(session))
     else:
         _toolkit(session)
-    session.run("python", "-m", "dynpatch", "pr", *session.posargs)
+    session.run("python", "-m", "dynpatch", "pr", *args)
 
 
 # --- version matrix and pin bumps ---------------------------------------------------
@@ -146,8 +169,9 @@ def matrix(session: nox.Session) -> None:
     target outcome, `git am` of the release's own series and of patches/, CPU
     test-upstream and quick verify; out/matrix/matrix.{md,json}. `-- --versions 1.5.1,1.6.1`,
     `--no-newest`, `--jobs N`, `--skip verify`, `--fresh`."""
+    args = _posargs(session)
     _toolkit(session, "replay", "test", "matrix")
-    session.run("python", "-m", "dynpatch", "matrix", *session.posargs)
+    session.run("python", "-m", "dynpatch", "matrix", *args)
 
 
 @nox.session
@@ -155,8 +179,9 @@ def bump(session: nox.Session) -> None:
     """Move the pin to another release (`-- VERSION`): regenerate patches/, run CPU
     test-upstream and verify on it, show the series' git range-diff old -> new; refuse and
     leave the pin and patches/ as they were if anything fails."""
+    args = _posargs(session)
     _toolkit(session, "replay", "test", "matrix")
-    session.run("python", "-m", "dynpatch", "bump", *session.posargs)
+    session.run("python", "-m", "dynpatch", "bump", *args)
 
 
 @nox.session
@@ -168,10 +193,11 @@ def wheel(session: nox.Session) -> None:
     wheels (0 divergences). `-- --no-prove --no-replay` builds only; `-- --install-into
     PYTHON --tier gpu` proves it in that interpreter (the TRT-LLM container's) with dynamo's
     trtllm tests too."""
+    args = _posargs(session)
     _toolkit(session)
     _toolkit(session, "replay")
     session.install("-c", CONSTRAINTS, "wheel", _runtime(session))
-    session.run("python", "-m", "dynpatch", "wheel", "--prove", "--replay", *session.posargs)
+    session.run("python", "-m", "dynpatch", "wheel", "--prove", "--replay", *args)
 
 
 @nox.session(default=False)

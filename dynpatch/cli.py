@@ -17,6 +17,7 @@ from dynpatch.console import err, out
 from dynpatch.designs import DESIGNS
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import SOURCES
+from dynpatch.io import files
 from dynpatch.io import git as gitio
 from dynpatch.results import StageResult
 from dynpatch.services import checks as matrix_stages
@@ -30,6 +31,8 @@ from dynpatch.workspace import Workspace
 
 FLAG: dict = {"action": "store_true"}
 TOGGLE: dict = {"action": argparse.BooleanOptionalAction}
+# An error line over 300 characters keeps its start (what failed) and end (what to do).
+KEPT_START, KEPT_END = 193, 97  # with "error: " and " … ", 300
 DESCRIPTION = (
     "Carry one performance fix for NVIDIA Dynamo's TRT-LLM logprob path as a patch series on a "
     "pinned dynamo release: make it, test it with dynamo's own tests, replay the real handler, "
@@ -92,9 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     add = verb("apply", "run the codemods and write patches/", apply_command.run)
     add("--check", **FLAG, help="fail if patches/ is not what the codemods make")
     add("--author", help=f"'Name <email>' (default: ${apply_command.AUTHOR_ENV}, the pin's)")
-    add(
-        "--design", choices=tuple(DESIGNS), help="the fix's design (default: patches/', else delta)"
-    )
+    add("--design", choices=tuple(DESIGNS), help="default: the design of patches/, else delta")
     add = verb("pin", "print one value of the pin", pin.show, checkout=False)
     add("field", choices=("version", "runtime"))
 
@@ -165,8 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             console.show(out, item)
         return _fail(str(exc), 2)
     except OSError as exc:  # a file or folder the run needs: say which, in one line
-        where = f" ({exc.filename})" if exc.filename else ""
-        return _fail(f"{exc.strerror or exc}{where}", 2)
+        return _fail(str(files.os_error(exc)), 2)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
 
@@ -174,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, status: int) -> int:
     """The one error line: the first line of ``message``, with no credential in it."""
     line = gitio.redact((message.strip() or "failed").splitlines()[0])
+    if len(line) > KEPT_START + 3 + KEPT_END:
+        line = f"{line[:KEPT_START]} … {line[-KEPT_END:]}"
     err.print(f"error: {line}", markup=False)
     return status
 

@@ -123,7 +123,7 @@ def install(exported: Path, directory: Path) -> list[str]:
     )
     with files.staged_dir(directory, keep=keep) as tmp:
         for name, data in want.items():
-            (tmp / name).write_bytes(data)
+            files.write_new(tmp / name, data)
         faults.checkpoint("patches.staged")
     return changed
 

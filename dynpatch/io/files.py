@@ -4,6 +4,7 @@ while their run lives, so the next run removes or undoes only what a dead one le
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -27,9 +28,27 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         raise os_error(exc, f"cannot write {path}") from None
 
 
-def os_error(exc: OSError, doing: str) -> ToolkitError:
-    where = f" ({exc.filename})" if exc.filename and str(exc.filename) not in doing else ""
-    return ToolkitError(f"{doing}{where}: {exc.strerror or exc}")
+def write_new(path: Path, data: bytes) -> None:
+    """``path.write_bytes(data)``, whose error names the path (a failed write's does not)."""
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, exc.filename or str(path)) from None
+
+
+def os_error(exc: OSError, doing: str = "") -> ToolkitError:
+    """``doing`` failed, in one line: the path and why (of a copy's list of failures, a
+    ``shutil.Error``: the first, and how many more); without ``doing``: the path, then why."""
+    path, why = exc.filename, exc.strerror or str(exc)
+    failures = exc.args[0] if isinstance(exc, shutil.Error) and exc.args else None
+    if isinstance(failures, list) and failures:
+        (_src, path, why), more = failures[0], len(failures) - 1
+        why = re.sub(r"^\[Errno \d+\] |: '.*'$", "", str(why))
+        why += f" (+{more} more)" if more else ""
+    if not doing:
+        return ToolkitError(f"{path}: {why}" if path else why)
+    where = f" ({path})" if path and str(path) not in doing else ""
+    return ToolkitError(f"{doing}{where}: {why}")
 
 
 @contextmanager

@@ -73,7 +73,7 @@ def lay_out_wheel(
                     continue
                 target = dest / (repo_prefix + name[len(wheel_prefix) :])
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(zf.read(info))
+                files.write_new(target, zf.read(info))
                 target.chmod(0o755 if (info.external_attr >> 16) & 0o111 else 0o644)
                 count += 1
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:

@@ -5,6 +5,7 @@ tool keep byte-identical; kills use ``DYNPATCH_FAULT_AT`` and a real SIGKILL."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -172,9 +173,8 @@ def test_a_broken_pin_is_one_line_and_the_fixed_pin_just_works(
         ok(applied.run("apply", "--check"))
 
 
-def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
-    """The noxfile never parses the pin: listing sessions works with a broken one, and a
-    session that needs the pinned version ends in the toolkit's own error line."""
+def _broken_copy(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A copy of this toolkit with a pin that does not parse; what runs a command there."""
     copy = tmp_path / "toolkit"
     tracked = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
     for rel in filter(None, tracked):
@@ -184,10 +184,13 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     pin = copy / "dynamo.toml"
     pin.write_text(pin.read_text().replace("[upstream]", "[upstream", 1))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DYNPATCH_", "NOX"))}
+    return lambda *argv: subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
 
-    def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True)
 
+def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
+    """The noxfile never parses the pin: listing sessions works with a broken one, and a
+    session that needs the pinned version ends in the toolkit's own error line."""
+    run = _broken_copy(tmp_path)
     listed = run(sys.executable, "-m", "nox", "-l")
     assert listed.returncode == 0 and "test-upstream" in listed.stdout, listed.stderr
     expected = one_error(run(sys.executable, "-m", "dynpatch", "pin", "runtime"), "is malformed")
@@ -196,6 +199,16 @@ def test_a_broken_pin_through_nox_is_the_same_one_line(tmp_path: Path) -> None:
     output = proc.stdout + proc.stderr
     assert "Traceback" not in output, output[-3000:]
     assert [ln for ln in output.splitlines() if ln.startswith("error: ")] == [expected]
+
+
+def test_a_credential_in_a_url_through_nox_is_refused_before_nox_prints_it(tmp_path: Path) -> None:
+    """nox echoes each command it runs: the noxfile refuses first (installing nothing)."""
+    run, nox = _broken_copy(tmp_path), (sys.executable, "-m", "nox", "--no-venv", "--no-install")
+    password, token = "https://user:SECRET@127.0.0.1:9/x.git", "https://SECRET@127.0.0.1:9/x.git"
+    for args in (("pr", "--", "--push", password), ("fetch", "--", f"--url={token}")):
+        proc = run(*nox, "-s", *args)
+        assert proc.returncode != 0 and "SECRET" not in proc.stdout + proc.stderr, proc.stderr
+        assert "credential helper" in proc.stderr, proc.stderr
 
 
 # --- refusals: one line, everything as it was -------------------------------------------
@@ -298,6 +311,29 @@ def test_an_unknown_option_is_one_line_without_the_password_in_its_url(capsys) -
     assert "TOKEN" not in err and "user:" not in err
 
 
+@pytest.mark.parametrize(("verb", "full"), [("verify", "out"), ("fetch", "vendor")])
+def test_a_full_disk_is_one_short_line_naming_the_path(
+    applied: World, verb: str, full: str, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """verify's copy of a tree fails on each of its files; fetch's lay-out of the wheel on one
+    (whose error, a write's, names no path)."""
+    if verb == "fetch":
+        shutil.rmtree(applied.checkout)
+    before, where = applied.snapshot(), applied.root / full
+    copyfile, write_bytes = shutil.copyfile, Path.write_bytes
+
+    def no_space(path: Path) -> None:
+        if Path(path).is_relative_to(where):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(shutil, "copyfile", lambda a, b, **k: no_space(b) or copyfile(a, b, **k))
+    monkeypatch.setattr(Path, "write_bytes", lambda p, data: no_space(p) or write_bytes(p, data))
+    monkeypatch.chdir(applied.root)
+    assert cli.main([verb, "--budget", "0"] if verb == "verify" else [verb]) == 2
+    line = synthetic.one_error(capsys.readouterr().err, f"{where}/", "No space left on device")
+    assert len(line) <= 300 and applied.snapshot() == before, line[:1000]
+
+
 # --- a run killed at any step: old or new, whole; the next run cleans up --------------------
 
 
@@ -340,8 +376,10 @@ def test_a_kill_at_a_named_step_leaves_old_or_new_whole(
     (applied.patches / "series").write_text("# design: delta\nstale\n")
     stale, checkout = _tree_bytes(applied.patches), _repo_state(applied.checkout)
     env = prepare(applied)
+    synthetic.committed(applied.root)  # a repository as this one: what git status shows
     assert applied.run("apply", fault=step, **env).returncode == -signal.SIGKILL
     assert list(applied.root.glob(left)), f"the kill at {step} left nothing to clean"
+    assert synthetic.git_status(applied.root) <= {"patches"}  # what the kill left is ignored
     now = _tree_bytes(applied.patches)
     assert now in (stale, good) or (step == "swap.aside" and now is None)  # or moved aside
     if gitio.is_git_repo(applied.checkout):
@@ -562,7 +600,7 @@ def test_drift_names_every_problem_and_prints_the_table_it_points_to(world: Worl
         world.pin.read_text().replace(_sha(world), build_wheel(world.wheel, drifted))
     )
     proc = world.run("apply")
-    one_error(proc, "more in the table above")
+    assert len(one_error(proc, "more in the table above")) <= 300  # its middle cut
     assert "drifted" in proc.stdout and "target" in proc.stdout, proc.stdout  # the table
 
 

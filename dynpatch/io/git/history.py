@@ -3,6 +3,7 @@ and the one place the toolkit touches another machine's repository, only on ``--
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from dynpatch.io.git.run import git_cmd, opened
 from dynpatch.io.git.values import Identity, check_remote
 
 _NO_SIGNATURES = ("log.showSignature=false", "color.ui=false")  # a caller's would mix in
+_EMAIL = re.compile(r"[^\s<>\"'/=,]+@[^\s<>\"'/,]+")
 _PUSH_CONFIG = ("push.followTags=false", "push.gpgSign=false", "push.recurseSubmodules=no")
 
 
@@ -64,12 +66,18 @@ def amend_head(
     git_cmd(repo_dir, *args, author=author, extra_config=config, stdin=message, failed=failed)
 
 
-def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
-    """``git verify-commit`` (raises when bad or missing), then git's account of it, one line."""
-    config = (*signing.config(), *_NO_SIGNATURES)
-    failed = f"git verify-commit {sha[:12]}"
+def verify_commit(repo_dir: Path, sha: str, signing: Signing, email: str) -> str:
+    """``git verify-commit`` (raises when bad or missing, or when the signer git names is not
+    ``email``, the commit's identity), then git's account of it, one line."""
+    config, failed = (*signing.config(), *_NO_SIGNATURES), f"git verify-commit {sha[:12]}"
     git_cmd(repo_dir, "verify-commit", sha, extra_config=config, failed=failed)
-    status = git_cmd(repo_dir, "log", "-1", "--format=%G?", sha, extra_config=config).strip()
+    status, _, signer = git_cmd(
+        repo_dir, "log", "-1", "--format=%G?%n%GS", sha, extra_config=config
+    ).partition("\n")
+    # ssh: the principal the allowed signers give the key; openpgp, x509: the key's user id.
+    if email.lower() not in (e.lower() for e in _EMAIL.findall(signer)):
+        who = f"signed by {signer.strip() or 'no one'}, not by {email}, the commit's identity"
+        raise ToolkitError(f"{failed}: {who} (nothing was written)")
     args = ("log", "-1", "--show-signature", "--format=", sha)
     shown = git_cmd(repo_dir, *args, extra_config=config)
     lines = [ln.removeprefix("gpg:").strip() for ln in shown.splitlines() if ln.strip()]
@@ -79,10 +87,8 @@ def verify_commit(repo_dir: Path, sha: str, signing: Signing) -> str:
 
 def ssh_public_key(key: str) -> str:
     """The public half of an SSH ``user.signingkey`` (literal, .pub file or private key)."""
-    if key.startswith("key::"):
+    if key.startswith(("key::", "ssh-", "ecdsa-", "sk-")):
         return key.removeprefix("key::").strip()
-    if key.startswith(("ssh-", "ecdsa-", "sk-")):
-        return key.strip()
     path = Path(key).expanduser()
     pub = path if path.suffix == ".pub" else path.with_name(path.name + ".pub")
     if pub.is_file():

@@ -105,17 +105,11 @@ def make(
         gitio.fetch_ref(scratch, checkout.path, f"refs/heads/{name}-v{kept}", _PASSING)
         previous = gitio.rev_parse(scratch, _PASSING)
         # The branch's own commits: the ones made here differ (commit time, signature).
-        held = list(plan.commits)
-        was = _decide(scratch, checkout.base, name, held, previous, False, kept - 1)
-        plan = dataclasses.replace(
-            plan,
-            revision=was.revision,
-            keep=was.keep,
-            changes=was.changes,
-            range_diff=was.range_diff,
-        )
+        was = _decide(scratch, checkout.base, name, list(plan.commits), previous, False, kept - 1)
+        same = ("revision", "keep", "changes", "range_diff")
+        plan = dataclasses.replace(plan, **{f: getattr(was, f) for f in same})
     if signing is not None:  # what the branch will hold, each signature checked by git
-        lines = [gitio.verify_commit(scratch, c.sha, signing) for c in plan.commits]
+        lines = [gitio.verify_commit(scratch, c.sha, signing, c.author.email) for c in plan.commits]
         plan = dataclasses.replace(plan, signatures=tuple(lines))
     return plan
 

@@ -48,23 +48,23 @@ def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
     program = gitio.config_get(repo, setting) or default
     if shutil.which(program) is None:
         raise ToolkitError(f"--sign with format {fmt} needs {program}, which is not installed")
-    literal = key is not None and key.startswith(("key::", "ssh-"))
-    if fmt == "ssh" and key and not literal and not Path(key).expanduser().is_file():
-        raise ToolkitError(f"signing key {key} not found (nothing was written)")
-    if fmt == "ssh" and key and not literal:  # git runs in the checkout: not relative to it
-        key = str(Path(key).expanduser().absolute())
+    if fmt == "ssh" and key and not key.startswith(("key::", "ssh-")):  # a path
+        if not Path(key).expanduser().is_file():
+            raise ToolkitError(f"signing key {key} not found (nothing was written)")
+        key = str(Path(key).expanduser().absolute())  # git runs in the checkout, not here
     return Signing(fmt, key)
 
 
 def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
-    """What ``git verify-commit`` checks the signatures against. ssh: the person's
-    ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key
-    for their email (which shows the key signed them, not that anyone trusts the key)."""
+    """What ``git verify-commit`` checks each signature (by ``signer``) against. ssh: their
+    ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key for
+    their email (which shows the key signed them, not that anyone trusts the key)."""
     if signing.format != "ssh":
         return Trust(signing, f"git verify-commit with {signing.format} (your keyring's trust)")
     configured = gitio.config_get(repo, "gpg.ssh.allowedSignersFile")
     if configured:
-        return Trust(signing, f"git verify-commit against your allowed signers ({configured})")
+        on = f"your allowed signers ({configured}), each signature by {signer.email}"
+        return Trust(signing, f"git verify-commit against {on}")
     allowed = tmp / "allowed_signers"
     allowed.write_text(
         f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import shutil
 import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,9 @@ def test_an_os_error_is_one_line_naming_the_path(tmp_path: Path) -> None:
         files.write_atomic(blocker / "x", "text")
     exc = files.os_error(PermissionError(13, "Permission denied", "/x/y"), "cannot write")
     assert str(exc) == "cannot write (/x/y): Permission denied"
+    full = [("a", f"/out/{i}", f"[Errno 28] No space left on device: '/out/{i}'") for i in range(9)]
+    exc = files.os_error(shutil.Error(full))  # a copy's failures: the first, and how many
+    assert str(exc) == "/out/0: No space left on device (+8 more)"
 
 
 def test_staged_dir_replaces_whole_or_not_at_all_and_carries_what_it_keeps(

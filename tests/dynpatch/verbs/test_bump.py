@@ -33,7 +33,7 @@ from tests.fixtures.releases import (
     make_vendor,
     this_interpreter,
 )
-from tests.fixtures.synthetic import REPO
+from tests.fixtures.synthetic import REPO, committed, git_status
 from tests.fixtures.upstream_tree import FILES
 
 # 9.9.8: the 1.3/1.4 shape of the helper (`is None` guard); 9.9.9: the 1.5+ shape.
@@ -92,10 +92,8 @@ def test_bump_moves_the_pin_regenerates_and_shows_the_range_diff(
     diff = printed.split("git range-diff (committed series on 9.9.8 → regenerated on 9.9.9):")[1]
     assert "1:  " in diff and " ! 1:  " in diff
     assert "perf(trtllm): reuse the streamed delta for logprob extraction" in diff
-    assert (
-        '-     if output.logprobs is None:\n    +     if not getattr(output, "logprobs", None):'
-        in (diff)
-    )
+    guard = '-     if output.logprobs is None:\n    +     if not getattr(output, "logprobs", None):'
+    assert guard in diff
     assert "test-upstream: pass: baseline 3 passed of 3, patched 16 passed of 16" in printed
     assert "verify: SKIPPED (--skip verify): not checked before the pin moved" in printed
     assert "pin moved 9.9.8 → 9.9.9" in printed
@@ -177,23 +175,20 @@ def test_a_failed_install_restores_both(synthetic, tmp_path: Path, monkeypatch, 
 def test_killed_between_patches_and_the_pin_the_next_run_puts_both_back(
     synthetic, tmp_path: Path
 ) -> None:
-    before = snapshot(synthetic)
-    argv = ["bump", "9.9.9", "--skip", "test-upstream", "--skip", "verify"]
+    root, before = synthetic.ws.root, snapshot(synthetic)
+    committed(root)
+    argv = [sys.executable, "-m", "dynpatch", "bump", "9.9.9", "--skip", "test-upstream"]
     env = {**os.environ, "DYNPATCH_FAULT_AT": "bump.patches", "PYTHONPATH": str(TOOLKIT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "dynpatch", *argv],
-        env=env,
-        cwd=synthetic.ws.root,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [*argv, "--skip", "verify"], env=env, cwd=root, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     pin, patches = snapshot(synthetic)
     assert pin == before[0] and patches != before[1]  # the two disagree, until ...
-    with contextlib.chdir(synthetic.ws.root):
+    assert git_status(root) == {"patches"}  # the journal is git-ignored
+    with contextlib.chdir(root):
         assert cli.main(["pin", "runtime"]) == 0  # the next run that reads the pin
-    assert snapshot(synthetic) == before
+    assert snapshot(synthetic) == before and git_status(root) == set()
     assert not list(synthetic.pin.path.parent.glob(".dynamo.toml.*"))
 
 
