@@ -198,10 +198,8 @@ def cost_claims(i: Inputs) -> list[Claim]:
     b: Bench = got.facts
     out = []
     if b.script is not None:
-        s, runs = (
-            b.script,
-            len(next(iter(next(iter(b.script.per_chunk_us.values())).values())).runs),
-        )
+        s = b.script
+        runs = max(len(v.runs) for row in s.per_chunk_us.values() for v in row.values())
         says = {
             f"script.per_chunk_us.{h}.{c}.median": v.median
             for h, row in s.per_chunk_us.items()
@@ -235,9 +233,7 @@ def cost_claims(i: Inputs) -> list[Claim]:
     if None in ours.values():
         return [
             *out,
-            Claim(
-                failed.strip() or "Instructions per request: not counted.", "bench", verdict=verdict
-            ),
+            Claim(failed.strip() or "Instructions: not counted.", "bench", verdict=verdict),
         ]
     said = "; ".join(f"{_CASES[c]}: {r:.3f} of before" for c, r in ours.items())
     out.append(
@@ -288,18 +284,12 @@ def branch_claim(i: Inputs) -> Claim:
 
 def related(i: Inputs) -> str:
     rel = f"#{RELATED.number} ({RELATED.state})"
-    lines = (
-        [f"- Supersedes #{RELATED.number}, as agreed there."]
-        if i.supersedes
-        else [f"- Relates to {rel}: it {i.design.to_related}."]
-    )
-    if i.request is not None:
-        lines.insert(0, f"- Closes #{i.request} (the Contribution Request)")
-    elif i.core.reasons:
-        lines.insert(
-            0, f"- Closes #{CR_PLACEHOLDER} (the Contribution Request: {'; '.join(i.core.reasons)})"
-        )
-    return "\n".join(lines)
+    said = f"Supersedes #{RELATED.number}, as agreed there" if i.supersedes else f"Relates to {rel}"
+    request = f"{i.request}" if i.request is not None else CR_PLACEHOLDER if i.core.reasons else ""
+    why = "; ".join(i.core.reasons) or "opened first"
+    return (
+        f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
+    ) + f"- {said}."
 
 
 def render(i: Inputs) -> str:
@@ -450,8 +440,7 @@ def comment(i: Inputs) -> str:
 
 def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
-    tests = [t for t in i.design.tests]
-    ids = " ".join(f"{t.file}::{t.name}" for t in tests)
+    ids = " ".join(f"{t.file}::{t.name}" for t in i.design.tests)
     return [
         f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({RELATED.state}, "
         f"as seen {RELATED.seen}) and wait for its answer",
