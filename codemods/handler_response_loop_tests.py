@@ -17,12 +17,13 @@ CLASS = "TestGenerateLocally"
 COMPARISON = "test_trtllm_handler_matches_shared"
 STANDIN = "_CumulativeTokenIds"
 REUSED = ("_make_handler", "_make_context")
+TEMPLATE = "handler_response_loop_tests.template.py"
 MARKS = ("trtllm", "pre_merge", "gpu_1")
-NEEDS = ("pytest", "mock", "MagicMock", "HandlerBase", "extract_from_completion_output", "_logprob")
+NEEDS = ("pytest", "mock", "MagicMock", "HandlerBase", "_logprob")
 
 LOOP_TESTS = (
     "test_trtllm_handler_base.py (gpu_1): a builder of interleaved choices whose cumulative ids "
-    "fail when copied; one response-loop test of their chunks"
+    "count the ids read and fail when copied; one response-loop test of their chunks"
 )
 
 TARGET = Target(
@@ -36,26 +37,24 @@ TARGET = Target(
 
 
 @functools.cache
-def template(
-    name: str, case: str | None = None
-) -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
-    """The template's stand-in class, its methods, and the comparison's new lines (``case``'s)."""
-    standin, cls, comparison = cst.parse_module(shape.carried(name)).body
-    if case is not None:
-        (comparison,) = cst.parse_module(shape.carried(case)).body
+def template() -> tuple[cst.ClassDef, list[cst.FunctionDef], list[cst.BaseStatement]]:
+    """The template's stand-in class, its methods, and the comparison's new lines."""
+    standin, cls, comparison = cst.parse_module(shape.carried(TEMPLATE)).body
     methods = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)]  # type: ignore[attr-defined]
     return standin, methods, list(comparison.body.body)  # type: ignore[return-value,attr-defined]
+
+
+TESTS = tuple(fn.name.value for fn in template()[1] if fn.name.value.startswith("test_"))
 
 
 class HandlerResponseLoopTests(TargetedCommand):
     DESCRIPTION = f"{LOOP_TESTS}; one new_token_ids case in the wrapper/shared comparison."
     TARGET = TARGET
-    TEMPLATE = "handler_response_loop_tests.template.py"
-    CASE_TEMPLATE: str | None = None  # the comparison's lines from another template
+    TEMPLATE = TEMPLATE
 
     @classmethod
     def added_names(cls) -> tuple[str, ...]:
-        standin, methods, _ = template(cls.TEMPLATE, cls.CASE_TEMPLATE)
+        standin, methods, _ = template()
         return (standin.name.value, *(fn.name.value for fn in methods), COMPARISON)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
@@ -69,7 +68,7 @@ class HandlerResponseLoopTests(TargetedCommand):
         comparison = shape.named(tree.body, cst.FunctionDef, COMPARISON)
         if not isinstance(comparison, cst.FunctionDef):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
-        standin, methods, case = template(self.TEMPLATE, self.CASE_TEMPLATE)
+        standin, methods, case = template()
         self._refuse_done(tree, present, comparison)
         missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
         if missing:
@@ -97,7 +96,7 @@ class HandlerResponseLoopTests(TargetedCommand):
 
     def _refuse_done(self, tree: cst.Module, present: dict, comparison: cst.FunctionDef) -> None:
         """AlreadyApplied when the whole change is there, Drifted when part of it is."""
-        standin, methods, case = template(self.TEMPLATE, self.CASE_TEMPLATE)
+        standin, methods, case = template()
         old_standin = shape.named(tree.body, cst.ClassDef, STANDIN)
         tail = list(comparison.body.body)[-len(case) :]
         parts = {

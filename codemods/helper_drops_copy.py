@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods import shape
-from codemods.logprobs_helper import NO_HELPER
+from codemods.logprobs_helper import NO_HELPER, documented
 from codemods.outcome import AlreadyApplied, Drifted, NotApplicable, Target, TargetedCommand
 
 PATH = "components/src/dynamo/common/backend/logprobs.py"
@@ -22,6 +22,11 @@ STALE = (
 REWORDED = (
     "# and run on to the `token_ids` slicing below, whose result is discarded a few",
     "# lines later.",
+)
+# What the helper now asks of the ids, a paragraph of its docstring.
+CONTRACT = (
+    "``output.token_ids`` must support ``len()`` and slicing (TRT-LLM's",
+    "and vLLM's are lists); it is sliced, not copied.",
 )
 
 
@@ -42,7 +47,7 @@ class HelperDropsCopy(TargetedCommand):
         at = copies[0]
         body[at] = cst.parse_statement(NO_COPY).with_changes(leading_lines=body[at].leading_lines)
         body = [_reworded(s) for s in body]
-        new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
+        new_fn = documented(fn.with_changes(body=fn.body.with_changes(body=body)), CONTRACT)
         return shape.replace_function(tree, QUALNAME, new_fn)
 
 

@@ -59,7 +59,9 @@ DOC_PARAGRAPH = (
     f"``output.token_ids[{CURSOR}:]``: the chunk's ids are read from it",
     "instead of a copy of the cumulative ``token_ids``. A non-empty one of",
     "another length raises ``ValueError``; an empty one means nothing new.",
-    f"``{CURSOR}`` still indexes ``output.logprobs``.",
+    f"``{CURSOR}`` still indexes ``output.logprobs``; given",
+    f"``{PARAM}``, ``output.token_ids`` must support ``len()`` (TRT-LLM's",
+    "and vLLM's are lists) and is not copied.",
 )
 
 
@@ -100,7 +102,7 @@ class LogprobsHelperDelta(TargetedCommand):
         # Only len(), indexing and truthiness are used: a Sequence, in the module's style.
         optional = "Optional" in shape.top_level_names(tree.body)
         kind = "Optional[Sequence[int]]" if optional else "Sequence[int] | None"
-        new_fn = _document(shape.add_kwonly_param(new_fn, shape.param(f"{PARAM}: {kind} = None")))
+        new_fn = documented(shape.add_kwonly_param(new_fn, shape.param(f"{PARAM}: {kind} = None")))
         return shape.with_sequence_import(shape.replace_function(tree, TARGET.qualname, new_fn))
 
 
@@ -123,8 +125,8 @@ def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int 
     return f"`{expected}` expected after `{after}`, found `{got}`"
 
 
-def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
-    """A paragraph on the new parameter in a multi-line docstring, before any ``Returns``."""
+def documented(fn: cst.FunctionDef, lines: tuple[str, ...] = DOC_PARAGRAPH) -> cst.FunctionDef:
+    """``fn`` with the paragraph ``lines`` in its multi-line docstring, before any ``Returns``."""
     first = fn.body.body[0]
     if not m.matches(first, m.SimpleStatementLine([m.Expr(m.SimpleString())])):
         return fn
@@ -133,7 +135,7 @@ def _document(fn: cst.FunctionDef) -> cst.FunctionDef:
     indent = text[text.rfind("\n") + 1 :]
     if quote != '"""' or "\n" not in text or indent.strip():  # no line of its own to add to
         return fn
-    paragraph = "\n".join(indent + line for line in DOC_PARAGRAPH)
+    paragraph = "\n".join(indent + line for line in lines)
     marker = f"\n\n{indent}Returns"
     if marker in text:
         at = text.index(marker) + 2

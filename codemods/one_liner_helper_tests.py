@@ -1,16 +1,25 @@
-"""The one-line design's CPU test (``carried/one_liner_helper_tests.template.py``) in
-dynamo's ``test_logprobs.py``: its own sliceable stand-in for ``token_ids``, so the module's
-``_ExplodingTokenIds`` stays as strict as dynamo wrote it."""
+"""The one-line design's CPU tests (``carried/one_liner_helper_tests.template.py``) in
+dynamo's ``test_logprobs.py``: their own stand-in for ``token_ids``, so the module's
+``_ExplodingTokenIds`` stays as dynamo wrote it."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods import helper_delta_tests, shape
-from codemods.helper_delta_tests import ANCHOR_PREFIX, CPU_MARKS, NEEDS, PATH
-from codemods.outcome import AlreadyApplied, Target, TargetedCommand
+from codemods import shape
+from codemods.helper_delta_tests import (
+    ANCHOR_PREFIX,
+    CPU_MARKS,
+    NEEDS,
+    PATH,
+    carry,
+    template,
+    tests_in,
+)
+from codemods.outcome import Target, TargetedCommand
 
 TEMPLATE = "one_liner_helper_tests.template.py"
+TESTS = tests_in(TEMPLATE)
 TARGET = Target(
     path=PATH,
     qualname="(new tests: one-liner)",
@@ -21,27 +30,17 @@ TARGET = Target(
 )
 
 
-def template() -> list[cst.BaseStatement]:
-    return list(cst.parse_module(shape.carried(TEMPLATE)).body)
-
-
 class OneLinerHelperTests(TargetedCommand):
     DESCRIPTION = (
-        "test_logprobs.py: add a CPU test that extract_from_completion_output gives the "
-        "same chunk from cumulative token_ids that fail when copied."
+        "test_logprobs.py: add CPU tests that extract_from_completion_output reads only the "
+        "chunk's ids of the cumulative token_ids, and none when nothing is new."
     )
     TARGET = TARGET
 
     @classmethod
     def added_names(cls) -> tuple[str, ...]:
         """The top-level definitions this command adds."""
-        return tuple(shape.top_level_names(template()))
+        return tuple(shape.top_level_names(template(TEMPLATE)))
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        new_stmts = template()
-        clashes, same, whole = helper_delta_tests.clashing(tree, new_stmts)
-        if whole:
-            raise AlreadyApplied(f"{PATH} already has the one-liner's test")
-        if clashes:
-            raise helper_delta_tests.drift(clashes, same, TARGET)
-        return helper_delta_tests.added_after_tests(tree, new_stmts, TARGET)
+        return carry(tree, template(TEMPLATE), TARGET, "the one-liner's tests")

@@ -82,9 +82,9 @@ ONE_LINER_DESIGN = Design(
     start=(helper_drops_copy.TARGET,),
     tests=(
         Test(
-            "test_extract_completion_slices_new_token_ids_without_copying",
+            "test_extract_completion_reads_only_the_chunks_token_ids",
             HELPER_TESTS,
-            "mid-stream, the chunk's log probs and top entries, read from only the chunk's ids",
+            "mid-stream, the chunk's log probs and top entries, with only the chunk's ids read",
         ),
         Test(
             "test_extract_completion_reads_no_token_ids_when_nothing_is_new",
@@ -127,9 +127,9 @@ DELTA_DESIGN = Design(
     start=(logprobs_helper.TARGET, handler_call_passes_delta.TARGET),
     tests=(
         Test(
-            "test_extract_completion_reads_the_given_new_token_ids",
+            "test_extract_completion_reads_the_chunk_from_new_token_ids",
             HELPER_TESTS,
-            "given the delta, the chunk's log probs with no id of the history read",
+            "given the delta, the chunk's log probs and top entries, with no id of the history read",
         ),
         Test(
             "test_extract_completion_rejects_new_token_ids_of_another_length",
@@ -137,11 +137,21 @@ DELTA_DESIGN = Design(
             "a non-empty delta of the wrong length raises `ValueError`",
         ),
         Test(
+            "test_extract_completion_returns_none_when_new_token_ids_is_empty",
+            HELPER_TESTS,
+            "an empty delta returns `(None, None)`, even past the end of the ids",
+        ),
+        Test(
             "TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying"
             "_token_ids",
             HANDLER_TESTS,
-            "three interleaved choices stream the right ids and log probs, none copying its "
-            "history",
+            "three interleaved choices stream the right ids and log probs, each chunk's ids "
+            "read once",
+        ),
+        Test(
+            "test_trtllm_handler_matches_shared",
+            HANDLER_TESTS,
+            "an existing test, extended with one case: the wrapper passes the delta on",
         ),
     ),
     to_related="takes the same approach, the loop's delta passed to the helper; this PR is "

@@ -12,7 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # codemods/carried/ holds the test files the patch carries (dynamo's tests, as text): data
 # the codemods insert, not modules of the package.
-CODEMODS = sorted(p for p in (ROOT / "codemods").rglob("*.py") if "carried" not in p.parts)
+CODEMODS = sorted(
+    p for p in (ROOT / "codemods").rglob("*.py") if "carried" not in p.relative_to(ROOT).parts
+)
 DYNPATCH = sorted((ROOT / "dynpatch").rglob("*.py"))
 MAX_LINES = 420
 

@@ -1,5 +1,16 @@
 class _CumulativeTokenIds(list):
-    """TRT-LLM's cumulative ids: a copy iterates, and fails the test (pytest.fail)."""
+    """TRT-LLM's cumulative ids, counting the ids read: a copy would read them all.
+
+    Iterating fails the test with pytest.fail, which the loop's handler of fatal
+    errors does not catch.
+    """
+
+    ids_read = 0
+
+    def __getitem__(self, index):
+        items = super().__getitem__(index)
+        self.ids_read += len(items) if isinstance(index, slice) else 1
+        return items
 
     def __iter__(self):
         pytest.fail("token_ids history copied")
@@ -54,11 +65,13 @@ class TestGenerateLocally:
             for delta in deltas
         ]
         handler._initiate_shutdown.assert_not_awaited()
+        # Each chunk's ids are read once, by the loop's own slice.
+        outputs = [o for r in result.__aiter__.return_value for o in r.outputs]
+        assert [o.token_ids.ids_read for o in outputs] == [len(d) for d in deltas]
 
 
 def test_trtllm_handler_matches_shared():
-    direct = extract_from_completion_output(
-        output, 1, fallback_to_first_on_missing=True, include_bytes=False
-    )
-    output.token_ids = _CumulativeTokenIds(output.token_ids)  # the delta, not a copy
-    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == direct
+    output.token_ids = _CumulativeTokenIds(output.token_ids)
+    top = [[{"rank": 1, "token_id": 99, "token": None, "logprob": -9.9}]]
+    assert HandlerBase._extract_logprobs(output, 1, new_token_ids=[12]) == ([-9.9], top)
+    assert output.token_ids.ids_read == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from codemods.handler_response_loop_tests import HandlerResponseLoopTests
+from codemods.handler_response_loop_tests import TESTS, HandlerResponseLoopTests
 from codemods.outcome import AlreadyApplied, NotApplicable
 from codemods.shape import carried
 from tests.codemods.support import TargetedCodemodTest
@@ -57,7 +57,7 @@ AFTER = (
     + f"\n{CASE}"
 )
 BUILDER = "_make_mock_interleaved_choices"
-TEST = "test_interleaved_choices_stream_logprobs_without_copying_token_ids"
+(TEST,) = TESTS
 
 
 class TestHandlerResponseLoopTests(TargetedCodemodTest):
@@ -72,7 +72,7 @@ class TestHandlerResponseLoopTests(TargetedCodemodTest):
 
     def test_already_applied_is_skipped_however_formatted(self) -> None:
         self.assertSkips(AFTER, AlreadyApplied, "already has the response-loop test")
-        spaced = AFTER.replace("return len(self._token_ids)", "return len( self._token_ids )")
+        spaced = AFTER.replace("self.ids_read += len(items)", "self.ids_read += len( items )")
         self.assertSkips(spaced, AlreadyApplied, "already has the response-loop test")
 
     def test_without_the_class_the_test_is_not_carried(self) -> None:

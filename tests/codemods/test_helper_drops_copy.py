@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-from codemods.helper_drops_copy import REWORDED, STALE, HelperDropsCopy
+from codemods.helper_drops_copy import CONTRACT, REWORDED, STALE, HelperDropsCopy
 from codemods.outcome import AlreadyApplied, NotApplicable
 from tests.codemods.support import TargetedCodemodTest
 
-BEFORE = """
+BEFORE = '''
     def extract_from_completion_output(output, num_output_tokens_so_far):
+        """Logprobs of one streamed chunk.
+
+        Returns ``(None, None)`` when there is nothing to report.
+        """
         token_ids = list(getattr(output, "token_ids", None) or [])
         if not token_ids or num_output_tokens_so_far >= len(token_ids):
             return None, None
         return token_ids[num_output_tokens_so_far:], None
-    """
+    '''
 AFTER = BEFORE.replace(
     'list(getattr(output, "token_ids", None) or [])', 'getattr(output, "token_ids", None) or []'
+).replace(
+    "        Returns", "".join(f"        {line}\n" for line in CONTRACT) + "\n        Returns"
 )
 
 
 class TestHelperDropsCopy(TargetedCodemodTest):
     TRANSFORM = HelperDropsCopy
 
-    def test_the_copy_is_dropped_and_nothing_else_changes(self) -> None:
+    def test_the_copy_is_dropped_and_the_docstring_says_why(self) -> None:
         self.assertApplies(BEFORE, AFTER)
 
     def test_the_comment_that_names_the_copy_is_reworded(self) -> None:

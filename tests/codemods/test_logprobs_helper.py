@@ -37,7 +37,9 @@ AFTER = '''
         ``output.token_ids[num_output_tokens_so_far:]``: the chunk's ids are read from it
         instead of a copy of the cumulative ``token_ids``. A non-empty one of
         another length raises ``ValueError``; an empty one means nothing new.
-        ``num_output_tokens_so_far`` still indexes ``output.logprobs``.
+        ``num_output_tokens_so_far`` still indexes ``output.logprobs``; given
+        ``new_token_ids``, ``output.token_ids`` must support ``len()`` (TRT-LLM's
+        and vLLM's are lists) and is not copied.
 
         Returns ``(None, None)`` when there is nothing to report.
         """

@@ -1,9 +1,9 @@
-"""The one-line design's carried test: a sliceable stand-in of its own for the helper's
-test, beside dynamo's strict ``_ExplodingTokenIds`` (left as dynamo wrote it)."""
+"""The one-line design's carried tests: a stand-in of their own beside dynamo's strict
+``_ExplodingTokenIds`` (left as dynamo wrote it)."""
 
 from __future__ import annotations
 
-from codemods.one_liner_helper_tests import TEMPLATE, OneLinerHelperTests
+from codemods.one_liner_helper_tests import TEMPLATE, TESTS, OneLinerHelperTests
 from codemods.outcome import AlreadyApplied
 from codemods.shape import carried
 from tests.codemods import test_helper_delta_tests as delta_helper
@@ -17,14 +17,14 @@ AFTER = delta_helper.BEFORE.replace(
 class TestOneLinerHelperTests(TargetedCodemodTest):
     TRANSFORM = OneLinerHelperTests
 
-    def test_adds_its_stand_in_and_test_and_leaves_the_sentinel_alone(self) -> None:
+    def test_adds_its_stand_in_and_tests_and_leaves_the_sentinel_alone(self) -> None:
         self.assertApplies(delta_helper.BEFORE, AFTER)
-        self.assertIn(delta_helper.OLD_MESSAGE, AFTER)
-        self.assertSkips(AFTER, AlreadyApplied, "already has the one-liner's test")
+        self.assertSkips(AFTER, AlreadyApplied, "already has the one-liner's tests")
+        self.assertEqual(OneLinerHelperTests.added_names(), ("_SlicedTokenIds", *TESTS))
+        self.assertEqual(len(TESTS), 2)
 
     def test_a_name_taken_with_other_content_is_drift(self) -> None:
         taken = delta_helper.BEFORE.replace(
-            "def _logprob(lp):", "_LOGPROBS = []\n\n\ndef _logprob(lp):"
+            "def _logprob(lp):", "_SlicedTokenIds = []\n\n\ndef _logprob(lp):"
         )
-        self.assertDrifts(taken, "_LOGPROBS already defined with other content")
-        self.assertEqual(OneLinerHelperTests.added_names()[0], "_SlicedTokenIds")
+        self.assertDrifts(taken, "_SlicedTokenIds already defined with other content")

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import platform
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -129,8 +130,8 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At the top of a tree, nothing on the path (it loads the helper by its path); on a
-        tree whose helper has no new_token_ids, no "with" column; on the one-liner, "without" is
-    it with the copy put back."""
+    tree whose helper has no new_token_ids, no "delta" column; on the one-liner, "before" is
+    it with the copy put back; ``--json``, one object of the runs."""
     from tests.fixtures.snippets import HELPER, HELPER_PATCHED
 
     monkeypatch.delenv("PYTHONPATH", raising=False)
@@ -148,17 +149,27 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
         (helper.parent / "__init__.py").write_text("raise ImportError('no dynamo._core')\n")
     saved = stage.rerun(str(python), tmp_path / "patched", REPO.rerun)
     assert saved["sha256"] == hashlib.sha256(REPO.rerun.read_bytes()).hexdigest()
-    lines = saved["output"].splitlines()
-    assert lines[1].split() == [
-        *("history", "without", "(us)", "with", "(us)", "one-liner", "(us)", "ratio")
-    ]
-    assert [ln.split()[0] for ln in lines[2:]] == ["256", "4096", "16384"]
-    base = stage.rerun(str(python), tmp_path / "baseline", REPO.rerun)["output"].splitlines()
-    assert "has no new_token_ids (the tree before this change): no 'with' column" in base[1]
-    assert [len(ln.split()) for ln in base[2:]] == [6, 4, 4, 4]
-    one = stage.rerun(str(python), tmp_path / "one-liner", REPO.rerun)["output"].splitlines()
-    assert "is the one-line alternative: 'without' puts its list(...) copy back" in one[1]
-    assert [len(ln.split()) for ln in one[2:]] == [6, 4, 4, 4]
+    for tree, kind, columns in (
+        ("patched", "delta", 3),
+        ("baseline", "before", 2),
+        ("one-liner", "one-liner", 2),
+    ):
+        lines = stage.rerun(str(python), tmp_path / tree, REPO.rerun)["output"].splitlines()
+        assert lines[0].endswith(f"the {kind} tree") and len(lines[2].split()) == columns
+        assert [ln.split()[0] for ln in lines[3:]] == [
+            "256",
+            "4096",
+            "16384",
+            "4096-token",
+            "16384-token",
+        ]
+    done = subprocess.run(
+        [python, REPO.rerun, "--json"], cwd=tmp_path / "patched", capture_output=True, text=True
+    )
+    ran = json.loads(done.stdout)
+    assert ran["tree"] == "delta" and list(ran["request_ms"]) == ["4096", "16384"]
+    assert set(ran["per_chunk_us"]["256"]) == {"before", "delta", "one_liner"}
+    assert len(ran["per_chunk_us"]["256"]["delta"]) == 5
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path, REPO.rerun)  # no helper there
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codemods import handler_response_loop_tests, helper_delta_tests
 from dynpatch import cli, evidence
 from dynpatch.designs import DESIGNS
 from dynpatch.evidence import Record, TestUpstream
@@ -63,27 +64,26 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     printed = capsys.readouterr().out
     assert 'CPU tier (-m "pre_merge and gpu_0"), ai-dynamo 9.9.9: baseline vs patched' in printed
     assert "common/test_logprobs.py" in printed and "trtllm/test_flags.py" in printed
-    assert "CPU tier: 3 tests on baseline, 16 on patched (13 new); regressions: none" in printed
+    assert "CPU tier: 3 tests on baseline, 6 on patched (3 new); regressions: none" in printed
     # What each carried test fails on in each mutant, as the JUnit XML says.
     keyword = "TypeError: extract_from_completion_output() got an unexpected keyword argument"
-    for name, cases, line, ignored in (
-        ("rejects_a_delta_that_is_not_the_chunks", 3, 79, "Failed: DID NOT RAISE ValueError"),
-        ("delta_matches_slicing", 10, 71, "AssertionError: token_ids copied"),
+    copied, not_raised = "AssertionError: token_ids copied", "Failed: DID NOT RAISE ValueError"
+    ignored = [f"{copied} (test_logprobs.py:57)", f"{not_raised} (test_logprobs.py:79)"]
+    for name, line, fails in zip(
+        helper_delta_tests.TESTS, (66, 80, 92), [*ignored, ignored[0]], strict=True
     ):
         assert (
-            f"carried test test_logprobs.py::test_extract_completion_{name}\n"
-            f"  on the baseline: {cases} of {cases} fail on {keyword} 'new_token_ids' "
-            f"(test_logprobs.py:{line})\n"
-            f"  new_token_ids accepted but ignored: {cases} of {cases} fail on {ignored} "
-            f"(test_logprobs.py:{30 if 'copied' in ignored else line - 1})\n"
+            f"carried test test_logprobs.py::{name}\n"
+            f"  on the baseline: 1 of 1 fail on {keyword} 'new_token_ids' (test_logprobs.py:{line})\n"
+            f"  new_token_ids accepted but ignored: 1 of 1 fail on {fails}\n"
         ) in printed
     assert (
-        "carried tests: 13 fail on baseline, 13 pass on patched (of 13); with new_token_ids "
-        "accepted but ignored, 13 of the 13 cases of new tests fail on their own assertions\n"
+        "carried tests: 3 fail on baseline, 3 pass on patched (of 3); with new_token_ids "
+        "accepted but ignored, 3 of the 3 cases of new tests fail on their own assertions\n"
     ) in printed
     assert (
         "CPU tier: not collected here (needs another tier): trtllm/test_trtllm_handler_base.py"
-        "::TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying_token_ids, "
+        f"::TestGenerateLocally::{handler_response_loop_tests.TESTS[0]}, "
         "trtllm/test_trtllm_handler_base.py::test_trtllm_handler_matches_shared"
     ) in printed
     assert "STAND-IN tier: not run (torch is not installed in " in printed
@@ -96,8 +96,8 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
     assert record.passed and record.design == "delta"
     assert [t.name for t in record.facts.tiers] == ["cpu"]
     assert list(record.facts.not_run) == ["standin", "gpu"]
-    assert "carried tests: 13 fail on baseline, 13 pass on patched" in record.summary
-    assert "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 15 | 0 | 0 | 0 |" in (
+    assert "carried tests: 3 fail on baseline, 3 pass on patched" in record.summary
+    assert "| `common/backend/tests/test_logprobs.py` | 2 | 0 | 0 | 0 | 5 | 0 | 0 | 0 |" in (
         record.summary
     )
     runs = record.details["runs"]["cpu"]
@@ -105,8 +105,8 @@ def test_differential_run_mutation_proof_and_evidence(stage, capsys) -> None:
         where = str(stage.tmp / "out" / "trees" / f"{side}-")
         assert runs[side]["helper_imported_from"].startswith(where)
     (cpu,) = record.facts.tiers
-    assert len(cpu.new) + len(cpu.extended) == 13 and cpu.changed == ()
-    assert len(cpu.failed_before) == len(cpu.passed_after) == cpu.ignored_caught == 13
+    assert len(cpu.new) + len(cpu.extended) == 3 and cpu.changed == ()
+    assert len(cpu.failed_before) == len(cpu.passed_after) == cpu.ignored_caught == 3
     assert cpu.why_before.startswith(("AssertionError", "TypeError", "Failed"))
     # the mutant tree is thrown away; the cached trees stay clean
     assert not list((stage.tmp / "out").glob(".mutants-*"))
@@ -136,8 +136,8 @@ def test_the_one_liner_s_test_fails_on_the_baseline_copy_and_passes_patched(stag
     stage.export(DESIGNS["one-liner"])  # only the helper's test (the STAND-IN tier: none)
     assert stage() == 0
     printed = capsys.readouterr().out
-    assert "carried tests: 10 fail on baseline, 10 pass on patched (of 10)" in printed
-    assert "on the baseline: 10 of 10 fail on AssertionError: token_ids copied" in printed
+    assert "carried tests: 2 fail on baseline, 2 pass on patched (of 2)" in printed
+    assert "on the baseline: 1 of 1 fail on AssertionError: token_ids copied" in printed
 
 
 def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
@@ -159,7 +159,7 @@ def test_a_regression_fails_the_verdict_and_the_gpu_tier_records_what_it_ran_on(
     monkeypatch.setenv(tiers.IMAGE_ENV, "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:9.9.9")
     assert stage() == 1
     printed = capsys.readouterr().out
-    assert "CPU tier: 3 tests on baseline, 16 on patched (13 new); regressions: 1" in printed
+    assert "CPU tier: 3 tests on baseline, 6 on patched (3 new); regressions: 1" in printed
     assert (
         "problem: regression: components/src/dynamo/common/backend/tests/test_logprobs.py"
         "::test_extract_completion_slices_from_offset (failed)"
@@ -236,7 +236,6 @@ def test_bad_inputs_are_one_line_and_write_nothing(stage, capsys, monkeypatch) -
 
 @pytest.mark.integration
 def test_the_committed_series_carries_its_regression_tests() -> None:
-    from codemods import handler_response_loop_tests, helper_delta_tests
     from dynpatch.pin import load_pin
     from dynpatch.services.trees import prepare_trees
     from dynpatch.services.upstream_tests import series_carried_tests
@@ -245,14 +244,10 @@ def test_the_committed_series_carries_its_regression_tests() -> None:
         prepare_trees(fetch(load_pin(REPO.pin), REPO), REPO.patches, REPO.trees)
     )
     assert added == {
-        (helper_delta_tests.PATH, "test_extract_completion_delta_matches_slicing"),
-        (
-            helper_delta_tests.PATH,
-            "test_extract_completion_rejects_a_delta_that_is_not_the_chunks",
-        ),
-        (
-            handler_response_loop_tests.PATH,
-            "TestGenerateLocally::test_interleaved_choices_stream_logprobs_without_copying_token_ids",
+        *((helper_delta_tests.PATH, name) for name in helper_delta_tests.TESTS),
+        *(
+            (handler_response_loop_tests.PATH, f"TestGenerateLocally::{name}")
+            for name in handler_response_loop_tests.TESTS
         ),
     }
     assert changed == {(handler_response_loop_tests.PATH, handler_response_loop_tests.COMPARISON)}

@@ -5,6 +5,7 @@ not run, and every kind of base; then what `pr` writes and says, through the com
 from __future__ import annotations
 
 import itertools
+import sys
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -194,3 +195,11 @@ def test_a_series_that_names_no_design_or_an_unknown_one_is_refused(world: World
         (world.patches / "series").write_text(first + listed.split("\n", 1)[1])
         status, _out, err = pr()
         assert status == 2 and ("does not say its design" in err or "unknown design" in err), err
+
+
+def test_each_design_names_the_tests_its_codemods_add() -> None:
+    for design in DESIGNS.values():
+        carried = [s.codemod for s in design.steps if s.carries_tests]
+        added = {name for c in carried for name in sys.modules[c.__module__].TESTS}
+        new = {t.name.split("::")[-1] for t in design.tests if "existing test" not in t.checks}
+        assert new == added, design.name
