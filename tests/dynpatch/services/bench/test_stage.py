@@ -148,28 +148,22 @@ def test_the_reviewer_s_script_runs_as_a_reviewer_runs_it(
         # A plain checkout's package __init__ needs dynamo's compiled runtime.
         (helper.parent / "__init__.py").write_text("raise ImportError('no dynamo._core')\n")
     saved = stage.rerun(str(python), tmp_path / "patched", REPO.rerun)
-    assert saved["sha256"] == hashlib.sha256(REPO.rerun.read_bytes()).hexdigest()
+    assert saved.sha256 == hashlib.sha256(REPO.rerun.read_bytes()).hexdigest()
     for tree, kind, columns in (
-        ("patched", "delta", 3),
-        ("baseline", "before", 2),
-        ("one-liner", "one-liner", 2),
+        ("patched", "delta", {"before", "delta", "one_liner"}),
+        ("baseline", "before", {"before", "one_liner"}),
+        ("one-liner", "one-liner", {"before", "one_liner"}),
     ):
-        lines = stage.rerun(str(python), tmp_path / tree, REPO.rerun)["output"].splitlines()
-        assert lines[0].endswith(f"the {kind} tree") and len(lines[2].split()) == columns
-        assert [ln.split()[0] for ln in lines[3:]] == [
-            "256",
-            "4096",
-            "16384",
-            "4096-token",
-            "16384-token",
-        ]
-    done = subprocess.run(
-        [python, REPO.rerun, "--json"], cwd=tmp_path / "patched", capture_output=True, text=True
-    )
-    ran = json.loads(done.stdout)
-    assert ran["tree"] == "delta" and list(ran["request_ms"]) == ["4096", "16384"]
-    assert set(ran["per_chunk_us"]["256"]) == {"before", "delta", "one_liner"}
-    assert len(ran["per_chunk_us"]["256"]["delta"]) == 5
+        ran = stage.rerun(str(python), tmp_path / tree, REPO.rerun)
+        assert ran.tree == kind and list(ran.per_chunk_us) == ["256", "4096", "16384"]
+        assert list(ran.request_ms) == ["4096", "16384"] and set(ran.per_chunk_us["256"]) == columns
+        assert len(ran.per_chunk_us["256"]["before"].runs) == 5
+    lines = subprocess.run(
+        [python, REPO.rerun], cwd=tmp_path / "patched", capture_output=True, text=True
+    ).stdout.splitlines()  # as a reviewer reads it
+    assert lines[0].endswith("the delta tree") and [ln.split()[0] for ln in lines[3:]] == [
+        *("256", "4096", "16384", "4096-token", "16384-token")
+    ]
     with pytest.raises(ToolkitError, match="not found: run from the top of a dynamo checkout"):
         stage.rerun(str(python), tmp_path, REPO.rerun)  # no helper there
 

@@ -5,8 +5,8 @@ not run, and every kind of base; then what `pr` writes and says, through the com
 from __future__ import annotations
 
 import itertools
-import sys
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
