@@ -123,6 +123,12 @@ def test_the_verdict_names_the_first_read_outside_a_delta_else_the_first_differe
         "chunk 1 of stream s read 2 token id(s) outside its delta, of a history of 5 (2 chunks "
         "did, 3 token ids in all)",
     )
+    one = _run(("s", [[0, 0]], [A]), ("t", [[0, 0], [1, 1]], [A, B]))  # one chunk is enough
+    assert upstream_fix.verdict(one, one, "ref") == (
+        False,
+        "chunk 1 of stream t read 1 token id(s) outside its delta, of a history of 1 (1 chunks "
+        "did, 1 token ids in all)",
+    )
     mine = _run(("s", [[0, 0], [0, 1]], [A, B]))
     other = _run(("s", [], [A, CHUNK.format(2, -0.5)]))
     assert upstream_fix.verdict(mine, other, "ref") == (
@@ -137,6 +143,24 @@ def test_the_verdict_names_the_first_read_outside_a_delta_else_the_first_differe
         True,
         "run: 2 chunks of 1 streams read no token id outside their delta, and their ids and "
         "logprobs equal those of ref",
+    )
+
+
+TOP = [{"1": -0.5, "2": -1.5}]
+
+
+@pytest.mark.parametrize(
+    ("field", "theirs"),
+    [("index", 1), ("token_ids", [2]), ("log_probs", [-0.25]), ("top_logprobs", TOP[:0])],
+)
+def test_a_difference_in_any_field_of_the_fix_is_not_fixed(field: str, theirs: object) -> None:
+    value = {"index": 0, "token_ids": [1], "log_probs": [-0.5], "top_logprobs": TOP}
+    chunks = [{"kind": "chunk", "value": v} for v in (value, value | {field: theirs})]
+    mine, other = (_run(("s", [[0, 0]], [json.dumps(c)])) for c in chunks)
+    assert upstream_fix.verdict(mine, other, "ref") == (
+        False,
+        f"stream s: chunk 0: {field} {json.dumps(value[field])} where ref gives "
+        f"{json.dumps(theirs)}",
     )
 
 
