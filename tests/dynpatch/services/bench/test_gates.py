@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dynpatch.services.bench import gates
 from tests.fixtures import bench as synthetic
 
@@ -84,15 +86,19 @@ def test_a_second_run_lower_than_the_first_is_apart_by_as_much() -> None:
     assert gate.detail.endswith("patched 77,000,000 and 76,900,000 (0.130%)")
 
 
-def test_each_gate_is_met_at_its_limit_but_allocation_must_stay_under_one_byte() -> None:
+@pytest.mark.parametrize(  # a slope falling as steeply misses gate 4 too
+    ("slopes", "met"),
+    [((0.99, -0.99), True), ((1.0, 0), False), ((0, -1.0), False), ((-8.0, 0.5), False)],
+)
+def test_each_gate_is_met_at_its_limit_and_allocation_under_one_byte_either_way(
+    slopes: tuple[float, float], met: bool
+) -> None:
     base = synthetic.tree_counts("baseline", (100_000_000, 100_000_000))
     at = synthetic.tree_counts(  # 0.95, 0.60, +3 % and -3 %: each limit exactly
         "patched", (95_000_000, 60_000_000), per_chunk={1: (30_000, 30_900), 4: (15_000, 14_550)}
     )
-    alloc = {"patched": {"1": 1.0, "4": -0.99}}
-    assert [g.met for g in gates.evaluate(base, at, alloc)] == [True, True, True, False]
-    alloc["patched"]["1"] = 0.99
-    assert gates.evaluate(base, at, alloc)[3].met
+    alloc = {"patched": dict(zip(("1", "4"), slopes, strict=True))}
+    assert [g.met for g in gates.evaluate(base, at, alloc)] == [True, True, True, met]
 
 
 def test_a_tree_without_allocation_figures_misses_gate_4() -> None:
