@@ -56,13 +56,8 @@ def test_the_command_told_to_judge_a_tree_names_the_same_source_as_its_verb_take
     told = source_options(SOURCES[source], "9.9.9", verb)
     args = build_parser().parse_args([verb, *shlex.split(told)])
     given = SOURCES[source]
-    url = given.url and "https://example.com/d.git"
-    assert (args.source or "pypi", args.path, args.url, args.ref) == (
-        source,
-        given.path,
-        url,
-        given.ref,
-    )
+    want = (source, given.path, given.url and "https://example.com/d.git", given.ref)
+    assert (args.source or "pypi", args.path, args.url, args.ref) == want
     one_release = ("9.9.9", None) if verb == "pr" or source != "pypi" else (None, "9.9.9")
     assert (args.version, getattr(args, "versions", None)) == one_release
     no_newest = False if (verb, source) == ("matrix", "pypi") else None  # not PyPI's newest

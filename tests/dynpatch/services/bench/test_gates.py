@@ -41,8 +41,6 @@ def test_each_gate_can_be_missed_and_names_the_tree_it_judged() -> None:
         "mutant n/a B/token (1ch), 0.500 B/token (4ch); "
         "baseline 8.000 B/token (1ch), 8.000 B/token (4ch)"
     )
-    alloc["mutant"]["1"] = 1.5
-    assert not gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")[3].met
 
 
 def test_a_per_chunk_count_that_falls_late_in_a_stream_misses_gate_3() -> None:
