@@ -4,6 +4,7 @@ and DCO rules as pure checks."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
@@ -188,6 +189,19 @@ def test_dco_problems(message: str, needle: str | None) -> None:
     assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
 
 
+def test_check_names_each_commit_s_dco_and_title_problems_in_order() -> None:
+    signed = commit(f"perf(x): y\n\nSigned-off-by: {PERSON}\n")
+    assert branches.check([signed], SERIES) == []
+    assert branches.check([], SERIES) == ["the series produced no commit"]
+    wip = dataclasses.replace(commit(f"wip: y\n\nSigned-off-by: {SERIES}\n"), sha="c" * 40)
+    assert [p[:44] for p in branches.check([signed, wip], SERIES)] == [
+        "commit cccccccccccc (wip: y): 'Signed-off-by",
+        "commit cccccccccccc (wip: y) still carries t",
+        "commit cccccccccccc: title 'wip: y' is not a",
+    ]
+    assert len(branches.check([wip], None)) == 2  # no series identity to look for
+
+
 def test_drop_sign_off_removes_only_that_identity() -> None:
     msg = (
         "perf(x): y\n\nSigned-off-by: someone is not a sign-off of SERIES\n\n"
@@ -197,3 +211,74 @@ def test_drop_sign_off_removes_only_that_identity() -> None:
     assert f"Reviewed-by: {PERSON}" in out
     assert "someone is not a sign-off" in out
     assert sign_offs(out) == [Identity("Other", "o@example.invalid")]
+
+
+# --- the revisions: what differs from the branch there, and what the branch becomes
+
+BASE, OLD = "b" * 40, "0" * 40
+ONE = CommitInfo("1" * 40, "t1", PERSON, PERSON, "perf(x): one\n", signed=False)
+TWO = CommitInfo("2" * 40, "t2", PERSON, PERSON, "perf(x): two\n", signed=False)
+JON = Identity("Jon Doe", "jon@example.invalid")
+
+
+@pytest.mark.parametrize(
+    ("now", "said"),
+    [
+        ({"sha": "9" * 40}, []),  # made again: another commit id, the same commit
+        ({"tree": "t9"}, ["commit 2: content"]),
+        ({"message": "perf(x): one\n\nmore\n"}, ["commit 2: message"]),
+        ({"author": JON}, [f"commit 2: author {PERSON} -> {JON}"]),
+        ({"signed": True}, ["commit 2: signature unsigned -> signed"]),
+        ({"tree": "t9", "author": JON}, [f"commit 2: content, author {PERSON} -> {JON}"]),
+    ],
+)
+def test_a_revision_differs_by_each_commit_s_content_message_author_and_signing(
+    now: dict, said: list
+) -> None:
+    before = [TWO, ONE]
+    assert branches._differences(before, [TWO, dataclasses.replace(ONE, **now)]) == said
+    signed = [TWO, dataclasses.replace(ONE, signed=True)]  # and back
+    assert branches._differences(signed, before) == ["commit 2: signature signed -> unsigned"]
+    assert branches._differences(before, [ONE]) == ["2 commits before, 1 now"]
+    assert branches._changes(before, [ONE, TWO]) == ["title: `perf(x): two` -> `perf(x): one`"]
+    assert branches._changes(before, [TWO]) == branches._changes([], [ONE]) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "based", "before", "force", "plan"),
+    [
+        (None, True, [], False, branches.BranchPlan(TWO.sha, None, "created", [TWO], 2)),
+        (OLD, True, [dataclasses.replace(TWO, sha="9" * 40)], False, None),  # unchanged
+        (OLD, True, [ONE], False, ("v3 (v2 kept as b-v2: ", "b-v2", 3)),
+        (OLD, False, [ONE], False, ("v3 (v2 kept as b-v2: ", "b-v2", 3)),
+        (OLD, True, [ONE], True, (f"replaced (was {OLD[:12]}: ", None, 2)),
+    ],
+)
+def test_the_branch_is_created_unchanged_replaced_or_its_earlier_revision_kept(
+    monkeypatch: pytest.MonkeyPatch, old, based: bool, before: list, force: bool, plan
+) -> None:
+    asked = []
+    git = branches.gitio
+    monkeypatch.setattr(git, "is_ancestor", lambda _r, *tips: asked.append(tips) or based)
+    monkeypatch.setattr(git, "commits_between", lambda _r, *tips: asked.append(tips) or before)
+    monkeypatch.setattr(
+        git, "range_diff", lambda _r, *rs, summary: asked.append((*rs, summary)) or "1: a ! 1: b\n"
+    )
+    got = branches._decide(Path("r"), BASE, "b", [TWO], old, force, 1)
+    if old is None or plan is None:
+        same = "unchanged (same trees, messages, authors and signing)"
+        assert got == (plan or branches.BranchPlan(OLD, OLD, same, before, 2))
+        assert asked == ([] if old is None else [(BASE, OLD), (BASE, OLD)])
+        return
+    what = "commit 1: content, message" if based else f"not based on {BASE[:12]}"
+    state, keep, revision = plan
+    ending = "; old tip in the reflog)" if force else ")"
+    title = ("title: `perf(x): one` -> `perf(x): two`",) if based and not force else ()
+    assert got == branches.BranchPlan(
+        *(TWO.sha, OLD, f"{state}{what}{ending}", [TWO], revision, keep),
+        changes=(*title, what) if keep else (),
+        range_diff="1: a ! 1: b",
+    )
+    earlier = f"{BASE}..{OLD}" if based else f"{OLD}~1..{OLD}"
+    between = [(BASE, OLD)] if based else []
+    assert asked == [(BASE, OLD), *between, (earlier, f"{BASE}..{TWO.sha}", True)]
