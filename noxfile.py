@@ -226,7 +226,7 @@ MUTANTS = {
     "dynpatch.verbs.pr.governance": "CoreLines.reasons core_lines _kind _rules _area _matches "
     "_prefixes",
     "dynpatch.verbs.pr.branch": "_decide _differences _changes check title_problem dco_problems "
-    "drop_sign_off",
+    "drop_sign_off _same",
     "dynpatch.evidence": "*",
     "dynpatch.io.git.values": "*",
 }
