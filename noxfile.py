@@ -226,7 +226,8 @@ def lock(session: nox.Session) -> None:
 # stage.py's I/O and record text (cpu, rerun, preflight, measure, _measure, how, how_line,
 # reference: valgrind children and trees, run by `nox -s bench`); upstream_fix's reference and
 # judge (fetch, clone, replay children) and reads' _run and judge (inside a replay child):
-# test_upstream_fix's replay test runs them in `nox -s tests`; reads' _reading_all (it runs
+# test_upstream_fix's replay test runs them in `nox -s tests`; branch's make, place,
+# check_checkout and _kept (git on a clone: test_branch's `pr` runs); reads' _reading_all (it runs
 # at import, before mutmut switches a mutant on); the description's prose and commands
 # (render, validation_record, base_name, _reviewer_start, _reviewer_runs, _changes,
 # _disclosure), governance's sentence and read_codeowners (a file read), and the tier
@@ -250,6 +251,8 @@ MUTANTS = {
     ),
     "dynpatch.verbs.pr.governance": "CoreLines.reasons core_lines _kind _rules _area _matches "
     "_prefixes",
+    "dynpatch.verbs.pr.branch": "_decide _differences _changes check title_problem dco_problems "
+    "drop_sign_off _same",
     "dynpatch.evidence": "*",
     "dynpatch.io.git.values": "*",
 }

@@ -42,15 +42,16 @@ class FetchOptions:
     timeout: float = 60.0
 
 
-def source_options(options: FetchOptions, version: str) -> str:
-    """The options that fetch the same tree, for a command the user is told to run."""
+def source_options(options: FetchOptions, version: str, verb: str = "pr") -> str:
+    """The options of ``verb`` (``pr`` or ``matrix``) that fetch the same tree, for a command
+    the user is told to run."""
     if options.source == "path":
         return f"--source path --path {shlex.quote(str(options.path))} --version {version}"
     if options.source == "git":
         given = (("url", gitio.redact(options.url or "")), ("ref", options.ref))
         told = [f"--{name} {shlex.quote(value)}" for name, value in given if value]
         return " ".join(["--source git", *told, f"--version {version}"])
-    return f"--no-newest --versions {version}"
+    return f"--no-newest --versions {version}" if verb == "matrix" else f"--version {version}"
 
 
 def pinned(options: FetchOptions, ws: Workspace) -> tuple[Pin, Checkout]:

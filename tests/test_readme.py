@@ -1,5 +1,6 @@
 """README.md and docs/*.md: the figures they give for the committed reference counts are the
-recorded ones, and every relative link points at a file (and heading) that exists."""
+recorded ones, every relative link points at a file (and heading) that exists, and every
+toolkit path they (and the workflows) name exists."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dynpatch.series import series_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 COUNT = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # an instruction count as the docs write it
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
@@ -47,16 +49,15 @@ def test_counts_the_docs_give_for_the_reference_are_in_docs_bench_instructions_j
     assert said and said <= ratios, f"not in the reference: {sorted(said - ratios)}"
 
 
-def test_every_toolkit_path_the_docs_name_exists() -> None:
+def test_every_toolkit_path_the_docs_and_workflows_name_exists() -> None:
     """A module or folder of the toolkit named in the docs (`dynpatch/x.py`, `codemods/`,
-    `tools/...`; not a branch such as `dynpatch/work`) is where they say: files move, prose
-    stays."""
-    named = {
-        (page.name, path)
-        for page in PAGES
-        for path in re.findall(
-            r"`((?:dynpatch|codemods|tools)/[\w/.-]*(?:\.\w+|/))`", page.read_text()
-        )
+    `tools/...`; not a branch such as `dynpatch/work`), or a file of it or its tests named in
+    a workflow's comments and commands, is where they say: files move, prose stays."""
+    quoted = r"`((?:dynpatch|codemods|tools)/[\w/.-]*(?:\.\w+|/))`"
+    named = {(page.name, path) for page in PAGES for path in re.findall(quoted, page.read_text())}
+    bare = r"(?<![\w/.-])((?:dynpatch|codemods|tools|tests)/[\w/.-]*\.\w+)"
+    named |= {
+        (flow.name, path) for flow in WORKFLOWS for path in re.findall(bare, flow.read_text())
     }
     missing = [f"{page}: {path}" for page, path in sorted(named) if not (ROOT / path).exists()]
     assert not missing, missing

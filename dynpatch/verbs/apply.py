@@ -70,9 +70,10 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
             if len(exc.findings) > 1:
                 shown.append(precommit.findings_table(exc.findings))
             if exc.report.result.drifted:  # apply has no replay to judge it
+                judge = source_options(args, checkout.release.version, "matrix")
                 shown.append(
                     "upstream may have fixed it its own way; to judge it by running its "
-                    f"code: nox -s matrix -- {source_options(args, checkout.release.version)}"
+                    f"code: nox -s matrix -- {judge}"
                 )
             raise ToolkitError(str(exc), tuple(shown)) from None
     table = console.outcome_table(report.outcomes, report.lines, title)

@@ -3,10 +3,12 @@ inputs and faults, are in test_faults.py, through the command line."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
 
+from dynpatch.cli import build_parser
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions, fetch, source_options
 from dynpatch.io import git as gitio
@@ -37,18 +39,26 @@ def test_recorded_tree_is_enforced(synthetic_release) -> None:
         fetch(load_pin(pin), rel.ws)
 
 
-@pytest.mark.parametrize(
-    ("options", "told"),
-    [
-        (FetchOptions(), "--no-newest --versions 9.9.9"),
-        (FetchOptions(source="path", path=Path("my clone")), "--source path --path 'my clone'"),
-        (
-            FetchOptions(source="git", url="https://u:TOKEN@example.com/d.git", ref="main"),
-            "--source git --url https://example.com/d.git --ref main",
-        ),
-    ],
-    ids=["pypi", "path", "git"],
-)
-def test_the_command_to_judge_a_tree_names_the_same_source(options, told: str) -> None:
-    # what apply tells the user to run: the same tree, quoted, no credential in it
-    assert source_options(options, "9.9.9").startswith(told)
+SOURCES = {
+    "pypi": FetchOptions(),
+    "path": FetchOptions(source="path", path=Path("my clone")),
+    "git": FetchOptions(source="git", url="https://u:TOKEN@example.com/d.git", ref="main"),
+}
+
+
+@pytest.mark.parametrize("verb", ["matrix", "pr"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_command_told_to_judge_a_tree_names_the_same_source_as_its_verb_takes_it(
+    source: str, verb: str
+) -> None:
+    # what apply (a matrix command) and pr (a pr command) tell the user to run: the same
+    # tree, quoted, no credential in it, in options that verb's own parser takes
+    told = source_options(SOURCES[source], "9.9.9", verb)
+    args = build_parser().parse_args([verb, *shlex.split(told)])
+    given = SOURCES[source]
+    want = (source, given.path, given.url and "https://example.com/d.git", given.ref)
+    assert (args.source or "pypi", args.path, args.url, args.ref) == want
+    one_release = ("9.9.9", None) if verb == "pr" or source != "pypi" else (None, "9.9.9")
+    assert (args.version, getattr(args, "versions", None)) == one_release
+    no_newest = False if (verb, source) == ("matrix", "pypi") else None  # not PyPI's newest
+    assert getattr(args, "newest", None) is no_newest

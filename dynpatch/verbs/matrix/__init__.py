@@ -132,6 +132,11 @@ def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.Releas
 
 
 def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
+    if args.version:  # cli.py gives every fetching verb --version; here it names no row
+        raise ToolkitError(
+            "--version is the runtime's release beside --source git or path; the releases on "
+            "PyPI are --versions"
+        )
     versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
     unknown = [v for v in versions if v not in pin.releases]
     if unknown:

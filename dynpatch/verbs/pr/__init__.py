@@ -203,7 +203,7 @@ def _shown(
             "branch onto dynamo's main and rerun before you push"
         )
     version = checkout.release.version
-    rerun = None if on_pin else f"nox -s pr -- {source_options(args, version)} --run-checks"
+    rerun = None if on_pin else f"nox -s pr -- {source_options(args, version, 'pr')} --run-checks"
     warnings = validation.warnings(facts.found, rerun)
     if facts.core.reasons and args.request is None:
         warnings.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -126,6 +127,12 @@ def test_the_verdict_names_the_first_read_outside_a_delta_else_the_first_differe
         "chunk 1 of stream s read 2 token id(s) outside its delta, of a history of 5 (2 chunks "
         "did, 3 token ids in all)",
     )
+    one = _run(("s", [[0, 0]], [A]), ("t", [[0, 0], [1, 1]], [A, B]))  # one chunk is enough
+    assert upstream_fix.verdict(one, one, "ref") == (
+        False,
+        "chunk 1 of stream t read 1 token id(s) outside its delta, of a history of 1 (1 chunks "
+        "did, 1 token ids in all)",
+    )
     mine = _run(("s", [[0, 0], [0, 1]], [A, B]))
     other = _run(("s", [], [A, CHUNK.format(2, -0.5)]))
     assert upstream_fix.verdict(mine, other, "ref") == (
@@ -143,11 +150,31 @@ def test_the_verdict_names_the_first_read_outside_a_delta_else_the_first_differe
     )
 
 
-def _release(name: str) -> tuple[ApplyReport, dict[str, str]]:
+TOP = [{"1": -0.5, "2": -1.5}]
+
+
+@pytest.mark.parametrize(
+    ("field", "theirs"),
+    [("index", 1), ("token_ids", [2]), ("log_probs", [-0.25]), ("top_logprobs", TOP[:0])],
+)
+def test_a_difference_in_any_field_of_the_fix_is_not_fixed(field: str, theirs: object) -> None:
+    value = {"index": 0, "token_ids": [1], "log_probs": [-0.5], "top_logprobs": TOP}
+    chunks = [{"kind": "chunk", "value": v} for v in (value, value | {field: theirs})]
+    mine, other = (_run(("s", [[0, 0]], [json.dumps(c)])) for c in chunks)
+    assert upstream_fix.verdict(mine, other, "ref") == (
+        False,
+        f"stream s: chunk 0: {field} {json.dumps(value[field])} where ref gives "
+        f"{json.dumps(theirs)}",
+    )
+
+
+def _release(name: str, tmp: Path) -> tuple[ApplyReport, Path, Workspace]:
+    """The series run on release ``name``, its tree, and a workspace with a series in ``tmp``."""
     files = {**SYNTHETIC_FILES, **release_files(*variant(name))}
-    return ApplyReport(
-        run_series(lambda path: files.get(path.removeprefix("components/src/")))
-    ), files
+    report = ApplyReport(run_series(lambda path: files.get(path.removeprefix("components/src/"))))
+    ws = Workspace(tmp)
+    bench.write_series(tmp, bench.patch_text()).rename(ws.patches)
+    return report, write_tree(tmp / "release", files).parent.parent, ws
 
 
 def _bench(ws: Workspace, design: str = "delta", alt: object = 0.872, digest: str = "") -> None:
@@ -186,10 +213,7 @@ KEPT = (
 def test_how_a_release_fixes_it_is_told_from_its_code(
     name: str, how: str, kept: str, tmp_path: Path, reference
 ) -> None:
-    report, files = _release(name)
-    tree = write_tree(tmp_path / "release", files).parent.parent
-    ws = Workspace(tmp_path)
-    bench.write_series(tmp_path, bench.patch_text()).rename(ws.patches)
+    report, tree, ws = _release(name, tmp_path)
     _bench(ws)
     said, then = upstream_fix.describe(report, tree, reference, ws)
     assert said.startswith(how)
@@ -208,10 +232,7 @@ def test_how_a_release_fixes_it_is_told_from_its_code(
 def test_without_the_figures_for_this_series_nothing_is_kept(
     saved: dict | None, tmp_path: Path, reference
 ) -> None:
-    report, files = _release("one-liner")
-    tree = write_tree(tmp_path / "release", files).parent.parent
-    ws = Workspace(tmp_path)
-    bench.write_series(tmp_path, bench.patch_text()).rename(ws.patches)
+    report, tree, ws = _release("one-liner", tmp_path)
     if saved is None:
         made = series.series_digest(ws.patches)
         path = evidence.path(ws.evidence, "bench", "b" * 40, made)
@@ -227,10 +248,7 @@ def test_without_the_figures_for_this_series_nothing_is_kept(
 def test_without_a_saved_bench_the_committed_reference_of_the_same_code_is_kept(
     tmp_path: Path, reference
 ) -> None:
-    report, files = _release("one-liner")
-    tree = write_tree(tmp_path / "release", files).parent.parent
-    ws = Workspace(tmp_path)
-    bench.write_series(tmp_path, bench.patch_text()).rename(ws.patches)
+    report, tree, ws = _release("one-liner", tmp_path)
     ws.bench_docs.mkdir(parents=True)
     ref = {
         "code_sha256": series.code_digest(ws.patches),
@@ -261,15 +279,14 @@ def test_without_a_saved_bench_the_committed_reference_of_the_same_code_is_kept(
 def test_a_drifted_release_is_settled_by_a_run_and_one_that_cannot_run_is_not_fixed(
     fixed: bool | None, why: str, how: str, tmp_path: Path, monkeypatch, reference
 ) -> None:
-    report, files = _release("one-liner")
-    ws = Workspace(tmp_path)
+    report, release, ws = _release("one-liner", tmp_path)
     seen = []
 
     def clone_at(path: Path, base: str, tree: Path) -> None:
         seen.append((path, base, tree.parent.parent, tree.parent.name[:6]))
         if fixed is None:
             raise ToolkitError("no such commit")
-        write_tree(tree, files)
+        shutil.copytree(release, tree)
 
     def judge(src: Path, ref, python: Path, log: Path, label: str) -> tuple[bool, str]:
         seen.append((src.relative_to(src.parents[2]), ref, python, log, label))

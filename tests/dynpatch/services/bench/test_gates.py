@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dynpatch.services.bench import gates
 from tests.fixtures import bench as synthetic
 
+TREES = ("baseline", "patched")
 FLAT_ALLOC = {"baseline": {"1": 8.0, "4": 8.0}, "patched": {"1": 0.0, "4": -0.01}}
 
 
@@ -38,8 +41,6 @@ def test_each_gate_can_be_missed_and_names_the_tree_it_judged() -> None:
         "mutant n/a B/token (1ch), 0.500 B/token (4ch); "
         "baseline 8.000 B/token (1ch), 8.000 B/token (4ch)"
     )
-    alloc["mutant"]["1"] = 1.5
-    assert not gates.evaluate(trees["baseline"], mutant, alloc, name="mutant")[3].met
 
 
 def test_a_per_chunk_count_that_falls_late_in_a_stream_misses_gate_3() -> None:
@@ -52,47 +53,41 @@ def test_a_per_chunk_count_that_falls_late_in_a_stream_misses_gate_3() -> None:
     assert gate.detail == "1 choice +0.00%, 4 choices -6.67%"
 
 
-def test_two_runs_agree_within_a_tenth_of_a_percent_or_the_gate_says_by_how_much() -> None:
-    trees = synthetic.counted_trees()
-    close = {
-        "baseline": synthetic.tree_counts("baseline", (84_080_000, 1)),
-        "patched": synthetic.tree_counts("patched", (77_000_000, 1)),
-    }
-    gate = gates.agreement(trees, close)
-    assert gate.met
-    assert "two runs agree within 0.1% (256x4" in gate.label
-    assert gate.detail == (
-        "baseline 84,000,000 and 84,080,000 (0.095%); patched 77,000,000 and 77,000,000 (0.000%)"
+@pytest.mark.parametrize(
+    ("again", "met", "apart"),
+    [
+        ((84_080_000, 77_000_000), True, "84,080,000 (0.095%); patched 77,000,000 and 77,000,000"),
+        ((84_084_000, 77_000_000), True, "baseline 84,000,000 and 84,084,000 (0.100%)"),
+        ((84_000_000, 77_080_000), False, "patched 77,000,000 and 77,080,000 (0.104%)"),
+        ((84_100_000, 77_000_000), False, "(0.119%)"),  # the first tree apart, the last not
+        ((84_000_000, 76_900_000), False, "(0.130%)"),  # lower the second time, as far apart
+    ],
+)
+def test_two_runs_agree_within_a_tenth_of_a_percent_or_the_gate_says_by_how_much(
+    again: tuple[int, int], met: bool, apart: str
+) -> None:
+    second = {t: synthetic.tree_counts(t, (n, 1)) for t, n in zip(TREES, again, strict=True)}
+    gate = gates.agreement(synthetic.counted_trees(), second)
+    assert gate.met is met and apart in gate.detail
+    assert gate.label == (
+        "two runs agree within 0.1% (256x4, each tree counted twice, both runs forked from one "
+        "child)"
     )
-    far = {**close, "patched": synthetic.tree_counts("patched", (77_080_000, 1))}
-    missed = gates.agreement(trees, far)
-    assert not missed.met and "(0.104%)" in missed.detail
 
 
-def test_the_first_tree_apart_misses_the_agreement_even_when_the_last_agrees() -> None:
-    trees = synthetic.counted_trees()
-    second = {**trees, "baseline": synthetic.tree_counts("baseline", (84_100_000, 1))}
-    gate = gates.agreement(trees, second)
-    assert not gate.met and "(0.119%)" in gate.detail
-
-
-def test_a_second_run_lower_than_the_first_is_apart_by_as_much() -> None:
-    trees = synthetic.counted_trees()
-    second = {**trees, "patched": synthetic.tree_counts("patched", (76_900_000, 1))}
-    gate = gates.agreement(trees, second)
-    assert not gate.met
-    assert gate.detail.endswith("patched 77,000,000 and 76,900,000 (0.130%)")
-
-
-def test_each_gate_is_met_at_its_limit_but_allocation_must_stay_under_one_byte() -> None:
+@pytest.mark.parametrize(  # a slope falling as steeply misses gate 4 too
+    ("slopes", "met"),
+    [((0.99, -0.99), True), ((1.0, 0), False), ((0, -1.0), False), ((-8.0, 0.5), False)],
+)
+def test_each_gate_is_met_at_its_limit_and_allocation_under_one_byte_either_way(
+    slopes: tuple[float, float], met: bool
+) -> None:
     base = synthetic.tree_counts("baseline", (100_000_000, 100_000_000))
     at = synthetic.tree_counts(  # 0.95, 0.60, +3 % and -3 %: each limit exactly
         "patched", (95_000_000, 60_000_000), per_chunk={1: (30_000, 30_900), 4: (15_000, 14_550)}
     )
-    alloc = {"patched": {"1": 1.0, "4": -0.99}}
-    assert [g.met for g in gates.evaluate(base, at, alloc)] == [True, True, True, False]
-    alloc["patched"]["1"] = 0.99
-    assert gates.evaluate(base, at, alloc)[3].met
+    alloc = {"patched": dict(zip(("1", "4"), slopes, strict=True))}
+    assert [g.met for g in gates.evaluate(base, at, alloc)] == [True, True, True, met]
 
 
 def test_a_tree_without_allocation_figures_misses_gate_4() -> None:
@@ -101,14 +96,4 @@ def test_a_tree_without_allocation_figures_misses_gate_4() -> None:
     assert not gate.met
     assert gate.detail == "; ".join(
         f"{tree} n/a B/token (1ch), n/a B/token (4ch)" for tree in ("patched", "baseline")
-    )
-
-
-def test_two_runs_a_tenth_of_a_percent_apart_agree() -> None:
-    first = {"baseline": synthetic.tree_counts("baseline", (80_000_000, 1))}
-    gate = gates.agreement(first, {"baseline": synthetic.tree_counts("baseline", (80_080_000, 1))})
-    assert gate.met
-    assert gate.label == (
-        "two runs agree within 0.1% (256x4, each tree counted twice, both runs forked from one "
-        "child)"
     )

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dynpatch import evidence
+from dynpatch import evidence, series
 from dynpatch.cli import main
 from dynpatch.errors import ToolkitError
 from dynpatch.services import variants
@@ -95,29 +95,45 @@ def test_the_reference_replaces_its_two_files_whole_and_keeps_the_folder_s_other
     assert ref["alternative/baseline"] == {"256x4": 0.9} and ref["design"] == "delta"
 
 
-def test_the_record_and_the_reference_are_of_the_trees_counted(
+def test_a_bench_whose_series_changed_while_it_counted_saves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """patches/ changed while the bench ran (an apply meanwhile): the record names the
-    series its trees were built from, so saving it refuses, and the reference is not
-    written either."""
+    """An apply rewrites patches/ while the trees are counted: the record is of the series
+    the trees were built from, so `bench --record` ends in the one error line, and neither
+    the record nor the reference is written."""
     ws = Workspace(tmp_path)
     write_pin(ws.pin, "9.9.9", "w.whl", "0" * 64)
-    patches = synthetic.write_series(tmp_path, synthetic.patch_text())
-    patches.rename(ws.patches)
-    built = Trees(tmp_path / "b", tmp_path / "p", "b" * 40, "1" * 64, "2" * 64)
-    counts = synthetic.counted_trees()
-    measured = _measured(built, True, counts)
+    synthetic.write_series(tmp_path, synthetic.patch_text()).rename(ws.patches)
+    built = series.series_digest(ws.patches)
+
+    def prepare_trees(_checkout, patches: Path, _dest) -> Trees:
+        digests = (series.series_digest(patches), series.code_digest(patches))
+        return Trees(tmp_path / "b", tmp_path / "p", "b" * 40, *digests)
+
+    def counting(*_args) -> dict:
+        (ws.patches / "0001-p.patch").write_text(synthetic.patch_text(tail="\n"))  # an apply
+        found = _found(synthetic.counted_trees()["baseline"], 8.0)
+        del found["counts"]["mutant"]
+        return found | {"hello": {}, "layout": []}
+
     monkeypatch.setattr(bench, "preflight", lambda: "valgrind")
-    monkeypatch.setattr(bench, "pinned", lambda args, ws: (None, None))
-    monkeypatch.setattr(bench, "measure", lambda *a, **k: measured)
-    monkeypatch.setattr(bench, "reference", lambda *_: {"instructions.json": b"new"})
+    monkeypatch.setattr(stage, "preflight", lambda: "valgrind")
+    monkeypatch.setattr(stage.valgrind, "version", lambda _path: "valgrind-3.19.0")
+    release = SimpleNamespace(release=SimpleNamespace(version="9.9.9"))
+    monkeypatch.setattr(bench, "pinned", lambda args, ws: (None, release))
+    monkeypatch.setattr(stage, "prepare_trees", prepare_trees)
+    monkeypatch.setattr(stage, "rerun", lambda *_: sample("bench", "b", "d", "delta").facts.script)
+    monkeypatch.setattr(variants, "build", lambda _src, dest, _edit: dest)
+    monkeypatch.setattr(stage, "_measure", counting)
+    monkeypatch.setattr(report, "plot_png", lambda _counts: b"PNG")
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "--record"]) == 2
-    err = capsys.readouterr().err
-    assert "changed while bench ran (its trees hold series sha256 111111111111" in err
+    now = series.series_digest(ws.patches)
+    assert capsys.readouterr().err == (
+        f"error: {ws.patches} changed while bench ran (its trees hold series sha256 "
+        f"{built[:12]}, patches/ now {now[:12]}): nothing saved; rerun it\n"
+    )
     assert not ws.evidence.exists() and not ws.bench_docs.exists()
-    assert measured.record("c").series_sha256 == "1" * 64  # the trees', not patches/'
 
 
 FAST_TIMEIT = (

@@ -246,6 +246,11 @@ def test_bad_inputs_are_one_line(world: Vendor, tmp_path: Path, capsys) -> None:
     assert error_of(world.ws, "--versions", "9.9.9,0.0.1").startswith(
         'error: unknown version 0.0.1: dynamo.toml has no [releases."0.0.1"] entry'
     )
+    for given in (("--version", "9.9.5", "--versions", "9.9.9"), ("--version", "9.9.9")):
+        assert error_of(world.ws, *given) == (  # never silently one release or another
+            "error: --version is the runtime's release beside --source git or path; the "
+            "releases on PyPI are --versions"
+        )
     assert error_of(world.ws, "--jobs", "0") == "error: --jobs must be 1 or more"
     assert error_of(world.ws, "--budget", "-1") == "error: --budget must be 0 or more, not -1"
     empty = Workspace(tmp_path / "empty")

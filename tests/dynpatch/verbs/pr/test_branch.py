@@ -4,6 +4,7 @@ and DCO rules as pure checks."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
@@ -170,7 +171,8 @@ def commit(message: str, author: Identity = PERSON) -> CommitInfo:
 )
 def test_titles_dynamo_accepts_and_the_types_named_otherwise(title: str, ok: bool) -> None:
     problem = branches.title_problem(title)
-    assert problem is None if ok else "perf" in problem and "revert" in problem
+    types = "feat, fix, docs, test, ci, refactor, perf, chore, build, style, revert"
+    assert problem is None if ok else problem.endswith(f"with type one of {types}")
 
 
 @pytest.mark.parametrize(
@@ -189,12 +191,110 @@ def test_dco_problems(message: str, needle: str | None) -> None:
     assert problems == [] if needle is None else len(problems) == 1 and needle in problems[0]
 
 
+def test_check_names_each_commit_s_dco_and_title_problems_in_order() -> None:
+    signed = commit(f"perf(x): y\n\nSigned-off-by: {PERSON}\n")
+    assert branches.check([signed], SERIES) == []
+    assert branches.check([], SERIES) == ["the series produced no commit"]
+    wip = commit(f"wip: {'y' * 70}\n\nSigned-off-by: {SERIES}\n")  # its subject cut at 60
+    wip, where = dataclasses.replace(wip, sha="c" * 40), f"commit cccccccccccc (wip: {'y' * 55})"
+    want = [
+        f"{where}: 'Signed-off-by",
+        f"{where} still carries",
+        "commit cccccccccccc: title 'wip",
+    ]
+    problems = branches.check([wip, signed], SERIES)  # every commit's, in order
+    assert len(problems) == 3 and all(map(str.startswith, problems, want))
+    assert len(branches.check([wip], None)) == 2  # no series identity to look for
+
+
 def test_drop_sign_off_removes_only_that_identity() -> None:
+    other = [Identity("Other", SERIES.email), Identity(SERIES.name, "o@example.invalid")]
     msg = (
         "perf(x): y\n\nSigned-off-by: someone is not a sign-off of SERIES\n\n"
-        f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\nSigned-off-by: Other <o@example.invalid>\n"
+        f"Reviewed-by: {PERSON}\nSigned-off-by: {SERIES}\n"
+        + "".join(f"Signed-off-by: {who}\n" for who in other)  # its name or its address only
     )
     out = branches.drop_sign_off(msg, SERIES)
     assert f"Reviewed-by: {PERSON}" in out
     assert "someone is not a sign-off" in out
-    assert sign_offs(out) == [Identity("Other", "o@example.invalid")]
+    assert sign_offs(out) == other
+    last = f"perf(x): y\n\nSigned-off-by: {SERIES}\n"
+    assert branches.drop_sign_off(last, SERIES) == "perf(x): y\n"
+
+
+# --- the revisions: what differs from the branch there, and what the branch becomes
+
+BASE, OLD = "b" * 40, "0" * 40
+ONE = CommitInfo("1" * 40, "t1", PERSON, PERSON, "perf(x): one\n", signed=False)
+TWO = CommitInfo("2" * 40, "t2", PERSON, PERSON, "perf(x): two\n", signed=False)
+JON = Identity("Jon Doe", "jon@example.invalid")
+
+
+@pytest.mark.parametrize(
+    ("now", "said"),
+    [
+        ({"sha": "9" * 40}, []),  # made again: another commit id, the same commit
+        ({"tree": "t9"}, ["commit 2: content"]),
+        ({"message": "perf(x): one\n\nmore\n"}, ["commit 2: message"]),
+        ({"author": JON}, [f"commit 2: author {PERSON} -> {JON}"]),
+        ({"signed": True}, ["commit 2: signature unsigned -> signed"]),
+        ({"tree": "t9", "author": JON}, [f"commit 2: content, author {PERSON} -> {JON}"]),
+    ],
+)
+def test_a_revision_differs_by_each_commit_s_content_message_author_and_signing(
+    now: dict, said: list
+) -> None:
+    before = [TWO, ONE]
+    assert branches._differences(before, [TWO, dataclasses.replace(ONE, **now)]) == said
+    signed = [TWO, dataclasses.replace(ONE, signed=True)]  # and back
+    assert branches._differences(signed, before) == ["commit 2: signature signed -> unsigned"]
+    assert branches._differences(before, [ONE]) == ["2 commits before, 1 now"]
+    assert branches._changes(before, [ONE, TWO]) == ["title: `perf(x): two` -> `perf(x): one`"]
+    assert branches._changes(before, [TWO]) == branches._changes([], [ONE]) == []
+
+
+NOW = [TWO, ONE]  # the series as made now: its tip ONE
+SAME = [dataclasses.replace(c, sha="9" * 40) for c in NOW]  # made before: other ids
+
+
+@pytest.mark.parametrize(
+    ("old", "based", "before", "force", "plan"),
+    [
+        (None, True, [], False, branches.BranchPlan(ONE.sha, None, "created", NOW, 2)),
+        (OLD, True, SAME, False, None),  # unchanged
+        (OLD, True, [ONE, TWO], False, ("v3 (v2 kept as b-v2: ", "b-v2", 3)),
+        (OLD, False, [ONE, TWO], False, ("v3 (v2 kept as b-v2: ", "b-v2", 3)),
+        (OLD, True, [ONE, TWO], True, (f"replaced (was {OLD[:12]}: ", None, 2)),
+    ],
+)
+def test_the_branch_is_created_unchanged_replaced_or_its_earlier_revision_kept(
+    monkeypatch: pytest.MonkeyPatch, old, based: bool, before: list, force: bool, plan
+) -> None:
+    asked = []
+    git = branches.gitio
+    monkeypatch.setattr(git, "is_ancestor", lambda *args: asked.append(args) or based)
+    monkeypatch.setattr(git, "commits_between", lambda *args: asked.append(args) or before)
+    monkeypatch.setattr(
+        git, "range_diff", lambda *args, summary: asked.append((*args, summary)) or "1: a ! 1: b\n"
+    )
+    repo = Path("r")
+    got = branches._decide(repo, BASE, "b", NOW, old, force, 1)
+    if old is None or plan is None:
+        same = "unchanged (same trees, messages, authors and signing)"
+        assert got == (plan or branches.BranchPlan(OLD, OLD, same, SAME, 2))
+        assert asked == ([] if old is None else [(repo, BASE, OLD), (repo, BASE, OLD)])
+        assert branches._decide(repo, BASE, "b", [TWO, *NOW], None, False, 1).tip == ONE.sha
+        return
+    each = "commit 1: content, message; commit 2: content, message"
+    what = each if based else f"not based on {BASE[:12]}"
+    state, keep, revision = plan
+    ending = "; old tip in the reflog)" if force else ")"
+    title = ("title: `perf(x): one` -> `perf(x): two`",) if based and not force else ()
+    assert got == branches.BranchPlan(
+        *(ONE.sha, OLD, f"{state}{what}{ending}", NOW, revision, keep),
+        changes=(*title, what) if keep else (),
+        range_diff="1: a ! 1: b",
+    )
+    earlier = f"{BASE}..{OLD}" if based else f"{OLD}~2..{OLD}"
+    between = [(repo, BASE, OLD)] if based else []
+    assert asked == [(repo, BASE, OLD), *between, (repo, earlier, f"{BASE}..{ONE.sha}", True)]

@@ -13,6 +13,7 @@ OWNERS = """\
 *.md @docs-team
 /components/src/dynamo/common/backend/ @runtime  # anchored folder # a comment runs to the end
 /components/src/dynamo/trtllm/ @trtllm
+/components/src/dynamo/trtllm/vendored/  # left unowned: no owners after the pattern
 tests/ @qa
 /XPU.md @xpu
 lib/bindings/ @bindings
@@ -28,6 +29,8 @@ HANDLER = "components/src/dynamo/trtllm/request_handlers/handler_base.py"
         (HELPER, "@runtime"),
         (HANDLER, "@trtllm"),
         ("components/src/dynamo/trtllm/README.md", "@trtllm"),  # the later rule wins
+        ("components/src/dynamo/trtllm/vendored/a.py", None),  # and an unowned one too
+        ("components/src/dynamo/trtllm/vendored/README.md", None),
         ("README.md", "@docs-team"),
         ("components/src/dynamo/common/backend/tests/test_logprobs.py", "@qa"),  # unanchored
         ("x/components/src/dynamo/trtllm/a.py", None),  # anchored at the top
@@ -76,6 +79,38 @@ def test_core_lines_leave_out_tests_docs_and_generated_files_and_count_areas() -
     )
     build = [(1, 0, "container/deps/requirements.txt"), (1, 0, "lib/pydocs/x.py")]
     assert governance.core_lines(build, None).files == tuple(p for _, _, p in build)  # core
-    one_area = governance.core_lines([(101, 0, HELPER)], OWNERS)
-    assert one_area.reasons == ["101 core lines, over 100"]
-    assert governance.core_lines([(100, 0, HELPER)], OWNERS).sentence().startswith("not needed")
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("components/src/dynamo/common/attestation.py", "core"),  # "test" inside a word
+        ("components/src/dynamo/common/latest_utils.py", "core"),
+        ("components/src/dynamo/contest/tests_of.py", "core"),  # no tests/ or test/ folder
+        ("test_top.py", "test"),
+        ("lib/test/helpers.py", "test"),
+        ("tests/x/conftest.py", "test"),
+    ],
+)
+def test_a_test_file_is_one_in_a_tests_folder_or_named_test_(path: str, kind: str) -> None:
+    counted = governance.core_lines([(1, 0, path)], OWNERS)
+    assert (counted.files, counted.tests) == (((path,), 0) if kind == "core" else ((), 1))
+
+
+@pytest.mark.parametrize(
+    ("changed", "needed"),
+    [
+        ([(60, 50, HELPER)], True),  # added plus removed: 110
+        ([(0, 101, HELPER)], True),
+        ([(50, 50, HELPER)], False),  # 100 exactly
+        ([(101, 0, HELPER)], True),
+        ([(40, 20, HELPER), (20, 21, "components/src/dynamo/common/backend/b.py")], True),
+    ],
+)
+def test_a_contribution_request_is_needed_over_100_added_plus_removed_lines(
+    changed: list, needed: bool
+) -> None:
+    counted = governance.core_lines(changed, OWNERS)
+    total = sum(a + r for a, r, _ in changed)
+    assert counted.reasons == ([f"{total} core lines, over 100"] if needed else [])
+    assert counted.sentence().startswith(f"{'needed' if needed else 'not needed'}: {total} core")
