@@ -117,11 +117,9 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
             design=series.design_of(made),
             base=base,
             wheel_tree=wheel_tree,
-            release=checkout.release.version,
             found=found,
             core=governance.core_lines(numstat, governance.read_codeowners(checkout.path)),
             plan=plan,
-            branch=name,
             changed=tuple(p for _, _, p in numstat),
             digest=digest,
             trusted=trust.checked if trust else "",
@@ -150,7 +148,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     for path, text in texts.items():
         files.write_atomic(path, gitio.redact(text))
     on_pin = checkout.source == "pypi" and checkout.release.version == pin.version
-    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin)
+    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin, name)
 
 
 def _shown(
@@ -165,10 +163,11 @@ def _shown(
     out: Path,
     made: Path,
     on_pin: bool,  # the base is the pin's tree: its records come from the stages' sessions
+    name: str,
 ) -> StageResult:
     """What the run made, line by line; what the person does next, in order; and the
     warnings on what it could not vouch for."""
-    plan, name = facts.plan, facts.branch
+    plan = facts.plan
     how = "" if args.run_checks else " by an earlier --run-checks"
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
     signatures = zip(plan.commits, plan.signatures, strict=False)

@@ -51,11 +51,9 @@ class Inputs:
     design: Design
     base: str  # the base as a reader names it, Markdown
     wheel_tree: bool  # the base is a PyPI wheel's tree, not an upstream commit
-    release: str
     found: Found
     core: CoreLines
     plan: BranchPlan
-    branch: str
     changed: tuple[str, ...]
     digest: str  # the series' sha256
     trusted: str = ""  # what the signature check rests on ("": not signed)

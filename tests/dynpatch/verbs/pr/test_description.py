@@ -47,7 +47,7 @@ def _inputs(design: str, states: Mapping[str, str], base: str, **kw: Any) -> des
     plan = BranchPlan("t" * 40, None, "created", [COMMIT], signatures=("[G] Good",))
     core = core_lines([(1, 1, HELPER)], None)
     return description.Inputs(
-        DESIGNS[design], name, wheel, "1.6.1", found, core, plan, "perf/x", (HELPER,), "d" * 64,
+        DESIGNS[design], name, wheel, found, core, plan, (HELPER,), "d" * 64,
         "trusted", "print(1)\n", **kw,
     )  # fmt: skip
 
