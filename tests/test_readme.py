@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
+from dynpatch.evidence import Script
 from dynpatch.series import series_digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +118,10 @@ def test_every_figure_of_a_recorded_run_is_in_its_record(
     a copy of out/evidence/<stage>.json), and that run was of the series in patches/."""
     saved = json.loads(record.read_text())
     assert saved["series_sha256"] == series_digest(ROOT / "patches"), f"{record.name} is stale"
-    text = json.dumps(saved, ensure_ascii=False) + saved.get("summary_md", "")
+    text = json.dumps(saved, ensure_ascii=False) + saved.get("summary", "")
+    if script := saved["facts"].get("script"):  # its figures as the records render them
+        typed = TypeAdapter(Script).validate_python(script)
+        text += "\n".join([*typed.table(), *typed.table("request_ms")])
     missing = [
         f
         for f in FIGURE.findall(block)

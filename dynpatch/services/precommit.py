@@ -260,7 +260,7 @@ def record(
     facts = PreCommit(typed, CONFIG, base_config, paths)
     problems = tuple(f"{h.name}: {h.findings[0]}" for h in typed if h.findings)
     rows = [
-        f"{h.name} {h.version}: {len(h.findings)} findings on {h.files} ({h.scope})" for h in typed
+        f"{h.hook} {h.pin}: {len(h.findings)} findings on {', '.join(h.checked)}" for h in hooks
     ]
     changed = {t: f"+{a} -{r}" for t, (a, r) in (lines or {}).items()}
     return Record(facts, base, series_sha256, design, problems, command, "\n".join(rows), changed)
