@@ -1,283 +1,43 @@
-"""The PR description, VALIDATION.md and the comment for #14402, rendered from typed
-records: :func:`claims` turns the records into sentences, each made from named fields
-(``says``) and saying pass only where its record passed; the renderers only place them.
-Nothing here reads a file or runs a command."""
+"""The PR description, VALIDATION.md and the comment for #14402: renderings of the claims
+(:mod:`.claims`) and of the design's own sentences. Nothing here reads a file or runs a
+command."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from dynpatch.designs import DESIGNS, RELATED, Design, copy_diff
-from dynpatch.evidence import Bench, PreCommit, TestUpstream, Tier, Verify
-from dynpatch.services.upstream_tests import tiers
-from dynpatch.verbs.pr.branch import BranchPlan
-from dynpatch.verbs.pr.governance import CoreLines
-from dynpatch.verbs.pr.validation import Found
-
-DEFECT = (
-    "TensorRT-LLM streams cumulative token ids. With logprobs on, the TRT-LLM response loop "
-    "calls the shared `extract_from_completion_output` for each choice of each chunk, and "
-    "the helper copied the whole history (`list(output.token_ids)`) only to slice out the "
-    "chunk's ids: up to 1 + 2 + … + N ids per choice for an N-token stream."
+from dynpatch.designs import DESIGNS, RELATED, copy_diff
+from dynpatch.verbs.pr.claims import (
+    _CASES,
+    CR_PLACEHOLDER,
+    DEFECT,
+    HANDLER,
+    TO_COMPLETE,
+    Claim,
+    Inputs,
+    alternative_claim,
+    branch_claim,
+    claims,
+    cost_claims,
+    pre_commit_claim,
+    test_claims,
+    verify_claim,
 )
-TO_COMPLETE = (
-    "_(complete before submitting: what you read and ran yourself, e.g. the diff line by "
-    "line, and `pytest ...` in a dynamo checkout or the TRT-LLM container)_"
-)
-CR_PLACEHOLDER = "XXXX"  # the Contribution Request's issue number, until the person has one
-HANDLER = "`HandlerBase._generate_locally_impl`"
+
+__all__ = [
+    "HANDLER",
+    "TO_COMPLETE",
+    "Claim",
+    "Inputs",
+    "checklist",
+    "claims",
+    "comment",
+    "render",
+    "validation",
+]
 _PUBLIC = (
     "- [ ] If this PR removes or incompatibly changes a public API, the symbol was "
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
     "Deprecation Policy](docs/fern/pages/community/contributing/api-stability-policy.md)."
 )
-_CASES = {"256x4": "256 tokens, 4 choices", "4096x1": "4,096 tokens, 1 choice"}
-
-
-@dataclass(frozen=True)
-class Claim:
-    """One sentence of the PR, and the record fields it states."""
-
-    text: str
-    stage: str = ""  # the record it is made from ("": none)
-    says: Mapping[str, Any] = field(default_factory=dict)  # field path -> the value stated
-    verdict: str = ""  # what it says of its check: pass, fail, not run ("": nothing)
-
-
-@dataclass(frozen=True)
-class Inputs:
-    design: Design
-    base: str  # the base as a reader names it, Markdown
-    wheel_tree: bool  # the base is a PyPI wheel's tree, not an upstream commit
-    found: Found
-    core: CoreLines
-    plan: BranchPlan
-    changed: tuple[str, ...]
-    digest: str  # the series' sha256
-    trusted: str = ""  # what the signature check rests on ("": not signed)
-    script: str = ""  # the reviewer's script
-    request: int | None = None  # the Contribution Request's issue number
-    supersedes: bool = False  # #14402's author and reviewers agreed this one replaces it
-    posted: bool = False  # the kept revision was pushed or posted: say what changed
-    reviewed: str | None = None
-
-
-def _pytest(marker: str, paths: Sequence[str]) -> str:
-    return f'`pytest --import-mode=importlib -m "{marker}" {" ".join(paths)}`'
-
-
-def _counts(c: Mapping[str, int]) -> str:
-    return ", ".join(f"{n:,} {o}" for o, n in sorted(c.items())) or "no tests"
-
-
-def tier_claim(t: Tier, at: int, keyword: str) -> Claim:
-    """What one tier of dynamo's tests showed, and the command that reruns it."""
-    says: dict[str, Any] = {f"tiers.{at}.before.{o}": n for o, n in t.before.items()}
-    says |= {f"tiers.{at}.after.{o}": n for o, n in t.after.items()}
-    counts = f"before the change {_counts(t.before)}; after it {_counts(t.after)}"
-    new = len(t.new)
-    if new:
-        says |= {
-            f"tiers.{at}.{k}": len(getattr(t, k)) for k in ("new", "failed_before", "passed_after")
-        }
-        how = f" (`{t.why_before}`)" if t.why_before else ""
-        counts += (
-            f". Of the {new} case{'s' * (new != 1)} of the new tests, {len(t.failed_before)} "
-            f"fail before the change{how} and {len(t.passed_after)} pass with it"
-        )
-        if t.ignored_caught is not None:
-            says[f"tiers.{at}.ignored_caught"] = t.ignored_caught
-            counts += f"; {t.ignored_caught} fail when the helper takes `{keyword}` but ignores it"
-    if t.extended:
-        says[f"tiers.{at}.extended"] = len(t.extended)
-        counts += f"; the {len(t.extended)} case(s) of the existing test it extends pass with it"
-    says[f"tiers.{at}.changed"] = len(t.changed)
-    counts += f"; {len(t.changed) or 'no'} other test{'s' * (len(t.changed) != 1)} changed outcome"
-    if t.failed_both:
-        says[f"tiers.{at}.failed_both"] = len(t.failed_both)
-        why = "they need parts of `tensorrt_llm` the stub lacks" if t.double else "on both sides"
-        counts += f"; {len(t.failed_both)} fail before and after alike ({why})"
-    command = _pytest(t.marker, t.paths)
-    if t.problems:
-        return Claim(f"{command}: {counts}. FAIL: {t.problems[0]}.", "test-upstream", says, "fail")
-    if t.double:  # shows no outcome change, nothing of TensorRT-LLM itself: no pass
-        return Claim(
-            f"dynamo's TRT-LLM handler tests ({command}) run here on CPU with a stub in place "
-            "of `tensorrt_llm`: that cannot show how TensorRT-LLM behaves; it shows whether "
-            f"any handler test changed outcome: {counts}.",
-            "test-upstream",
-            says,
-        )
-    return Claim(f"{command}: {counts}.", "test-upstream", says, "pass")
-
-
-def test_claims(i: Inputs) -> list[Claim]:
-    got = i.found.tests
-    if isinstance(got, str):
-        return [
-            Claim(
-                f"dynamo's tests before and after the change: not run ({got}).", verdict="not run"
-            )
-        ]
-    facts: TestUpstream = got.facts
-    lines = [tier_claim(t, n, i.design.keyword) for n, t in enumerate(facts.tiers)]
-    gpu = facts.not_run.get(tiers.GPU.name)
-    if gpu is not None and not any(t.name == tiers.GPU.name for t in facts.tiers):
-        where = "components/src/dynamo/trtllm/tests"
-        lines.append(
-            Claim(
-                "The TRT-LLM tests on a GPU were not run (no GPU where this was made); in the "
-                f"TRT-LLM container: {_pytest('pre_merge and trtllm and gpu_1', [where])}.",
-                "test-upstream",
-                verdict="not run",
-            )
-        )
-    return lines
-
-
-def verify_claim(i: Inputs) -> Claim:
-    got = i.found.verify
-    head = (
-        f"The chunks {HANDLER} emits, replayed before and after the change with a scripted engine"
-    )
-    if isinstance(got, str):
-        return Claim(f"{head}: not run ({got}).", verdict="not run")
-    v: Verify = got.facts
-    says = {"streams": v.streams, "drawn": v.drawn, "chunks": v.chunks}
-    seen = f"{v.streams:,} streams, {v.drawn:,} of them drawn at random (seed {v.seed}), {v.chunks:,} chunks"
-    tail = "; the replay runs in the tool named in the disclosure, not in a dynamo checkout"
-    if got.problems:
-        says["differ"] = len(v.differ)
-        return Claim(
-            f"{head} ({seen}): FAIL: {len(v.differ)} differ ({got.problems[0]}){tail}.",
-            "verify",
-            says,
-            "fail",
-        )
-    return Claim(f"{head} ({seen}): every chunk identical{tail}.", "verify", says, "pass")
-
-
-def pre_commit_claim(i: Inputs) -> Claim:
-    got = i.found.pre_commit
-    command = f"`pre-commit run --files {' '.join(i.changed)}`"
-    if isinstance(got, str):
-        return Claim(f"dynamo's pre-commit hooks ({command}): not run ({got}).", verdict="not run")
-    p: PreCommit = got.facts
-    hooks = ", ".join(
-        f"{h.name} {h.version.split(' ')[0]}" for h in p.hooks if h.scope != "commit messages"
-    )
-    own = (
-        "this base's own `.pre-commit-config.yaml` was not read"
-        if p.base_config
-        else "this base has no `.pre-commit-config.yaml`"
-    )
-    found = len(p.findings)
-    says = {"paths": len(p.paths), "findings": found}
-    head = f"dynamo's pre-commit hooks ({hooks}), {p.config}, on the {len(p.paths)} changed files"
-    tail = f" ({own}; in a checkout: {command})"
-    if got.problems:
-        return Claim(
-            f"{head}: FAIL: {found} finding(s), the first {got.problems[0]}{tail}.",
-            "pre-commit",
-            says,
-            "fail",
-        )
-    return Claim(f"{head}: no findings{tail}.", "pre-commit", says, "pass")
-
-
-def cost_claims(i: Inputs) -> list[Claim]:
-    """The helper's cost per chunk and per request (the script), then instructions per
-    request of the whole handler (valgrind), each with its measured spread."""
-    got = i.found.bench
-    if isinstance(got, str):
-        return [Claim(f"The cost was not measured on this base ({got}).", verdict="not run")]
-    b: Bench = got.facts
-    out = []
-    if b.script is not None:
-        s = b.script
-        runs = max(len(v.runs) for row in s.per_chunk_us.values() for v in row.values())
-        says = {
-            f"script.per_chunk_us.{h}.{c}.median": v.median
-            for h, row in s.per_chunk_us.items()
-            for c, v in row.items()
-        }
-        out.append(
-            Claim(
-                "The helper's CPU time per chunk (one new token, logprobs on), by how many "
-                f"tokens the choice already holds; median of {runs} runs on {s.machine}, "
-                "lowest to highest in brackets:\n\n" + "\n".join(s.table()),
-                "bench",
-                says,
-            )
-        )
-        says = {
-            f"script.request_ms.{n}.{c}.median": v.median
-            for n, row in s.request_ms.items()
-            for c, v in row.items()
-        }
-        out.append(
-            Claim(
-                "Over a whole single-choice request, the helper's CPU time, all of it held "
-                "under the GIL:\n\n" + "\n".join(s.table("request_ms")),
-                "bench",
-                says,
-            )
-        )
-    ours = {c: b.ratio(c, "patched") for c in _CASES}
-    failed = f" FAIL: the handler's own thresholds: {got.problems[0]}." if got.problems else ""
-    verdict = "fail" if got.problems else ""
-    if None in ours.values():
-        return [
-            *out,
-            Claim(failed.strip() or "Instructions: not counted.", "bench", verdict=verdict),
-        ]
-    said = "; ".join(f"{_CASES[c]}: {r:.3f} of before" for c, r in ours.items())
-    out.append(
-        Claim(
-            f"Instructions per request of the whole handler ({HANDLER} through "
-            "`AggregatedHandler.generate`, on CPU with logprobs on, a scripted engine in place "
-            f"of TensorRT-LLM; valgrind): {said}. Counted twice, the runs of the same request "
-            f"differ by at most {b.apart_pct:.6f} %.{failed}",
-            "bench",
-            {f"ratio.{c}.patched": r for c, r in ours.items()} | {"apart_pct": b.apart_pct},
-            verdict,
-        )
-    )
-    return out
-
-
-def alternative_claim(i: Inputs) -> Claim:
-    """The other design, as the saved figures show it."""
-    head = f"**Alternatives considered.** {i.design.other}"
-    head += f":\n\n```diff\n{copy_diff()}\n```\n" if i.design.keyword else "."
-    got = i.found.bench
-    alt = {c: got.facts.ratio(c, "alternative") for c in _CASES} if not isinstance(got, str) else {}
-    if not alt or None in alt.values():
-        return Claim(f"{head} It was not measured on this base.")
-    b: Bench = got.facts
-    flat = {t: b.late_vs_early_pct.get(t, float("nan")) for t in ("patched", "alternative")}
-    said = "; ".join(f"{_CASES[c]}: {r:.3f} of before" for c, r in alt.items())
-    return Claim(
-        f"{head} Measured the same way, instructions per request: {said}. One chunk late in a "
-        f"16,384-token stream against one early: {flat['alternative']:+.1f} % with it, "
-        f"{flat['patched']:+.1f} % with this change.",
-        "bench",
-        {f"ratio.{c}.alternative": r for c, r in alt.items()}
-        | {f"late_vs_early_pct.{t}": v for t, v in flat.items()},
-    )
-
-
-def branch_claim(i: Inputs) -> Claim:
-    signed = (
-        f"; signed, every signature checked ({i.trusted})" if i.plan.signatures else "; not signed"
-    )
-    return Claim(
-        f"This branch: {len(i.plan.commits)} commit(s), each with a DCO sign-off by its author "
-        f"and a Conventional Commit title{signed}.",
-        verdict="pass",
-    )
 
 
 def related(i: Inputs) -> str:
@@ -317,17 +77,6 @@ def render(i: Inputs) -> str:
         disclosure(i),
     ]
     return "\n\n".join(sections) + "\n"
-
-
-def claims(i: Inputs) -> list[Claim]:
-    """Every sentence made from a record, as :func:`render` places them."""
-    return [
-        *cost_claims(i),
-        *test_claims(i),
-        verify_claim(i),
-        pre_commit_claim(i),
-        alternative_claim(i),
-    ]
 
 
 def _start(i: Inputs) -> str:
