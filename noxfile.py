@@ -228,19 +228,16 @@ def lock(session: nox.Session) -> None:
 # judge (fetch, clone, replay children) and reads' _run and judge (inside a replay child):
 # test_upstream_fix's replay test runs them in `nox -s tests`; branch's make, place,
 # check_checkout and _kept (git on a clone: test_branch's `pr` runs); reads' _reading_all (it runs
-# at import, before mutmut switches a mutant on); the description's prose and commands
-# (render, validation_record, base_name, _reviewer_start, _reviewer_runs, _changes,
-# _disclosure), governance's sentence and read_codeowners (a file read), and the tier
+# at import, before mutmut switches a mutant on); the renderings of the claims
+# (description.py) and _pytest, a command's layout; governance's sentence and read_codeowners (a file read), and the tier
 # table's layout (verdict's short, renderables, markdown, imported_from): their mutants
 # change wording, not what the evidence says.
 MUTANTS = {
     "dynpatch.services.bench.gates": "*",
     "dynpatch.services.bench.stage": "_judge Measured.record",
     "dynpatch.verbs.pr.validation": "*",
-    "dynpatch.verbs.pr.description": (
-        "_related checks _saved _ratios _flat _alternative _rerun _gate_reasons "
-        "_verify_reasons _said _table _checks"
-    ),
+    "dynpatch.verbs.pr.claims": "_counts tier_claim test_claims verify_claim pre_commit_claim "
+    "cost_claims alternative_claim branch_claim claims",
     "dynpatch.replay.reads": "WatchedIds.* outside_delta",
     "dynpatch.services.upstream_fix": "settle verdict _fields _first_difference describe "
     "_function _saved_figures",
