@@ -264,9 +264,8 @@ def alternative_claim(i: Inputs) -> Claim:
 
 
 def branch_claim(i: Inputs) -> Claim:
-    signed = (
-        f"; signed, every signature checked ({i.trusted})" if i.plan.signatures else "; not signed"
-    )
+    signed = f"; signed, every signature checked with `git verify-commit` against {i.trusted}"
+    signed = signed if i.plan.signatures else "; not signed"
     return Claim(
         f"This branch: {len(i.plan.commits)} commit(s), each with a DCO sign-off by its author "
         f"and a Conventional Commit title{signed}.",

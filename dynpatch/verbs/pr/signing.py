@@ -26,6 +26,7 @@ class Trust:
 
     signing: Signing
     checked: str
+    basis: str  # what the check rests on, without a path of this machine
 
 
 def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
@@ -60,11 +61,16 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
     ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key for
     their email (which shows the key signed them, not that anyone trusts the key)."""
     if signing.format != "ssh":
-        return Trust(signing, f"git verify-commit with {signing.format} (your keyring's trust)")
+        return Trust(
+            signing,
+            f"git verify-commit with {signing.format} (your keyring's trust)",
+            "your keyring",
+        )
     configured = gitio.config_get(repo, "gpg.ssh.allowedSignersFile")
-    if configured:
+    if configured:  # named to git outright: the branch is built in a clone without your config
         on = f"your allowed signers ({configured}), each signature by {signer.email}"
-        return Trust(signing, f"git verify-commit against {on}")
+        named = Signing(signing.format, signing.key, Path(configured).expanduser())
+        return Trust(named, f"git verify-commit against {on}", "your allowed signers")
     allowed = tmp / "allowed_signers"
     allowed.write_text(
         f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'
@@ -74,7 +80,7 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
         "not set): the commits are signed by that key; GitHub shows them Verified once it "
         "is a signing key of your account"
     )
-    return Trust(Signing(signing.format, signing.key, allowed), checked)
+    return Trust(Signing(signing.format, signing.key, allowed), checked, "the signing key itself")
 
 
 def _looks_ssh(key: str | None) -> bool:

@@ -37,7 +37,7 @@ def test_every_commit_is_signed_by_the_key_and_verified(world: World, pr, key: P
     assert "against the signing key itself (gpg.ssh.allowedSignersFile is not set)" in out
     record = world.out.with_name("VALIDATION.md").read_text()
     assert (
-        "signed, every signature checked (git verify-commit against the signing key itself"
+        "signed, every signature checked with `git verify-commit` against the signing key itself"
         in record
     )
     # the same series unsigned is another revision
@@ -84,6 +84,12 @@ def test_the_persons_allowed_signers_file_is_what_verification_trusts(
     status, out, err = pr("--sign")  # the key and its format from git config
     assert status == 0, err
     assert f"against your allowed signers ({isolated_git / 'allowed_signers'})" in out
+    allowed = (isolated_git / ".gitconfig").read_text().split("allowedSignersFile = ")[1].split()[0]
+    (isolated_git / ".gitconfig").write_text(f"[user]\n\tsigningkey = {key}\n")
+    git(world.repo, "config", "gpg.ssh.allowedSignersFile", allowed)  # the checkout's own
+    status, out, err = pr("--sign", "--force")
+    assert status == 0, err
+    assert "against your allowed signers" in out and allowed not in world.out.read_text()
 
 
 def test_every_commit_of_the_series_is_checked_not_only_the_tip(
