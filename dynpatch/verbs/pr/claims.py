@@ -71,22 +71,20 @@ def tier_claim(t: Tier, at: int, keyword: str) -> Claim:
     says: dict[str, Any] = {f"tiers.{at}.before.{o}": n for o, n in t.before.items()}
     says |= {f"tiers.{at}.after.{o}": n for o, n in t.after.items()}
     counts = f"before the change {_counts(t.before)}; after it {_counts(t.after)}"
-    new = len(t.new)
-    if new:
-        says |= {
-            f"tiers.{at}.{k}": len(getattr(t, k)) for k in ("new", "failed_before", "passed_after")
-        }
+    carried = len(t.new) + len(t.extended)
+    if carried:
+        says |= {f"tiers.{at}.{k}": len(getattr(t, k)) for k in ("failed_before", "passed_after")}
         how = f" (`{t.why_before}`)" if t.why_before else ""
         counts += (
-            f". Of the {new} case{'s' * (new != 1)} of the new tests, {len(t.failed_before)} "
+            f". Of the {carried} case(s) the series adds or extends, {len(t.failed_before)} "
             f"fail before the change{how} and {len(t.passed_after)} pass with it"
         )
-        if t.ignored_caught is not None:
+        if t.ignored_caught is not None and t.new:
             says[f"tiers.{at}.ignored_caught"] = t.ignored_caught
-            counts += f"; {t.ignored_caught} fail when the helper takes `{keyword}` but ignores it"
-    if t.extended:
-        says[f"tiers.{at}.extended"] = len(t.extended)
-        counts += f"; the {len(t.extended)} case(s) of the existing test it extends pass with it"
+            counts += (
+                f"; {t.ignored_caught} of the {len(t.new)} new one(s) fail when the helper "
+                f"takes `{keyword}` but ignores it"
+            )
     says[f"tiers.{at}.changed"] = len(t.changed)
     counts += f"; {len(t.changed) or 'no'} other test{'s' * (len(t.changed) != 1)} changed outcome"
     if t.failed_both:
@@ -160,7 +158,9 @@ def pre_commit_claim(i: Inputs) -> Claim:
         return Claim(f"dynamo's pre-commit hooks ({command}): not run ({got}).", verdict="not run")
     p: PreCommit = got.facts
     hooks = ", ".join(
-        f"{h.name} {h.version.split(' ')[0]}" for h in p.hooks if h.scope != "commit messages"
+        f"{h.name} {v}" if (v := h.version.split(" ")[0])[0].isdigit() else f"the {h.name} check"
+        for h in p.hooks
+        if h.scope != "commit messages"
     )
     own = (
         "this base's own `.pre-commit-config.yaml` was not read"
@@ -170,6 +170,7 @@ def pre_commit_claim(i: Inputs) -> Claim:
     found = len(p.findings)
     says = {"paths": len(p.paths), "findings": found}
     head = f"dynamo's pre-commit hooks ({hooks}), {p.config}, on the {len(p.paths)} changed files"
+    head = head.replace("), the hooks and pins of", ") at the pins and with the settings of")
     tail = f" ({own}; in a checkout: {command})"
     if got.problems:
         return Claim(
@@ -242,24 +243,28 @@ def cost_claims(i: Inputs) -> list[Claim]:
     return out
 
 
+def _late(pct: float) -> str:
+    return "the same (within 0.01 %)" if abs(pct) < 0.01 else f"{pct:+.2f} %"
+
+
 def alternative_claim(i: Inputs) -> Claim:
     """The other design, as the saved figures show it."""
     head = f"**Alternatives considered.** {i.design.other}"
-    head += f":\n\n```diff\n{copy_diff()}\n```\n" if i.design.keyword else "."
+    head += f":\n\n```diff\n{copy_diff()}\n```\n\n" if i.design.keyword else ". "
     got = i.found.bench
     alt = {c: got.facts.ratio(c, "alternative") for c in _CASES} if not isinstance(got, str) else {}
     if not alt or None in alt.values():
-        return Claim(f"{head} It was not measured on this base.")
+        return Claim(f"{head}It was not measured on this base.")
     b: Bench = got.facts
     flat = {t: b.late_vs_early_pct.get(t, float("nan")) for t in ("patched", "alternative")}
     said = "; ".join(f"{_CASES[c]}: {r:.3f} of before" for c, r in alt.items())
     return Claim(
-        f"{head} Measured the same way, instructions per request: {said}. One chunk late in a "
-        f"16,384-token stream against one early: {flat['alternative']:+.1f} % with it, "
-        f"{flat['patched']:+.1f} % with this change.",
+        f"{head}Measured the same way, instructions per request: {said}. One chunk late in a "
+        f"16,384-token stream against one early: {_late(flat['alternative'])} with it, "
+        f"{_late(flat['patched'])} with this change.",
         "bench",
         {f"ratio.{c}.alternative": r for c, r in alt.items()}
-        | {f"late_vs_early_pct.{t}": v for t, v in flat.items()},
+        | {f"late_vs_early_pct.{t}": v for t, v in flat.items() if abs(v) >= 0.01},
     )
 
 

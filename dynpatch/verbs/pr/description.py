@@ -187,13 +187,14 @@ def comment(i: Inputs) -> str:
 
 def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
-    ids = " ".join(f"{t.file}::{t.name}" for t in i.design.tests)
+    cpu = " ".join(f"{t.file}::{t.name}" for t in i.design.tests if "/trtllm/" not in t.file)
     return [
         f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({RELATED.state}, "
         f"as seen {RELATED.seen}) and wait for its answer",
-        f"2. in your dynamo checkout, with the branch: pytest --import-mode=importlib {ids}",
-        "3. and on main: the same tests fail; python3 per_chunk_cost.py on both",
-        "4. the TRT-LLM GPU tests in the TRT-LLM container, or say you did not run them: "
-        'pytest -m "pre_merge and trtllm and gpu_1" components/src/dynamo/trtllm/tests',
+        f"2. in your dynamo checkout, on the branch and then on main (where they fail): pytest "
+        f"--import-mode=importlib {cpu}",
+        "3. python3 per_chunk_cost.py (in VALIDATION.md) on both",
+        "4. in the TRT-LLM container (the handler's tests need it), or say you did not: pytest "
+        '--import-mode=importlib -m "pre_merge and trtllm and gpu_1" components/src/dynamo/trtllm/tests',
         "5. then: nox -s pr -- ... --reviewed 'what you read and ran'",
     ]

@@ -162,7 +162,7 @@ def test_pr_writes_the_description_its_validation_and_the_comment_and_says_post_
     digest = series.series_digest(world.patches)
     assert f"series sha256 `{digest[:12]}`" in record  # the series the branch is made from
     assert re.search(rf"post COMMENT_{RELATED.number}\.md on #{RELATED.number} first", out)
-    assert "2. in your dynamo checkout, with the branch: pytest --import-mode=importlib" in out
+    assert "2. in your dynamo checkout, on the branch and then on main (where they fail)" in out
     assert "warning: the description's disclosure asks what you reviewed yourself" in err
     assert pr(reviewed="the diff, and pytest of both test files")[0] == 0
     assert world.out.read_text().endswith(
