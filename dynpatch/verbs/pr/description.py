@@ -33,6 +33,9 @@ __all__ = [
     "render",
     "validation",
 ]
+# The trees the handler's instructions were counted on, as VALIDATION.md names them.
+_TREES = {"baseline": "before", "patched": "with this change", "alternative": "the other design"}
+_TREES["mutant"] = "with this change and the copy put back (the counts must see it)"
 _PUBLIC = (
     "- [ ] If this PR removes or incompatibly changes a public API, the symbol was "
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
@@ -141,7 +144,7 @@ def validation(i: Inputs) -> str:
     parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cost_claims(i)))
     if not isinstance(i.found.bench, str):
         rows = [
-            f"| {_CASES.get(c, c)} | {t} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
+            f"| {_CASES.get(c, c)} | {_TREES.get(t, t)} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
             for t, s in row.items()
         ]
