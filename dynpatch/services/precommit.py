@@ -229,7 +229,7 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     return Table("upstream pre-commit findings", ("hook", "file", "line", "finding"), rows)
 
 
-CONFIG = "the hooks and pins of dynamo's `.pre-commit-config.yaml` (as of v1.6.1) with its settings, each hook run on its own"
+CONFIG = "dynamo's `.pre-commit-config.yaml` as of v1.6.1"  # whose pins and settings ran
 
 
 def record(

@@ -138,7 +138,7 @@ def verify_claim(i: Inputs) -> Claim:
         return Claim(f"{head}: not run ({got}).", verdict="not run")
     v: Verify = got.facts
     says = {"streams": v.streams, "drawn": v.drawn, "chunks": v.chunks}
-    seen = f"{v.streams:,} streams, {v.drawn:,} of them drawn at random (seed {v.seed}), {v.chunks:,} chunks"
+    seen = f"{v.streams:,} streams, {v.drawn:,} of them drawn at random with seed {v.seed}, {v.chunks:,} chunks"
     tail = "; the replay runs in the tool named in the disclosure, not in a dynamo checkout"
     if got.problems:
         says["differ"] = len(v.differ)
@@ -169,8 +169,8 @@ def pre_commit_claim(i: Inputs) -> Claim:
     )
     found = len(p.findings)
     says = {"paths": len(p.paths), "findings": found}
-    head = f"dynamo's pre-commit hooks ({hooks}), {p.config}, on the {len(p.paths)} changed files"
-    head = head.replace("), the hooks and pins of", ") at the pins and with the settings of")
+    head = f"dynamo's pre-commit hooks ({hooks}), each run on its own at the pins and with the "
+    head += f"settings of {p.config}, on the {len(p.paths)} changed files"
     tail = f" ({own}; in a checkout: {command})"
     if got.problems:
         return Claim(
