@@ -72,6 +72,14 @@ def test_a_record_is_saved_under_its_base_and_series_and_read_back_typed(tmp_pat
     with pytest.raises(ToolkitError, match=f"sha256 {made}, {patches.name}/ now {now}\\): "):
         evidence.save(record, patches, out)
     assert json.loads(where.read_text()) == saved
+    assert where.read_text().startswith('{\n "stage": "bench",\n "facts": {')  # diffable
+    other = sample("bench", "c" * 40, built, "delta")  # another base: beside it, both kept
+    assert evidence.save(other, series(tmp_path, patch()), out).parent == where.parent
+    assert len(list(where.parent.iterdir())) == 2
+    where.rename(evidence.path(out, "bench", "d" * 40, built))  # filed under another key
+    said = evidence.load(evidence.Bench, out, "d" * 40, built)
+    assert said == "saved under another base and series' key"
+    assert {r.base for r in evidence.of_series(evidence.Bench, out, built)} == {BASE, "c" * 40}
 
 
 def test_a_record_of_another_schema_or_with_a_field_of_the_wrong_type_is_not_run(

@@ -68,6 +68,14 @@ def test_warnings_say_what_to_run_and_every_check_not_passed_blocks_the_push() -
     ]
     on_main = "nox -s pr -- --source path --path CLONE --run-checks"  # not the pin's tree
     assert validation.warnings(found, on_main)[1].endswith(f"run `{on_main}`")
+    assert validation.status("bench", found.bench) == "bench: pass (saved for this base and series)"
+    assert [stage for stage, _ in found.each()] == [
+        "test-upstream",
+        "verify",
+        "bench",
+        "pre-commit",
+    ]
+    assert found.each()[2] == ("bench", found.bench)
     assert validation.push_blockers(found) == [
         "test-upstream: FAIL (test-upstream found a problem) (saved for this base and series)",
         "verify: not run for this base and series",
