@@ -33,6 +33,8 @@ def _stand_ins(monkeypatch: pytest.MonkeyPatch, world: World, failing: str = "")
         ran.append("series")
         made = ws.stage.pr / checks.SERIES_DIR
         shutil.copytree(ws.patches, made, dirs_exist_ok=True)
+        with (made / "series").open("a") as listed:  # another series than patches/
+            listed.write("# made on this base\n")
         hooks = sample("pre-commit", checkout.base, series.series_digest(made), "delta")
         evidence.save(dataclasses.replace(hooks, command=command), made, ws.evidence)
         return made
@@ -69,6 +71,8 @@ def test_every_check_runs_on_the_base_and_saves_its_record_as_the_stage_does(
         assert isinstance(saved, evidence.Record) and saved.command.startswith("nox -s pr -- ")
         assert "--run-checks" in saved.command
     assert "warning: " not in err.replace("warning: dynamo's governance asks", "")
+    record = world.out.with_name("VALIDATION.md").read_text()  # of the series made here
+    assert f"series sha256 `{made[:12]}`" in record and made != series.series_digest(world.patches)
 
     # a later pr on this base (to complete the disclosure, say) runs nothing again, even
     # after its pre-commit record is gone: that one is said not run here

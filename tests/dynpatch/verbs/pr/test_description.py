@@ -175,10 +175,13 @@ def test_changes_in_v2_only_once_v1_was_pushed_or_posted(world: World, pr, tmp_p
     world.series({HELPER: "# v2 of the change\n"}, design="one-liner")
     assert pr()[0] == 0
     assert "## Changes in v" not in world.out.read_text()  # v1 kept, but nobody saw it
-    world.series({HELPER: "# v3 of the change\n"}, design="one-liner")
+    one_liner = DESIGNS["one-liner"]
+    world.series({HELPER: "# v3 of the change\n"}, message=one_liner.message, design="one-liner")
     assert pr("--posted")[0] == 0
-    text = world.out.read_text()
-    assert "## Changes in v3\n\n- commit 1: the change" in text
+    text = world.out.read_text()  # from the earlier to this one, the design named
+    assert "## Changes in v3\n\n- the design: delta -> one-liner\n" in text
+    assert f"- title: `{DESIGNS['delta'].title}` -> `{one_liner.title}`" in text
+    assert "- commit 1: the change, the message" in text
     assert "- v2 is kept as the branch `perf/trtllm-logprob-delta-v2`" in text
     fork = tmp_path / "fork.git"
     git(tmp_path, "init", "-q", "--bare", str(fork))
