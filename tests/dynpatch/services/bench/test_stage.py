@@ -240,6 +240,7 @@ def _measured(built: Trees, passed: bool, counts: dict, blind: bool = False) -> 
             {"label": "gate 2", "met": blind},
         ],
         "trees": {"design": "delta", "release": "9.9.9"},
+        "counts": {"baseline": {}},  # the raw counts: in out/bench/, not in the record
     }
     script = sample("bench", "b" * 40, "d" * 64, "delta").facts.script
     return stage.Measured(built, passed, ["gate lines"], data, counts, script)
