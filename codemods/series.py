@@ -206,9 +206,10 @@ TensorRT-LLM streams cumulative token ids. For each choice of each
 response, the TRT-LLM response loop builds the chunk's delta,
 output.token_ids[tokens_so_far:], then calls the shared
 extract_from_completion_output, which copied the whole history with
-list(output.token_ids) only to slice it again. With logprobs on, an
-N-token choice copied 1 + 2 + ... + N ids, even in responses where
-it did not advance.
+list(output.token_ids) only to slice it again. With logprobs on, each
+chunk copied the whole history so far: 1 + 2 + ... + N ids for an
+N-token choice streamed a token at a time, and more in responses
+where that choice did not advance.
 
 extract_from_completion_output and HandlerBase._extract_logprobs now
 take an optional keyword-only new_token_ids, and the response loop
@@ -223,9 +224,11 @@ TensorRT-LLM streams cumulative token ids. For each choice of each
 response, the TRT-LLM response loop calls the shared
 extract_from_completion_output, which copied the whole history with
 list(output.token_ids) only to slice the chunk's ids out of it. With
-logprobs on, an N-token choice copied up to 1 + 2 + ... + N ids
-(quadratic in its length), even in responses where it did not advance.
+logprobs on, each chunk copied the whole history so far: 1 + 2 + ... + N
+ids for an N-token choice streamed a token at a time, and more in
+responses where that choice did not advance.
 
-The helper now slices output.token_ids without copying it first. No
-signature changes, and the chunks are unchanged for every caller.
+The helper now slices output.token_ids without copying it first, and
+its docstring says the ids must support len() and slicing. No signature
+changes: a slice of a list holds what a slice of its copy held.
 """

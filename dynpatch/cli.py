@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--contribution-request", type=int, dest="request", metavar="N", help="its issue")
     add("--supersedes-14402", **FLAG, dest="supersedes", help="say it replaces #14402 (agreed)")
     add("--posted", **FLAG, help="the earlier revision was posted: say what changed since")
+    add("--discussed", metavar="URL", help="the link to the answer on #14402, for the description")
     add("--push", metavar="REMOTE", help="push the branch to your fork (default: nothing)")
     add("--force", **FLAG, dest="replace", help="replace a different branch (not keep it as vN)")
     add("--out", type=Path, help="default: out/pr/PR_DESCRIPTION.md")

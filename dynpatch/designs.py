@@ -95,14 +95,15 @@ ONE_LINER_DESIGN = Design(
     to_related="fixes the same copy by passing the loop's delta to the helper as a new "
     "keyword argument; this PR is the one-line alternative",
     other="The delta design, #14402's approach, passes the loop's delta to the helper as a "
-    "new keyword (measured here on my own implementation of it)",
+    "new keyword (measured here on an implementation made for this comparison, v1 of this "
+    "branch, not on #14402's code)",
     comment=(
         "An alternative for the copy this PR fixes, for you to weigh here before anything "
         "else is opened: slice `output.token_ids` without `list(...)` first, no new keyword:",
-        "It keeps what this PR fixes: the TRT-LLM loop no longer copies the history. It drops "
-        "the new keyword on the shared helper and on `HandlerBase._extract_logprobs`, and the "
-        "path that keeps the copy for callers without it: one code path for TRT-LLM, vLLM and "
-        "any other caller. Would you take this into this PR, or should it be a PR of its own?",
+        "It keeps what this PR fixes: the TRT-LLM loop no longer copies the history. Compared "
+        "with passing the loop's delta as a new keyword, it changes no signature and leaves "
+        "one code path for every caller. Would you take this into this PR, should it be a PR "
+        "of its own, or neither?",
     ),
 )
 DELTA_DESIGN = Design(

@@ -49,6 +49,7 @@ class PrOptions(FetchOptions):
     request: int | None = None  # the Contribution Request issue this PR closes
     supersedes: bool = False  # #14402 agreed this PR replaces it
     posted: bool = False  # the earlier revision was posted for review (else: if pushed)
+    discussed: str | None = None  # the link to the comment's answer on #14402
     push: str | None = None  # the fork: remote name, URL or path (None: push nothing)
     out: Path | None = None  # None: out/pr/PR_DESCRIPTION.md
 
@@ -127,6 +128,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
             request=args.request,
             supersedes=args.supersedes,
             posted=args.posted or shown_before,
+            discussed=args.discussed,
             reviewed=args.reviewed,
         )
         texts = {
@@ -209,6 +211,11 @@ def _shown(
             f"dynamo's governance asks for a Contribution Request first "
             f"({'; '.join(facts.core.reasons)}): open one from its template, wait for "
             "`approved-for-pr`, then pass --contribution-request N"
+        )
+    if not args.discussed and not args.supersedes:
+        warnings.append(
+            f"the description links no answer on #{RELATED.number}: post {COMMENT_FILE} there "
+            "first, then pass --discussed URL (the link to its answer)"
         )
     if not args.reviewed:
         warnings.append(

@@ -35,7 +35,6 @@ __all__ = [
 ]
 # The trees the handler's instructions were counted on, as VALIDATION.md names them.
 _TREES = {"baseline": "before", "patched": "with this change", "alternative": "the other design"}
-_TREES["mutant"] = "with this change and the copy put back (the counts must see it)"
 _PUBLIC = (
     "- [ ] If this PR removes or incompatibly changes a public API, the symbol was "
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
@@ -43,9 +42,14 @@ _PUBLIC = (
 )
 
 
+def _state() -> str:
+    return f"{RELATED.state}, as of {RELATED.seen}"
+
+
 def related(i: Inputs) -> str:
-    rel = f"#{RELATED.number} ({RELATED.state})"
+    rel = f"#{RELATED.number} ({_state()})"
     said = f"Supersedes #{RELATED.number}, as agreed there" if i.supersedes else f"Relates to {rel}"
+    said += f"; discussed there: {i.discussed}" if i.discussed else ""
     request = f"{i.request}" if i.request is not None else CR_PLACEHOLDER if i.core.reasons else ""
     why = "; ".join(i.core.reasons) or "opened first"
     return (
@@ -58,9 +62,13 @@ def render(i: Inputs) -> str:
     d = i.design
     overview = f"{DEFECT} {d.does}"
     if not i.supersedes:
-        overview += f"\n\n#{RELATED.number} ({RELATED.state}) {d.to_related}."
+        overview += f"\n\n#{RELATED.number} ({_state()}) {d.to_related}."
+    overview += f" Discussed there first: {i.discussed}." if i.discussed else ""
     tests = "\n".join(f"- `{t.name}` (`{t.file}`): {t.checks}." for t in d.tests)
-    checks = [*test_claims(i), verify_claim(i), pre_commit_claim(i), branch_claim(i)]
+    # What a checkout can rerun, or what says it fails or was not run: not the handler
+    # tests on CPU with a stub (VALIDATION.md has them, with what they can show).
+    checks = [*(c for c in test_claims(i) if c.verdict), verify_claim(i), pre_commit_claim(i)]
+    checks.append(branch_claim(i))
     details = [
         d.changes,
         "**Cost.** " + "\n\n".join(c.text for c in cost_claims(i)),
@@ -128,7 +136,9 @@ def disclosure(i: Inputs) -> str:
 def validation(i: Inputs) -> str:
     """VALIDATION.md: each check in full with the command that reruns it, the script."""
     parts = [
-        f"# Validation: {i.design.title}\n\nMade on {i.base}, series sha256 `{i.digest[:12]}`."
+        f"# Validation: {i.design.title}\n\nMade on {i.base}, series sha256 `{i.digest[:12]}`. "
+        "The pytest commands run as from the top of a dynamo checkout: with its pytest settings "
+        "(`asyncio_mode = auto`, from its `pyproject.toml`) and `components/src` importable."
     ]
     parts.append("## dynamo's tests\n\n" + "\n\n".join(c.text for c in test_claims(i)))
     if not isinstance(i.found.tests, str):
@@ -147,6 +157,7 @@ def validation(i: Inputs) -> str:
             f"| {_CASES.get(c, c)} | {_TREES.get(t, t)} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
             for t, s in row.items()
+            if t in _TREES
         ]
         parts.append(
             "| request | tree | instructions, each run |\n|---|---|---:|\n" + "\n".join(rows)
@@ -178,6 +189,17 @@ def comment(i: Inputs) -> str:
             + "\n\nPer single-choice request:\n\n"
             + "\n".join(s.table("request_ms"))
         )
+        other = next(n for n in DESIGNS if n != i.design.name)
+        trees = {i.design.name: "patched", other: "alternative"}  # both designs, side by side
+        said = [
+            f"the {n} {' and '.join(f'{got.facts.ratio(c, t) or 0:.3f}' for c in _CASES)}"
+            for n, t in trees.items()
+        ]
+        figures += (
+            "\n\nInstructions per request of the whole TRT-LLM handler on CPU, against before "
+            f"(valgrind, a scripted engine in place of TensorRT-LLM; {' and '.join(_CASES.values())}): "
+            f"{', '.join(said)}."
+        )
     before, after = i.design.comment
     return (
         f"{before}\n\n```diff\n{copy_diff()}\n```\n\n{after}{figures}\n\n"
@@ -192,8 +214,8 @@ def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
     cpu = " ".join(f"{t.file}::{t.name}" for t in i.design.tests if "/trtllm/" not in t.file)
     return [
-        f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({RELATED.state}, "
-        f"as seen {RELATED.seen}) and wait for its answer",
+        f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({_state()}), wait "
+        "for its answer, and pass its link as --discussed URL",
         f"2. in your dynamo checkout, on the branch and then on main (where they fail): pytest "
         f"--import-mode=importlib {cpu}",
         "3. python3 per_chunk_cost.py (in VALIDATION.md) on both",

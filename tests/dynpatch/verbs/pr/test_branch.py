@@ -58,7 +58,7 @@ def test_branch_is_the_series_re_signed_by_the_person(world: World, pr) -> None:
     assert git(world.repo, "status", "--porcelain").stdout == ""
     assert f"wrote        {world.out.relative_to(world.tmp)}" in out
     # no record saved (a warning each), and a Contribution Request to open
-    assert err.count("warning: ") == 5 and "--contribution-request N" in err
+    assert err.count("warning: ") == 6 and "--contribution-request N" in err
 
 
 def test_the_same_series_keeps_the_branch_a_changed_one_is_the_next_revision(

@@ -116,7 +116,11 @@ def test_every_claim_states_its_record_and_says_pass_only_where_it_passed(
 def test_supersedes_14402_only_when_the_person_says_it_was_agreed() -> None:
     states = dict.fromkeys(STAGES, "pass")
     said = description.render(_inputs("one-liner", states, "an upstream commit"))
-    assert f"#{RELATED.number} ({RELATED.state})" in said and "Supersedes" not in said
+    assert f"#{RELATED.number} ({RELATED.state}, as of {RELATED.seen})" in said
+    assert "Supersedes" not in said and "Discussed there first" not in said
+    url = "https://github.com/ai-dynamo/dynamo/pull/14402#issuecomment-1"
+    linked = description.render(_inputs("one-liner", states, "an upstream commit", discussed=url))
+    assert f"Discussed there first: {url}." in linked and f"discussed there: {url}" in linked
     agreed = description.render(_inputs("one-liner", states, "an upstream commit", supersedes=True))
     assert f"Supersedes #{RELATED.number}, as agreed there." in agreed
     assert "Relates to" not in agreed
