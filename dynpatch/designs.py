@@ -75,8 +75,11 @@ ONE_LINER_DESIGN = Design(
     changes=(
         "- `extract_from_completion_output` (`common/backend/logprobs.py`) no longer wraps "
         "`output.token_ids` in `list(...)` before slicing the chunk's ids out of it. Its "
-        "docstring now says the ids must support `len()` and slicing, and the comment that "
-        "named the copy is reworded. No signature changes."
+        "docstring now says the ids must support `len()` and slicing, where any iterable did "
+        "before (TRT-LLM declares `CompletionOutput.token_ids` as `Optional[list[int]]`), and "
+        "the comment that named the copy is reworded. No signature changes. vLLM's handler "
+        "calls the helper too, at offset 0 on each chunk's own output: for a list, the slice "
+        "holds what the slice of its copy held."
     ),
     public_api=f"{_API}, and no signature changes.",
     start=(helper_drops_copy.TARGET,),

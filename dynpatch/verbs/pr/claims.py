@@ -78,7 +78,7 @@ def tier_claim(t: Tier, at: int, keyword: str) -> Claim:
         says |= {f"tiers.{at}.{k}": len(getattr(t, k)) for k in ("failed_before", "passed_after")}
         how = f" (`{t.why_before}`)" if t.why_before else ""
         counts += (
-            f". Of the {_n(carried, 'case')} the series adds or extends, {len(t.failed_before)} "
+            f". Of the {_n(carried, 'case')} the series {'adds or extends' if t.extended else 'adds'}, {len(t.failed_before)} "
             f"fail before the change{how} and {len(t.passed_after)} pass with it"
         )
         if t.ignored_caught is not None and t.new:
@@ -195,6 +195,7 @@ def cost_claims(i: Inputs) -> list[Claim]:
     if b.script is not None:
         s = b.script
         runs = max(len(v.runs) for row in s.per_chunk_us.values() for v in row.values())
+        whole = max(len(v.runs) for row in s.request_ms.values() for v in row.values())
         says = {
             f"script.per_chunk_us.{h}.{c}.median": v.median
             for h, row in s.per_chunk_us.items()
@@ -217,7 +218,7 @@ def cost_claims(i: Inputs) -> list[Claim]:
         out.append(
             Claim(
                 "Over a whole single-choice request, the helper's CPU time, all of it held "
-                "under the GIL:\n\n" + "\n".join(s.table("request_ms")),
+                f"under the GIL (median of {whole} runs):\n\n" + "\n".join(s.table("request_ms")),
                 "bench",
                 says,
             )
@@ -252,7 +253,7 @@ def alternative_claim(i: Inputs) -> Claim:
     where = f" ({i.discussed})" if i.discussed else ""
     return Claim(
         f"{head}Which of the two to take is for #{RELATED.number}'s discussion{where}; "
-        "VALIDATION.md has both measured the same way."
+        "VALIDATION.md has the instructions per request of both, counted the same way."
     )
 
 
@@ -264,8 +265,8 @@ def branch_claim(i: Inputs) -> Claim:
         else "not signed"
     )
     return Claim(
-        f"This branch: {_n(n, 'commit')}, each with a DCO sign-off by its author and a "
-        f"Conventional Commit title, {signed}.",
+        f"This branch: {_n(n, 'commit')}, {'each ' * (n > 1)}with a DCO sign-off by its author "
+        f"and a Conventional Commit title, {signed}.",
         verdict="pass",
     )
 

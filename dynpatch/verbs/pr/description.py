@@ -34,7 +34,7 @@ __all__ = [
     "validation",
 ]
 # The trees the handler's instructions were counted on, as VALIDATION.md names them.
-_TREES = {"baseline": "before", "patched": "with this change", "alternative": "the other design"}
+_TREES = {"baseline": "before", "patched": "with this change"}
 _PUBLIC = (
     "- [ ] If this PR removes or incompatibly changes a public API, the symbol was "
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
@@ -153,11 +153,19 @@ def validation(i: Inputs) -> str:
     parts.append(f"## The handler's chunks\n\n{verify_claim(i).text}")
     parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cost_claims(i)))
     if not isinstance(i.found.bench, str):
+        other = (
+            "the one-line alternative"
+            if i.design.keyword
+            else (
+                "the delta design, as made for this comparison (v1 of this branch, not #14402's code)"
+            )
+        )
+        trees = {**_TREES, "alternative": other}
         rows = [
-            f"| {_CASES.get(c, c)} | {_TREES.get(t, t)} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
+            f"| {_CASES.get(c, c)} | {trees[t]} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
             for t, s in row.items()
-            if t in _TREES
+            if t in trees
         ]
         parts.append(
             "| request | tree | instructions, each run |\n|---|---|---:|\n" + "\n".join(rows)
@@ -189,22 +197,12 @@ def comment(i: Inputs) -> str:
             + "\n\nPer single-choice request:\n\n"
             + "\n".join(s.table("request_ms"))
         )
-        other = next(n for n in DESIGNS if n != i.design.name)
-        trees = {i.design.name: "patched", other: "alternative"}  # both designs, side by side
-        said = [
-            f"the {n} {' and '.join(f'{got.facts.ratio(c, t) or 0:.3f}' for c in _CASES)}"
-            for n, t in trees.items()
-        ]
-        figures += (
-            "\n\nInstructions per request of the whole TRT-LLM handler on CPU, against before "
-            f"(valgrind, a scripted engine in place of TensorRT-LLM; {' and '.join(_CASES.values())}): "
-            f"{', '.join(said)}."
-        )
     before, after = i.design.comment
     return (
         f"{before}\n\n```diff\n{copy_diff()}\n```\n\n{after}{figures}\n\n"
-        "The figures come from this script (standard library only; it loads `logprobs.py` "
-        "from a checkout and builds the variants from its source): "
+        "These timings come from this script (standard library only; it loads `logprobs.py` "
+        "from a checkout and builds the one-line variant from its source; a helper that takes "
+        "`new_token_ids` gets a column of its own): "
         "`python3 per_chunk_cost.py [PATH/TO/logprobs.py]`.\n\n"
         f"<details><summary>per_chunk_cost.py</summary>\n\n```python\n{i.script.rstrip()}\n```\n\n</details>\n"
     )
