@@ -98,8 +98,7 @@ ONE_LINER_DESIGN = Design(
     to_related="fixes the same copy by passing the loop's delta to the helper as a new "
     "keyword argument; this PR is the one-line alternative",
     other="The delta design, #14402's approach, passes the loop's delta to the helper as a "
-    "new keyword (measured here on an implementation made for this comparison, v1 of this "
-    "branch, not on #14402's code)",
+    "new keyword",
     comment=(
         "An alternative for the copy this PR fixes, for you to weigh here before anything "
         "else is opened: slice `output.token_ids` without `list(...)` first, no new keyword:",

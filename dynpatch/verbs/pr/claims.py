@@ -78,7 +78,7 @@ def tier_claim(t: Tier, at: int, keyword: str) -> Claim:
         says |= {f"tiers.{at}.{k}": len(getattr(t, k)) for k in ("failed_before", "passed_after")}
         how = f" (`{t.why_before}`)" if t.why_before else ""
         counts += (
-            f". Of the {_n(carried, 'case')} the series {'adds or extends' if t.extended else 'adds'}, {len(t.failed_before)} "
+            f". Of the {_n(carried, 'case')} this PR {'adds or extends' if t.extended else 'adds'}, {len(t.failed_before)} "
             f"fail before the change{how} and {len(t.passed_after)} pass with it"
         )
         if t.ignored_caught is not None and t.new:
@@ -217,8 +217,9 @@ def cost_claims(i: Inputs) -> list[Claim]:
         }
         out.append(
             Claim(
-                "Over a whole single-choice request, the helper's CPU time, all of it held "
-                f"under the GIL (median of {whole} runs):\n\n" + "\n".join(s.table("request_ms")),
+                "Over a whole single-choice request, the helper's CPU time (pure Python, so the "
+                f"GIL is held throughout; median of {whole} runs):\n\n"
+                + "\n".join(s.table("request_ms")),
                 "bench",
                 says,
             )
@@ -237,7 +238,8 @@ def cost_claims(i: Inputs) -> list[Claim]:
             f"Instructions per request of the whole handler ({HANDLER} through "
             "`AggregatedHandler.generate`, on CPU with logprobs on, a scripted engine in place "
             f"of TensorRT-LLM; valgrind): {said}. The 256-token, 4-choice request was "
-            f"counted twice; the two counts differ by at most {b.apart_pct:.6f} %.{failed}",
+            f"counted twice; the two counts differ by at most {b.apart_pct:.6f} %. These counts "
+            f"come from a harness of the tool named in the disclosure, not a dynamo checkout.{failed}",
             "bench",
             {f"ratio.{c}.patched": r for c, r in ours.items()} | {"apart_pct": b.apart_pct},
             verdict,
