@@ -178,7 +178,7 @@ def _shown(
         ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
-        ("checks", f"DCO (sign-off matches author): pass; title {facts.design.title!r}: pass"),
+        ("checks", f"DCO (sign-off matches author): pass; title {plan.commits[0].subject!r}: pass"),
         *(("signature", f"{c.sha[:12]} {line}") for c, line in signatures),
         ("signature", trust.checked if trust else "not signed (--sign signs with your key)"),
         ("governance", f"Contribution Request {facts.core.sentence()}"),
