@@ -227,30 +227,11 @@ def test_without_a_mutant_the_record_holds_the_gates_of_the_trees_counted() -> N
     assert lines.index("gates met: 5 of 5") < lines.index("alternative: the other design")
 
 
-def _measured(built: Trees, passed: bool, counts: dict, blind: bool = False) -> stage.Measured:
-    """What measure returns for ``counts``: the figures, each gate met unless not ``passed``;
-    a planted copy (``blind``: one that meets gate 2) when counts has a mutant."""
-    gates = [{"label": "gate 1: flat", "met": passed}, {"label": "gate 2: less", "met": True}]
-    data = {
-        **report.figures(counts),
-        "agreement": {t: [counts[t].request(REFERENCE).instructions] * 2 for t in counts},
-        "gates": gates,
-        "mutant_gates": [
-            {"label": "gate 1: flat", "met": False},
-            {"label": "gate 2", "met": blind},
-        ],
-        "trees": {"design": "delta", "release": "9.9.9"},
-        "counts": {"baseline": {}},  # the raw counts: in out/bench/, not in the record
-    }
-    script = sample("bench", "b" * 40, "d" * 64, "delta").facts.script
-    return stage.Measured(built, passed, ["gate lines"], data, counts, script)
-
-
 @pytest.mark.parametrize("passed", [True, False])
 def test_the_record_says_the_verdict_with_the_table_and_lines(passed: bool) -> None:
     counts = synthetic.counted_trees()
     built = Trees(Path("b"), Path("p"), "b" * 40, "1" * 64, "2" * 64)
-    record = _measured(built, passed, counts).record("nox -s bench")
+    record = synthetic.measured(built, passed, counts).record("nox -s bench")
     assert (record.base, record.series_sha256, record.command) == (
         "b" * 40,
         "1" * 64,
@@ -270,10 +251,10 @@ def test_the_record_says_the_verdict_with_the_table_and_lines(passed: bool) -> N
     long = report.figures(counts)["per_chunk"]["16384x1"]
     assert record.facts.late_vs_early_pct == {t: v["late_vs_early_pct"] for t, v in long.items()}
     counts = {**counts, "mutant": counts["baseline"]}
-    planted = _measured(built, True, counts, blind=True).record("c")
+    planted = synthetic.measured(built, True, counts, blind=True).record("c")
     assert planted.facts.mutant_met == ("gate 2",)
     assert planted.problems == ("the planted copy meets gate 2",)
-    assert _measured(built, True, counts).record("c").facts.mutant_met == ()
+    assert synthetic.measured(built, True, counts).record("c").facts.mutant_met == ()
     assert (
         planted.facts.ratio("4096x1", "other") is None
         and planted.facts.ratio("x", "patched") is None
