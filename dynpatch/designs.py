@@ -59,10 +59,6 @@ class Design:
     def title(self) -> str:
         return self.message.split("\n", 1)[0]
 
-    @property
-    def test_files(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(t.file for t in self.tests))
-
 
 _API = "No public API change: `extract_from_completion_output` is not in any `__all__`"
 ONE_LINER_DESIGN = Design(

@@ -123,7 +123,6 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
             plan=plan,
             changed=tuple(p for _, _, p in numstat),
             digest=digest,
-            trusted=trust.basis if trust else "",
             script=ws.rerun.read_text() if ws.rerun.is_file() else "",
             request=args.request,
             supersedes=args.supersedes,

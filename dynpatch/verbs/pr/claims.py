@@ -51,7 +51,6 @@ class Inputs:
     plan: BranchPlan
     changed: tuple[str, ...]
     digest: str  # the series' sha256
-    trusted: str = ""  # what the signature check rests on ("": not signed)
     script: str = ""  # the reviewer's script
     request: int | None = None  # the Contribution Request's issue number
     supersedes: bool = False  # #14402's author and reviewers agreed this one replaces it

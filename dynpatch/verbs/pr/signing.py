@@ -26,7 +26,6 @@ class Trust:
 
     signing: Signing
     checked: str
-    basis: str  # what the check rests on, without a path of this machine
 
 
 def resolve(key: str | None, fmt: str | None, repo: Path) -> Signing:
@@ -70,7 +69,7 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
     if configured:  # named to git outright: the branch is built in a clone without your config
         on = f"your allowed signers ({configured}), each signature by {signer.email}"
         named = Signing(signing.format, signing.key, Path(configured).expanduser())
-        return Trust(named, f"git verify-commit against {on}", "your allowed signers")
+        return Trust(named, f"git verify-commit against {on}")
     allowed = tmp / "allowed_signers"
     allowed.write_text(
         f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'
@@ -80,7 +79,7 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
         "not set): the commits are signed by that key; GitHub shows them Verified once it "
         "is a signing key of your account"
     )
-    return Trust(Signing(signing.format, signing.key, allowed), checked, "the signing key itself")
+    return Trust(Signing(signing.format, signing.key, allowed), checked)
 
 
 def _looks_ssh(key: str | None) -> bool:

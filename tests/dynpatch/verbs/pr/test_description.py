@@ -48,7 +48,7 @@ def _inputs(design: str, states: Mapping[str, str], base: str, **kw: Any) -> des
     core = core_lines([(1, 1, HELPER)], None)
     return description.Inputs(
         DESIGNS[design], name, wheel, found, core, plan, (HELPER,), "d" * 64,
-        "trusted", "print(1)\n", **kw,
+        "print(1)\n", **kw,
     )  # fmt: skip
 
 
