@@ -60,11 +60,7 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
     ``gpg.ssh.allowedSignersFile`` when set, else a file in ``tmp`` naming only this key for
     their email (which shows the key signed them, not that anyone trusts the key)."""
     if signing.format != "ssh":
-        return Trust(
-            signing,
-            f"git verify-commit with {signing.format} (your keyring's trust)",
-            "your keyring",
-        )
+        return Trust(signing, f"git verify-commit with {signing.format} (your keyring's trust)")
     configured = gitio.config_get(repo, "gpg.ssh.allowedSignersFile")
     if configured:  # named to git outright: the branch is built in a clone without your config
         on = f"your allowed signers ({configured}), each signature by {signer.email}"
