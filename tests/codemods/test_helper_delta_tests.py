@@ -49,7 +49,7 @@ class TestHelperDeltaTests(TargetedCodemodTest):
 
     def test_adds_the_tests_and_leaves_the_sentinel_alone(self) -> None:
         self.assertApplies(BEFORE, AFTER)
-        self.assertEqual(HelperDeltaTests.added_names(), ("_SlicedTokenIds", *TESTS))
+        self.assertEqual(HelperDeltaTests.added_names(), TESTS)
         self.assertEqual(len(TESTS), 3)
 
     def test_already_applied_is_skipped_however_formatted(self) -> None:
@@ -72,7 +72,7 @@ class TestHelperDeltaTests(TargetedCodemodTest):
             ("def _logprob(", "def _lp(", "no module-level `_logprob`"),
             ("pytest.mark.gpu_0, ", "", "`pytestmark` without gpu_0"),
             ("def test_extract_completion_r", "def test_r", "no `test_extract_completion_*` test"),
-            ("def test_prompt", "_SlicedTokenIds = []\n\n\ndef test_prompt", "with other"),
+            ("def test_prompt", f"{TESTS[1]} = []\n\n\ndef test_prompt", "with other"),
         ]
         for old, new, found in cases:
             with self.subTest(found):
