@@ -191,38 +191,25 @@ def cost_claims(i: Inputs) -> list[Claim]:
         return [Claim(f"The cost was not measured on this base ({got}).", verdict="not run")]
     b: Bench = got.facts
     out = []
-    if b.script is not None:
-        s = b.script
-        runs = max(len(v.runs) for row in s.per_chunk_us.values() for v in row.values())
-        whole = max(len(v.runs) for row in s.request_ms.values() for v in row.values())
+    heads = {
+        "per_chunk_us": "The helper's CPU time per chunk (one new token, logprobs on), by how many "
+        "tokens the choice already holds; median of {runs} runs on {machine}, lowest to "
+        "highest in brackets:",
+        "request_ms": "Over a whole single-choice request, the helper's CPU time (pure Python, "
+        "so the GIL is held throughout; median of {runs} runs):",
+    }
+    for key, head in heads.items() if b.script else ():
+        rows = getattr(b.script, key)
+        runs = max(len(v.runs) for row in rows.values() for v in row.values())
         says = {
-            f"script.per_chunk_us.{h}.{c}.median": v.median
-            for h, row in s.per_chunk_us.items()
-            for c, v in row.items()
+            f"script.{key}.{n}.{c}.median": v.median for n, r in rows.items() for c, v in r.items()
         }
-        out.append(
-            Claim(
-                "The helper's CPU time per chunk (one new token, logprobs on), by how many "
-                f"tokens the choice already holds; median of {runs} runs on {s.machine}, "
-                "lowest to highest in brackets:\n\n" + "\n".join(s.table()),
-                "bench",
-                says,
-            )
+        text = (
+            head.format(runs=runs, machine=b.script.machine)
+            + "\n\n"
+            + "\n".join(b.script.table(key))
         )
-        says = {
-            f"script.request_ms.{n}.{c}.median": v.median
-            for n, row in s.request_ms.items()
-            for c, v in row.items()
-        }
-        out.append(
-            Claim(
-                "Over a whole single-choice request, the helper's CPU time (pure Python, so the "
-                f"GIL is held throughout; median of {whole} runs):\n\n"
-                + "\n".join(s.table("request_ms")),
-                "bench",
-                says,
-            )
-        )
+        out.append(Claim(text, "bench", says))
     ours = {c: b.ratio(c, "patched") for c in _CASES}
     failed = f" FAIL: the handler's own thresholds: {got.problems[0]}." if got.problems else ""
     verdict = "fail" if got.problems else ""
