@@ -22,7 +22,7 @@ from dynpatch.io.git import Identity
 from dynpatch.pin import Pin, load_pin
 from dynpatch.results import StageResult
 from dynpatch.verbs.pr import branch as branches
-from dynpatch.verbs.pr import checks, description, governance, publish, signing, validation
+from dynpatch.verbs.pr import checks, claims, description, governance, publish, signing, validation
 from dynpatch.workspace import Workspace
 
 DEFAULT_BRANCH = "perf/trtllm-logprob-delta"
@@ -114,7 +114,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         shown_before = plan.keep is not None and gitio.ref_exists(
             checkout.path, f"{PUSHED}/{plan.old}"
         )
-        facts = description.Inputs(
+        facts = claims.Inputs(
             design=series.design_of(made),
             base=base,
             wheel_tree=wheel_tree,
@@ -156,7 +156,7 @@ def _shown(
     args: PrOptions,
     ws: Workspace,
     checkout: Checkout,
-    facts: description.Inputs,
+    facts: claims.Inputs,
     signer: Identity,
     source: str,
     trust: signing.Trust | None,

@@ -5,34 +5,9 @@ command."""
 from __future__ import annotations
 
 from dynpatch.designs import DESIGNS, RELATED, copy_diff
-from dynpatch.verbs.pr.claims import (
-    _CASES,
-    CR_PLACEHOLDER,
-    DEFECT,
-    HANDLER,
-    TO_COMPLETE,
-    Claim,
-    Inputs,
-    alternative_claim,
-    branch_claim,
-    claims,
-    cost_claims,
-    pre_commit_claim,
-    test_claims,
-    verify_claim,
-)
+from dynpatch.verbs.pr import claims as cl
+from dynpatch.verbs.pr.claims import Inputs
 
-__all__ = [
-    "HANDLER",
-    "TO_COMPLETE",
-    "Claim",
-    "Inputs",
-    "checklist",
-    "claims",
-    "comment",
-    "render",
-    "validation",
-]
 # The trees the handler's instructions were counted on, as VALIDATION.md names them.
 _TREES = {"baseline": "before", "patched": "with this change"}
 _PUBLIC = (
@@ -50,7 +25,9 @@ def related(i: Inputs) -> str:
     rel = f"#{RELATED.number} ({_state()})"
     said = f"Supersedes #{RELATED.number}, as agreed there" if i.supersedes else f"Relates to {rel}"
     said += f"; discussed there: {i.discussed}" if i.discussed else ""
-    request = f"{i.request}" if i.request is not None else CR_PLACEHOLDER if i.core.reasons else ""
+    request = (
+        f"{i.request}" if i.request is not None else cl.CR_PLACEHOLDER if i.core.reasons else ""
+    )
     why = "; ".join(i.core.reasons) or "opened first"
     return (
         f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
@@ -60,21 +37,25 @@ def related(i: Inputs) -> str:
 def render(i: Inputs) -> str:
     """The PR description, in dynamo's template."""
     d = i.design
-    overview = f"{DEFECT} {d.does}"
+    overview = f"{cl.DEFECT} {d.does}"
     if not i.supersedes:
         overview += f"\n\n#{RELATED.number} ({_state()}) {d.to_related}."
     overview += f" Discussed there first: {i.discussed}." if i.discussed else ""
     tests = "\n".join(f"- `{t.name}` (`{t.file}`): {t.checks}." for t in d.tests)
     # What a checkout can rerun, or what says it fails or was not run: not the handler
     # tests on CPU with a stub (VALIDATION.md has them, with what they can show).
-    checks = [*(c for c in test_claims(i) if c.verdict), verify_claim(i), pre_commit_claim(i)]
-    checks.append(branch_claim(i))
+    checks = [
+        *(c for c in cl.test_claims(i) if c.verdict),
+        cl.verify_claim(i),
+        cl.pre_commit_claim(i),
+    ]
+    checks.append(cl.branch_claim(i))
     details = [
         d.changes,
-        "**Cost.** " + "\n\n".join(c.text for c in cost_claims(i)),
+        "**Cost.** " + "\n\n".join(c.text for c in cl.cost_claims(i)),
         f"**Tests.**\n\n{tests}",
         f"**Checked on {i.base}.**\n\n" + "\n".join(f"- {c.text}" for c in checks),
-        alternative_claim(i).text,
+        cl.alternative_claim(i).text,
         "`VALIDATION.md` (attached) has each check in full. The tests and the script behind "
         "the timings run in a dynamo checkout; the replay and the instruction counts only in "
         "the tool named in the disclosure.",
@@ -130,7 +111,7 @@ def disclosure(i: Inputs) -> str:
         f"codemods, formatted with dynamo's pinned isort and black; the tests {tests}; the "
         "figures, the replay and the checks above from its runs on this base "
         "(`nox -s pr -- --run-checks`).\n\n"
-        f"What I reviewed myself: {i.reviewed or TO_COMPLETE}"
+        f"What I reviewed myself: {i.reviewed or cl.TO_COMPLETE}"
     )
 
 
@@ -141,7 +122,7 @@ def validation(i: Inputs) -> str:
         "The pytest commands run as from the top of a dynamo checkout: with its pytest settings "
         "(`asyncio_mode = auto`, from its `pyproject.toml`) and `components/src` importable."
     ]
-    parts.append("## dynamo's tests\n\n" + "\n\n".join(c.text for c in test_claims(i)))
+    parts.append("## dynamo's tests\n\n" + "\n\n".join(c.text for c in cl.test_claims(i)))
     if not isinstance(i.found.tests, str):
         for t in i.found.tests.facts.tiers:
             cases = [(k, k in t.failed_before, k in t.passed_after) for k in (*t.new, *t.extended)]
@@ -151,8 +132,8 @@ def validation(i: Inputs) -> str:
                     for k, f, p in cases
                 )
             ] * bool(cases)
-    parts.append(f"## The handler's chunks\n\n{verify_claim(i).text}")
-    parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cost_claims(i)))
+    parts.append(f"## The handler's chunks\n\n{cl.verify_claim(i).text}")
+    parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cl.cost_claims(i)))
     if not isinstance(i.found.bench, str):
         other = (
             "the one-line alternative"
@@ -164,7 +145,7 @@ def validation(i: Inputs) -> str:
         )
         trees = {**_TREES, "alternative": other}
         rows = [
-            f"| {_CASES.get(c, c)} | {trees[t]} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
+            f"| {cl._CASES.get(c, c)} | {trees[t]} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
             for t, s in row.items()
             if t in trees
@@ -178,9 +159,9 @@ def validation(i: Inputs) -> str:
         "the helper by its path and builds the variants from its source).\n\n"
         f"```python\n{i.script.rstrip()}\n```"
     )
-    parts.append(f"## pre-commit\n\n{pre_commit_claim(i).text}")
+    parts.append(f"## pre-commit\n\n{cl.pre_commit_claim(i).text}")
     parts.append(
-        f"## This branch\n\n{branch_claim(i).text}\n\n"
+        f"## This branch\n\n{cl.branch_claim(i).text}\n\n"
         + "\n".join(f"- {s}" for s in i.plan.signatures)
     )
     return "\n\n".join(parts).rstrip() + "\n"
@@ -199,12 +180,12 @@ def comment(i: Inputs) -> str:
             + "\n\nPer single-choice request:\n\n"
             + "\n".join(s.table("request_ms"))
         )
-        alt = {c: got.facts.ratio(c, "alternative") for c in _CASES}
-        ours = {c: got.facts.ratio(c, "patched") for c in _CASES}
+        alt = {c: got.facts.ratio(c, "alternative") for c in cl._CASES}
+        ours = {c: got.facts.ratio(c, "patched") for c in cl._CASES}
         if None not in (*alt.values(), *ours.values()) and not i.design.keyword:
             figures += (  # both designs, side by side, said for what they are
                 "\n\nInstructions per request of the whole TRT-LLM handler on CPU against before "
-                f"({' and '.join(_CASES.values())}): this one-liner "
+                f"({' and '.join(cl._CASES.values())}): this one-liner "
                 f"{' and '.join(f'{r:.3f}' for r in ours.values())}; the loop's delta passed as a "
                 f"keyword {' and '.join(f'{r:.3f}' for r in alt.values())}. Those come from a "
                 "valgrind harness with a scripted engine in place of TensorRT-LLM (not "

@@ -16,7 +16,7 @@ from dynpatch import series
 from dynpatch.designs import DESIGNS, RELATED
 from dynpatch.evidence import Record
 from dynpatch.io.git import CommitInfo, Identity
-from dynpatch.verbs.pr import description, validation
+from dynpatch.verbs.pr import claims, description, validation
 from dynpatch.verbs.pr.branch import BranchPlan
 from dynpatch.verbs.pr.governance import core_lines
 from tests.fixtures.pr import HELPER, World, git, sample
@@ -35,7 +35,7 @@ AUTHOR = Identity("Jane Doe", "jane@example.org")
 COMMIT = CommitInfo("c" * 40, "t", "perf: x", "m", AUTHOR, True)
 
 
-def _inputs(design: str, states: Mapping[str, str], base: str, **kw: Any) -> description.Inputs:
+def _inputs(design: str, states: Mapping[str, str], base: str, **kw: Any) -> claims.Inputs:
     def one(stage: str) -> Record[Any] | str:
         state = states[stage]
         if state == "not run":
@@ -46,7 +46,7 @@ def _inputs(design: str, states: Mapping[str, str], base: str, **kw: Any) -> des
     found = validation.Found(*(one(s) for s in STAGES))
     plan = BranchPlan("t" * 40, None, "created", [COMMIT], signatures=("[G] Good",))
     core = core_lines([(1, 1, HELPER)], None)
-    return description.Inputs(
+    return claims.Inputs(
         DESIGNS[design], name, wheel, found, core, plan, (HELPER,), "d" * 64,
         "print(1)\n", **kw,
     )  # fmt: skip
@@ -86,7 +86,7 @@ def test_every_claim_states_its_record_and_says_pass_only_where_it_passed(
 ) -> None:
     i = _inputs(design, states, base)
     records = dict(zip(STAGES, vars(i.found).values(), strict=True))
-    for claim in description.claims(i):
+    for claim in claims.claims(i):
         record = records.get(claim.stage)
         if claim.verdict == "not run" or not claim.stage:
             assert "not run" in claim.text or not claim.verdict, claim.text
@@ -102,7 +102,7 @@ def test_every_claim_states_its_record_and_says_pass_only_where_it_passed(
         if not record.passed and claim.verdict:
             assert claim.verdict == "fail" and "FAIL: " in claim.text, claim.text
     for stage, state in states.items():  # a failed stage is said to fail, a missing one not run
-        said = [c for c in description.claims(i) if c.stage == stage or c.verdict == "not run"]
+        said = [c for c in claims.claims(i) if c.stage == stage or c.verdict == "not run"]
         assert any(
             c.verdict == {"pass": c.verdict, "fail": "fail"}.get(state, "not run") for c in said
         )
@@ -157,9 +157,7 @@ def test_pr_writes_the_description_its_validation_and_the_comment_and_says_post_
         "## Public API",
         "## Disclosure",
     ]
-    assert _section(text, "Disclosure").endswith(
-        f"What I reviewed myself: {description.TO_COMPLETE}\n"
-    )
+    assert _section(text, "Disclosure").endswith(f"What I reviewed myself: {claims.TO_COMPLETE}\n")
     comment = world.out.with_name(f"COMMENT_{RELATED.number}.md").read_text()
     assert comment.startswith("An implementation of the same approach")
     record = world.out.with_name("VALIDATION.md").read_text()
