@@ -118,8 +118,7 @@ def check(
     ]
     shown = [item for section in sections for item in verdict.renderables(section)]
     details = {"version": version, "gpu": gpu, "runs": {r.tier.name: _runs(r) for r in results}}
-    not_run = {t.name: why for t in tiers.ALL if (why := _why_not(t, plan.not_run))}
-    facts = TestUpstream(tuple(_tier_facts(r, trees) for r in results), not_run)
+    facts = TestUpstream(tuple(_tier_facts(r, trees) for r in results), plan.why)
     record = Record(
         facts,
         trees.base,
@@ -131,11 +130,6 @@ def check(
         details,
     )
     return StageResult(not problems, (*shown, *lines), (record,))
-
-
-def _why_not(tier: tiers.Tier, said: Sequence[str]) -> str:
-    head = f"{tier.title}: not run ("
-    return next((line.removeprefix(head)[:-1] for line in said if line.startswith(head)), "")
 
 
 def series_carried_tests(trees: Trees) -> Carried:

@@ -64,7 +64,12 @@ GPU_HOWTO = (
 @dataclass(frozen=True)
 class Plan:
     tiers: tuple[Tier, ...]
-    not_run: tuple[str, ...]  # "GPU tier: not run (why)", for each tier not run
+    why: dict[str, str]  # tier name -> why it does not run, for each tier not run
+
+    @property
+    def not_run(self) -> tuple[str, ...]:
+        """ "GPU tier: not run (why)", for each tier not run."""
+        return tuple(f"{t.title}: not run ({self.why[t.name]})" for t in ALL if t.name in self.why)
 
 
 def gpu_problem(interp: Interpreter, version: str) -> str | None:
@@ -119,7 +124,4 @@ def plan(
         why = {STANDIN: "the GPU tier runs dynamo's handler tests for real"}
     else:
         why = {STANDIN: standin_unavailable, GPU: f"{gpu_unavailable}; to run it, {GPU_HOWTO}"}
-    return Plan(
-        tuple(t for t in ALL if not why.get(t)),
-        tuple(f"{t.title}: not run ({why[t]})" for t in ALL if why.get(t)),
-    )
+    return Plan(tuple(t for t in ALL if not why.get(t)), {t.name: w for t, w in why.items() if w})
