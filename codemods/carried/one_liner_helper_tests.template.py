@@ -1,5 +1,6 @@
 class _SlicedTokenIds(list):
-    """Cumulative `token_ids` that count the ids read and fail the test if copied.
+    """Cumulative `token_ids` that count the ids sliced or indexed, and fail the
+    test when iterated or copied with `.copy()`.
 
     A copy reads the whole history, which grows with the request; the chunk's
     slice reads only the chunk's ids.
@@ -14,6 +15,8 @@ class _SlicedTokenIds(list):
 
     def __iter__(self):
         raise AssertionError("token_ids copied")
+
+    copy = __iter__
 
 
 def test_extract_completion_reads_only_the_chunks_token_ids():
