@@ -52,15 +52,17 @@ class Pin:
     def pinned(self) -> Release:
         return self.release(self.version)
 
-    def release(self, version: str) -> Release:
-        try:
-            return self.releases[version]
-        except KeyError:
-            known = ", ".join(sorted(self.releases)) or "none"
+    def release(self, version: str, order: Callable[[str], Any] | None = None) -> Release:
+        """The entry for ``version``; else an error naming the known ones (sorted by ``order``)."""
+        if version not in self.releases:
             raise ToolkitError(
                 f'unknown version {version}: {self.path.name} has no [releases."{version}"] '
-                f"entry with its wheel sha256 (known: {known})"
-            ) from None
+                f"entry with its wheel sha256 (known: {self.known(order)})"
+            )
+        return self.releases[version]
+
+    def known(self, order: Callable[[str], Any] | None = None) -> str:
+        return ", ".join(sorted(self.releases, key=order)) or "none"
 
 
 def load_pin(path: Path) -> Pin:

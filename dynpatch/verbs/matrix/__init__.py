@@ -33,11 +33,6 @@ QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the na
 DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
 
 
-def default_jobs() -> int:
-    # A heavy job is one busy child process: more than the cores slows every release down.
-    return max(1, min(2, os.cpu_count() or 1))
-
-
 @dataclass(frozen=True, kw_only=True)
 class MatrixOptions(FetchOptions):
     # The fetch options: --source git or path gives one row, that ref or clone as a release.
@@ -45,7 +40,8 @@ class MatrixOptions(FetchOptions):
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET
     seed: int = DEFAULT_SEED
-    jobs: int = field(default_factory=lambda: default_jobs())
+    # A heavy job is one busy child process: more than the cores slows every release down.
+    jobs: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     skip: list[str] = field(default_factory=list)
     fresh: bool = False  # ignore cached test and verify results
     out: Path | None = None  # None: out/matrix
@@ -59,10 +55,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(ws.pin)
     series.names(ws.patches)  # the committed series must be there
-    if args.source != "pypi":
-        candidates = [_one_source(args, pin, ws)]
-    else:
-        candidates = releases.pinned(pin, _versions(args, pin))
+    candidates = [_one_source(args, pin, ws)] if args.source != "pypi" else _pinned(args, pin)
     if args.source == "pypi" and (pin.matrix_newest if args.newest is None else args.newest):
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:
@@ -70,9 +63,8 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
             except ToolkitError as exc:
                 raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
         # The newest marks the row of its version if the matrix has it, else adds one.
-        same = [c.release.version == found.release.version for c in candidates]
-        candidates = [found if s else c for s, c in zip(same, candidates, strict=True)]
-        candidates += [] if any(same) else [found]
+        by_version = {c.release.version: c for c in candidates}
+        candidates = list((by_version | {found.release.version: found}).values())
         err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
@@ -80,8 +72,10 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
     out.mkdir(parents=True, exist_ok=True)
     # Built once here: the threads would otherwise race to create the same formatter env.
     formatting.tools_python(ws)
+    # The pin (in memory only) that also lists the trust-on-first-use releases.
+    listed = {c.release.version: c.release for c in candidates} | pin.releases
     ctx = release.Context(
-        pin=releases.with_candidates(pin, candidates),
+        pin=dataclasses.replace(pin, releases=listed),
         ws=ws,
         out=out,
         budget=args.budget,
@@ -131,21 +125,18 @@ def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.Releas
     return releases.ReleaseCandidate(release, label, note=note)
 
 
-def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
+def _pinned(args: MatrixOptions, pin: Pin) -> list[releases.ReleaseCandidate]:
+    """The rows of ``--versions`` (else the pin's [matrix]): releases the pin knows."""
     if args.version:  # cli.py gives every fetching verb --version; here it names no row
         raise ToolkitError(
             "--version is the runtime's release beside --source git or path; the releases on "
             "PyPI are --versions"
         )
     versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
-    unknown = [v for v in versions if v not in pin.releases]
-    if unknown:
-        known = ", ".join(sorted(pin.releases, key=version_key))
-        raise ToolkitError(
-            f'unknown version {unknown[0]}: {pin.path.name} has no [releases."{unknown[0]}"] '
-            f"entry with its wheel sha256 (known: {known})"
-        )
-    return list(dict.fromkeys(versions))
+    return [
+        releases.ReleaseCandidate(pin.release(v, version_key), releases.PINNED)
+        for v in dict.fromkeys(versions)
+    ]
 
 
 class StepScreen(Console):

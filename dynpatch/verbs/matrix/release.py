@@ -21,7 +21,7 @@ from codemods.series import SERIES
 from dynpatch import series
 from dynpatch.designs import DEFAULT, DESIGNS, Design
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
+from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import files
 from dynpatch.pin import Pin
 from dynpatch.releases import ReleaseCandidate
@@ -128,12 +128,10 @@ def prepare(
     release = candidate.release
     row = new_row(candidate, ctx)
     step("fetching")
-    if ctx.source is None:
-        checkout = fetch(ctx.pin, ctx.ws, version=release.version)
-    else:  # the user's clone is only read; a git ref is fetched into vendor/
-        options = dataclasses.replace(ctx.source, version=release.version)
-        with locked(ctx.pin, options, ctx.ws) as checkout:
-            pass
+    # The user's clone is only read; a git ref is fetched into vendor/.
+    options = dataclasses.replace(ctx.source or FetchOptions(), version=release.version)
+    with locked(ctx.pin, options, ctx.ws) as checkout:
+        pass
     step("git am: the committed series")
     row = replace(row, committed_am=am_check(checkout, ctx.ws.patches, ctx.ws.scratch))
     step("codemods + format + export + git am proof")

@@ -79,25 +79,20 @@ def notes(rows: list[Row]) -> list[str]:
         v = row.version
         if row.note:
             lines.append(f"{v}: {row.note}")
-        if row.series in ("not-applicable", "already-applied"):
+        if row.series in ("not-applicable", "already-applied", FIXED_UPSTREAM):
             lines.append(f"{v}: {row.series.replace('-', ' ')}: {row.series_detail}")
-        elif row.series == FIXED_UPSTREAM:
-            lines.append(f"{v}: fixed upstream: {row.series_detail}")
-        elif row.series == "drifted":
-            lines += [f"{v}: DRIFTED: {p}" for p in row.problems or [row.series_detail]]
-        elif row.series == "error":
-            lines.append(f"{v}: ERROR: {row.series_detail}")
+        elif row.series in ("drifted", "error"):
+            why = (row.problems if row.series == "drifted" else []) or [row.series_detail]
+            lines += [f"{v}: {row.series.upper()}: {p}" for p in why]
         ams = [("own series", row.own_am), ("committed series", row.committed_am)]
         for name, c in [*ams, ("test-upstream", row.test_upstream), ("verify", row.verify)]:
-            if c.status in (stages.PASS, stages.NA) and name in ("own series", "committed series"):
+            if c.status == stages.NA or (c.status == stages.PASS and name.endswith("series")):
                 continue
             if name == "committed series" and not row.pinned:
                 lines.append(f"{v}: committed series does not apply as-is: {c.detail}")
-                continue
-            if c.status == stages.NA or (c.status == stages.NOT_RUN and row.series != "applied"):
-                continue
-            cached = " (cached result)" if c.cached else ""
-            lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")
+            elif c.status != stages.NOT_RUN or row.series == "applied":
+                cached = " (cached result)" if c.cached else ""
+                lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")
     return lines
 
 
@@ -134,9 +129,9 @@ def retire(rows: list[Row]) -> list[str]:
 def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
     pinned = meta["pinned"]
     head = headers(pinned)
-    targets = [(Path(t.split("::")[0]).name, t.split("::", 1)[1]) for t in series_steps()]
+    # Path(...).name of "path/file.py::qualname" is "file.py::qualname" (a qualname has no /)
     named = "; ".join(
-        f"{h} = `{f}::{q}`" for h, (f, q) in zip(TARGET_HEADERS, targets, strict=True)
+        f"{h} = `{Path(t).name}`" for h, t in zip(TARGET_HEADERS, series_steps(), strict=True)
     )
     out = [
         f"ai-dynamo version matrix, {meta['created']} (toolkit {meta['toolkit'][:12]}, "
