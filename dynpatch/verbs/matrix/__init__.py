@@ -55,17 +55,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(ws.pin)
     series.names(ws.patches)  # the committed series must be there
-    candidates = [_one_source(args, pin, ws)] if args.source != "pypi" else _pinned(args, pin)
-    if args.source == "pypi" and (pin.matrix_newest if args.newest is None else args.newest):
-        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
-            try:
-                found = releases.newest(pin, ws.wheels, ws.tofu)
-            except ToolkitError as exc:
-                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
-        # The newest marks the row of its version if the matrix has it, else adds one.
-        by_version = {c.release.version: c for c in candidates}
-        candidates = list((by_version | {found.release.version: found}).values())
-        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    candidates = [_one_source(args, pin, ws)] if args.source != "pypi" else _pypi(args, pin, ws)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
     out = args.out or ws.stage.matrix
@@ -125,18 +115,27 @@ def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.Releas
     return releases.ReleaseCandidate(release, label, note=note)
 
 
-def _pinned(args: MatrixOptions, pin: Pin) -> list[releases.ReleaseCandidate]:
-    """The rows of ``--versions`` (else the pin's [matrix]): releases the pin knows."""
+def _pypi(args: MatrixOptions, pin: Pin, ws: Workspace) -> list[releases.ReleaseCandidate]:
+    """The rows of ``--versions`` (else the pin's [matrix]), releases the pin knows, and of
+    the newest build on PyPI if asked."""
     if args.version:  # cli.py gives every fetching verb --version; here it names no row
         raise ToolkitError(
             "--version is the runtime's release beside --source git or path; the releases on "
             "PyPI are --versions"
         )
     versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
-    return [
-        releases.ReleaseCandidate(pin.release(v, version_key), releases.PINNED)
-        for v in dict.fromkeys(versions)
-    ]
+    rows = {
+        v: releases.ReleaseCandidate(pin.release(v, version_key), releases.PINNED) for v in versions
+    }
+    if args.newest or (args.newest is None and pin.matrix_newest):
+        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
+            try:
+                found = releases.newest(pin, ws.wheels, ws.tofu)
+            except ToolkitError as exc:
+                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
+        rows[found.release.version] = found  # marks the row of its version, else adds one
+        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    return list(rows.values())
 
 
 class StepScreen(Console):
