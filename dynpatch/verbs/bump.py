@@ -20,7 +20,7 @@ from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
-from dynpatch.pin import Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.pin import Pin, load_pin, parse_pin, with_release, with_version
 from dynpatch.results import Shown, StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import runtimes as envs
@@ -69,7 +69,12 @@ def _bump(
     said: list[Shown] = [f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})"]
 
     with err.status(f"fetching ai-dynamo {new} ..."):
-        release, trust = _release(pin, new, ws.wheels)
+        release, trust = pin.releases.get(new), ""
+        if release is None:  # its sha256 is the PyPI download's, trusted on first use
+            name = releases.wheel_name(pin.package, new)
+            wheel = pypi.download_wheel(pin.package, new, name, ws.wheels)
+            release = releases.release_for(pin, new, pypi.sha256_of(wheel))
+            trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
         first = parse_pin(with_release(old_text, release, path=ws.pin), ws.pin)
         checkout = fetch(first, ws, version=new)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
@@ -119,16 +124,6 @@ def _bump(
     )
     # The checks' records now describe the pinned series: the command line saves them.
     return StageResult(shown=tuple(said), records=tuple(records))
-
-
-def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
-    """The release entry and how its sha256 is trusted ('' when the pin has it)."""
-    if version in pin.releases:
-        return pin.release(version), ""
-    name = releases.wheel_name(pin.package, version)
-    digest = pypi.sha256_of(pypi.download_wheel(pin.package, version, name, wheels))
-    trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
-    return releases.release_for(pin, version, digest), trust
 
 
 def _regenerate(

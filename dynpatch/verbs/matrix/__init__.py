@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import os
 import threading
 import time
@@ -85,7 +86,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         f"wall time {total:.0f} s with --jobs {args.jobs}"
     )
     meta = {
-        "created": report.now(),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "pinned": pin.version,
         "toolkit": ctx.toolkit,
         "committed_series_sha256": series.series_digest(ws.patches),

@@ -4,7 +4,6 @@ plain success."""
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 from collections import Counter
 from pathlib import Path
@@ -26,18 +25,6 @@ _SHORT = {
     "drifted": "DRIFTED",
     FIXED_UPSTREAM: "fixed upstream",
 }
-
-
-def column_notes(pinned: str) -> list[str]:
-    return [
-        "targets: applied, already (merged upstream), n/a, DRIFTED or fixed upstream (the "
-        "release's own fix, judged by running its code), each explained below.",
-        "own series: this release's series, regenerated on its base, applies with `git am` "
-        f"to a fresh copy of it and reverses; patches/ ({pinned}) as-is: the committed one "
-        "does (no on another release is a finding, FAIL on the pinned one an error).",
-        "test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
-        "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
-    ]
 
 
 def headers(pinned: str) -> list[str]:
@@ -143,17 +130,19 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         "",
         f"Targets, in series order: {named}.",
         "",
-        *(f"- {n}" for n in column_notes(pinned)),
+        "- targets: applied, already (merged upstream), n/a, DRIFTED or fixed upstream (the "
+        "release's own fix, judged by running its code), each explained below.",
+        "- own series: this release's series, regenerated on its base, applies with `git am` "
+        f"to a fresh copy of it and reverses; patches/ ({pinned}) as-is: the committed one "
+        "does (no on another release is a finding, FAIL on the pinned one an error).",
+        "- test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
+        "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
     ]
     found = notes(rows)
     if found:
         out += ["", "Notes:", "", *(f"- {n}" for n in found)]
     out += ["", f"    {meta['summary']}"]
     return "\n".join(out) + "\n"
-
-
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
