@@ -82,19 +82,15 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     if not report.patches:
         done = "every target is already applied at the base: no patch to export"
         return StageResult(shown=(table, done))
-    where = console.rel(ws.patches)
+    where, listed = console.rel(ws.patches), ", ".join(report.patches)
     command = f"{precommit.COMMAND} -- --check" if args.check else precommit.COMMAND
     digest = series.series_digest(ws.patches)
     if args.check:
-        said = [f"{where}/ is up to date ({', '.join(report.patches)})"]
-    elif report.changed_files:
-        said = [f"wrote {where}/: {', '.join(report.changed_files)}"]
+        said = [f"{where}/ is up to date ({listed})"]
     else:
-        said = [f"{where}/ unchanged ({', '.join(report.patches)})"]
-    if not args.check:
-        said.append(
-            f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
-        )
+        wrote = f"wrote {where}/: {', '.join(report.changed_files)}"
+        branch = f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
+        said = [wrote if report.changed_files else f"{where}/ unchanged ({listed})", branch]
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
     t = report.timings
     said += [

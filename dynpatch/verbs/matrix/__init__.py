@@ -144,12 +144,8 @@ class StepScreen(Console):
     (live displays of stages on many threads would fight over the terminal)."""
 
     def __init__(self, step: Callable[[str], None]):
-        super().__init__(quiet=True)
+        super().__init__(quiet=True, force_terminal=False)  # no stage starts a live display
         self._step = step
-
-    @property
-    def is_terminal(self) -> bool:  # so no stage starts a live display of its own
-        return False
 
     def status(self, status: Any, *args: Any, **kwargs: Any) -> Any:
         self._step(str(status).rstrip(" ."))
@@ -177,10 +173,9 @@ def _run_all(
             try:
                 row, checkout = release.prepare(candidate, ctx, step)
             except ToolkitError as exc:
-                row = release.new_row(candidate, ctx)
-                row = dataclasses.replace(row, series="error", series_detail=str(exc))
                 step(f"error: {exc}")
-                return row
+                row = release.new_row(candidate, ctx)
+                return dataclasses.replace(row, series="error", series_detail=str(exc))
             python = None
             if row.runnable and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")

@@ -183,10 +183,9 @@ def _not_exported(row: Row, exc: SeriesFailed) -> Row:
         none = Check(stages.NA, "the fix is already upstream: nothing to export")
         return _set(row, FIXED_UPSTREAM, exc.report.result.upstream_fix, none, upstream)
     if not exc.report.result.ok:
-        problems = exc.report.result.problems()
         drifted = Check(stages.NOT_RUN, "series drifted: nothing exported")
-        row = replace(row, problems=problems)
-        return _set(row, "drifted", "; ".join(problems), drifted, drifted)
+        row = replace(row, problems=exc.report.result.problems())
+        return _set(row, "drifted", "; ".join(row.problems), drifted, drifted)
     return _error(row, str(exc))  # made, but upstream's checks refuse it
 
 
@@ -219,7 +218,11 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
     folder = ctx.folder(row.version)
     cache_file = folder / "checks.json"
     key = _cache_key(row, ctx, python)
-    cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    try:
+        saved = {} if ctx.fresh else json.loads(cache_file.read_text())
+    except (OSError, json.JSONDecodeError):
+        saved = {}
+    cached = saved.get("checks", {}) if saved.get("key") == key else {}
     ran: dict[str, dict[str, Any]] = {}
     got: dict[str, Check] = {}
     for stage in stages.STAGES:
@@ -269,14 +272,6 @@ def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
         "interpreter": str(python),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data.get("checks", {}) if data.get("key") == key else {}
 
 
 def series_steps() -> list[str]:
