@@ -94,27 +94,32 @@ def _bump(
     said.append(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
     if report.result.fixed_upstream:
         said.append(f"fixed upstream {report.result.upstream_fix}")
-    if problems:
-        return _refuse(said, problems, ws, old, stage)
-
-    said += [
-        f"git range-diff (committed series on {old} → regenerated on {new}):",
-        _range_diff(pin, ws, checkout, patches),
-    ]
     records: list[Record] = []
-    for name in stages.STAGES:
-        if name in args.skip:
-            said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
-            continue
-        python = envs.release_python(new, ws.runtimes)
-        job = stages.CheckJob(checkout, patches, stage, ws.trees, python, args.budget, args.seed)
-        check, record = stages.run_check(name, job, err)
-        records += [record] if record else []
-        said.append(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
-        if check.status != stages.PASS:
-            problems.append(f"{name} {check.status}: {check.detail}")
+    if not problems:  # the series is made: its range-diff, then its checks
+        said += [
+            f"git range-diff (committed series on {old} → regenerated on {new}):",
+            _range_diff(pin, ws, checkout, patches),
+        ]
+        for name in stages.STAGES:
+            if name in args.skip:
+                said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
+                continue
+            python = envs.release_python(new, ws.runtimes)
+            job = stages.CheckJob(
+                checkout, patches, stage, ws.trees, python, args.budget, args.seed
+            )
+            check, record = stages.run_check(name, job, err)
+            records += [record] if record else []
+            said.append(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
+            if check.status != stages.PASS:
+                problems.append(f"{name} {check.status}: {check.detail}")
     if problems:
-        return _refuse(said, problems, ws, old, stage)
+        kept = (
+            f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
+            f"logs and the candidate series: {console.rel(stage)}"
+        )
+        refused = [f"REFUSED: {len(problems)} problem(s):", *(f"  {p}" for p in problems), kept]
+        return StageResult(ok=False, shown=(*said, *refused))
 
     changed = _install_all(ws, new_text, patches)
     said.append(
@@ -177,14 +182,3 @@ def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
                 f"could not install the new pin and patches/ ({exc}); both restored as they were"
             ) from None
     return changed
-
-
-def _refuse(
-    said: list[Shown], problems: list[str], ws: Workspace, old: str, stage: Path
-) -> StageResult:
-    kept = (
-        f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
-        f"logs and the candidate series: {console.rel(stage)}"
-    )
-    refused = [f"REFUSED: {len(problems)} problem(s):", *(f"  {p}" for p in problems), kept]
-    return StageResult(ok=False, shown=(*said, *refused))

@@ -153,7 +153,7 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> Row:
         upstream_fix.settle(exc.report, checkout, python, ctx.ws, log, ctx.reference)
         return _not_exported(replace(row, outcomes=outcome_rows(exc.report)), exc)
     except ToolkitError as exc:  # a tool or the checkout failed, not the series
-        return _error(row, str(exc))
+        return _set(row, "error", str(exc), _NONE, _NONE)
     row = replace(row, outcomes=outcome_rows(report))
     if report.result.not_applicable:
         none = Check(stages.NA, "nothing to export")
@@ -168,6 +168,9 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> Row:
     return _set(row, "applied", "", Check(stages.PASS, "applies and reverses", seconds))
 
 
+_NONE = Check(stages.NOT_RUN, "no series exported")
+
+
 def _set(row: Row, status: str, detail: str, own_am: Check, checks: Check | None = None) -> Row:
     """``row`` with its series column, its own ``git am`` and (if given) both checks."""
     more = {"test_upstream": checks, "verify": checks} if checks else {}
@@ -177,7 +180,7 @@ def _set(row: Row, status: str, detail: str, own_am: Check, checks: Check | None
 def _not_exported(row: Row, exc: SeriesFailed) -> Row:
     if exc.proof:  # every target applied, but the export fails git am: the column says so
         failed = Check(stages.FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
-        return _set(row, "applied", str(exc), failed, Check(stages.NOT_RUN, "no series exported"))
+        return _set(row, "applied", str(exc), failed, _NONE)
     if exc.report.result.fixed_upstream:
         upstream = Check(stages.NA, "the fix is already upstream")
         none = Check(stages.NA, "the fix is already upstream: nothing to export")
@@ -186,12 +189,7 @@ def _not_exported(row: Row, exc: SeriesFailed) -> Row:
         drifted = Check(stages.NOT_RUN, "series drifted: nothing exported")
         row = replace(row, problems=exc.report.result.problems())
         return _set(row, "drifted", "; ".join(row.problems), drifted, drifted)
-    return _error(row, str(exc))  # made, but upstream's checks refuse it
-
-
-def _error(row: Row, why: str) -> Row:
-    none = Check(stages.NOT_RUN, "no series exported")
-    return _set(row, "error", why, none, none)
+    return _set(row, "error", str(exc), _NONE, _NONE)  # made, but upstream's checks refuse it
 
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
