@@ -225,8 +225,7 @@ _PEP440 = re.compile(r"^(?P<nums>\d+(?:\.\d+)*)(?:\.?post(?P<post>\d+))?(?:\.?de
 
 def version_key(version: str) -> tuple[tuple[int, ...], int, int, int]:
     """Release order for the versions dynamo uses: X.devN < X < X.postN."""
-    m = _PEP440.match(version)
-    if not m:
+    if not (m := _PEP440.match(version)):
         return ((), 0, 0, 0)
     nums = tuple(int(n) for n in m["nums"].split("."))
     return (nums, 0 if m["dev"] else 1, int(m["post"] or 0), int(m["dev"] or 0))

@@ -44,10 +44,8 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
     # With neither --design nor a series: the first design; a series that names none refuses.
-    fresh = not (ws.patches / series.SERIES_FILE).is_file()
-    design = (
-        DESIGNS[args.design or DEFAULT] if args.design or fresh else series.design_of(ws.patches)
-    )
+    new = not (ws.patches / series.SERIES_FILE).is_file()
+    design = DESIGNS[args.design or DEFAULT] if args.design or new else series.design_of(ws.patches)
     doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
     with err.status(doing) as status, locked(pin, args, ws) as checkout:
         status.stop()

@@ -17,7 +17,6 @@ from typing import Any
 
 from rich.console import Console
 
-from codemods.series import SERIES
 from dynpatch import series
 from dynpatch.designs import DEFAULT, DESIGNS, Design
 from dynpatch.errors import ToolkitError
@@ -98,13 +97,11 @@ def _no_reference() -> upstream_fix.Reference:
 
 def once(make: Callable[[], upstream_fix.Reference]) -> Callable[[], upstream_fix.Reference]:
     """``make``, called at most once however many threads ask (its result kept)."""
-    lock, made = threading.Lock(), []
+    lock, made = threading.Lock(), functools.cache(make)
 
     def get() -> upstream_fix.Reference:
         with lock:
-            if not made:
-                made.append(make())
-            return made[0]
+            return made()
 
     return get
 
@@ -270,8 +267,3 @@ def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
         "interpreter": str(python),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def series_steps() -> list[str]:
-    """``file::qualname`` of every step, in series order (the table's target columns)."""
-    return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]

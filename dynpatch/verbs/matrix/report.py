@@ -9,15 +9,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from codemods.series import SERIES
 from dynpatch import console
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.releases import PINNED, TOFU
 from dynpatch.services import checks as stages
 from dynpatch.services.checks import Check
-from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row, series_steps
+from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row
 
-# Short headers of the series' steps, in SERIES order.
+# ``file::qualname`` of every step, in series order (the table's target columns), and their
+# short headers.
+STEPS = [f"{s.target.path}::{s.target.qualname}" for s in SERIES]
 TARGET_HEADERS = ("helper", "_extract_logprobs", "loop call", "helper tests", "handler test")
 _SHORT = {
     "already-applied": "already",
@@ -107,8 +110,7 @@ def retire(rows: list[Row]) -> list[str]:
     """The lines saying from which release on the fix is upstream (none when it is not)."""
     lines = []
     for series, what in _UPSTREAM:
-        found = sorted((r.version for r in rows if r.series == series), key=version_key)
-        if found:
+        if found := sorted((r.version for r in rows if r.series == series), key=version_key):
             lines.append(f"{what} from {found[0]}: the series can be retired from {found[0]} on")
     return lines
 
@@ -117,9 +119,7 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
     pinned = meta["pinned"]
     head = headers(pinned)
     # Path(...).name of "path/file.py::qualname" is "file.py::qualname" (a qualname has no /)
-    named = "; ".join(
-        f"{h} = `{Path(t).name}`" for h, t in zip(TARGET_HEADERS, series_steps(), strict=True)
-    )
+    named = "; ".join(f"{h} = `{Path(t).name}`" for h, t in zip(TARGET_HEADERS, STEPS, strict=True))
     out = [
         f"ai-dynamo version matrix, {meta['created']} (toolkit {meta['toolkit'][:12]}, "
         f"patches/ {meta['committed_series_sha256'][:12]} for {pinned})",
@@ -138,8 +138,7 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         "- test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
         "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
     ]
-    found = notes(rows)
-    if found:
+    if found := notes(rows):
         out += ["", "Notes:", "", *(f"- {n}" for n in found)]
     out += ["", f"    {meta['summary']}"]
     return "\n".join(out) + "\n"
@@ -150,7 +149,7 @@ def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
     md, js = out / "matrix.md", out / "matrix.json"
     text = markdown(rows, meta)
     files.write_atomic(md, text)
-    data = {**meta, "columns": headers(meta["pinned"]), "targets": series_steps()}
+    data = {**meta, "columns": headers(meta["pinned"]), "targets": STEPS}
     data |= {"rows": [dataclasses.asdict(r) for r in rows], "notes": notes(rows)}
     files.write_atomic(js, json.dumps(data, indent=2) + "\n")
     return [text.rstrip("\n"), *retire(rows), f"wrote {console.rel(md)} and {console.rel(js)}"]

@@ -103,8 +103,7 @@ class Recipe:
 
 def recipe_of(pin: Pin, ws: Workspace) -> Recipe:
     """The series in ``patches/`` on the pinned wheel (downloaded if absent), sha256-verified."""
-    names = series.names(ws.patches)
-    if not names:
+    if not (names := series.names(ws.patches)):
         raise ToolkitError(f"{ws.patches}/series lists no patch: run `nox -s apply` first")
     release = pin.pinned
     wheel = pypi.download_wheel(pin.package, release.version, release.wheel, ws.wheels)
