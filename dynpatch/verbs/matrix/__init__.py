@@ -117,8 +117,7 @@ def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.Releas
 
 
 def _pypi(args: MatrixOptions, pin: Pin, ws: Workspace) -> list[releases.ReleaseCandidate]:
-    """The rows of ``--versions`` (else the pin's [matrix]), releases the pin knows, and of
-    the newest build on PyPI if asked."""
+    """The rows of ``--versions`` (else the pin's [matrix]) and, if asked, of PyPI's newest."""
     if args.version:  # cli.py gives every fetching verb --version; here it names no row
         raise ToolkitError(
             "--version is the runtime's release beside --source git or path; the releases on "
@@ -189,18 +188,14 @@ def _run_all(
             with heavy:
                 row = release.check(row, ctx, checkout, python, StepScreen(step))
         row = dataclasses.replace(row, seconds=time.perf_counter() - t0)
-        step(_done_text(row))
+        checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
+        said = [
+            f"{name} {c.status}" + (" (cached)" if c.cached else "")
+            for name, c in checks
+            if c.status not in (stages.NA, stages.NOT_RUN)
+        ]
+        step(f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)")
         return row
 
     with ThreadPoolExecutor(len(candidates)) as pool:
         return list(pool.map(one, candidates))
-
-
-def _done_text(row: release.Row) -> str:
-    checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
-    said = [
-        f"{name} {c.status}" + (" (cached)" if c.cached else "")
-        for name, c in checks
-        if c.status not in (stages.NA, stages.NOT_RUN)
-    ]
-    return f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)"

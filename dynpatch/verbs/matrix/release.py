@@ -57,10 +57,9 @@ class Row:
         """No drift, no failed or broken check (a reasoned n/a is fine); the committed series
         must apply to the pinned release (on another, its failing is a finding)."""
         checks = [self.own_am, self.test_upstream, self.verify]
-        if self.pinned:
-            checks.append(self.committed_am)
+        bad = any(c.bad for c in checks) or (self.pinned and self.committed_am.bad)
         good = ("applied", "already-applied", "not-applicable", FIXED_UPSTREAM)
-        return self.series in good and not any(c.bad for c in checks)
+        return self.series in good and not bad
 
     @property
     def runnable(self) -> bool:
@@ -212,7 +211,16 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
     with their columns."""
     folder = ctx.folder(row.version)
     cache_file = folder / "checks.json"
-    key = _cache_key(row, ctx, python)
+    parts = {  # a result is reused only for the same wheel, series, code and interpreter
+        "wheel_sha256": row.sha256,
+        "series_sha256": row.series_sha256,
+        "toolkit": ctx.toolkit,
+        "budget": ctx.budget,
+        "seed": ctx.seed,
+        "python": sys.version,
+        "interpreter": str(python),
+    }
+    key = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
     try:
         saved = {} if ctx.fresh else json.loads(cache_file.read_text())
     except (OSError, json.JSONDecodeError):
@@ -233,8 +241,7 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
             screen.print(f"{stage} ({what})")
             where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
             job = stages.CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
-            done = stages.run_check(stage, job, screen)[0]
-            got[attr] = done
+            got[attr] = done = stages.run_check(stage, job, screen)[0]
             # An error is not kept: the next run retries.
             if done.status in (stages.PASS, stages.FAIL):
                 ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
@@ -254,16 +261,3 @@ def toolkit_digest() -> str:
                 digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
                 digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
-    parts = {
-        "wheel_sha256": row.sha256,
-        "series_sha256": row.series_sha256,
-        "toolkit": ctx.toolkit,
-        "budget": ctx.budget,
-        "seed": ctx.seed,
-        "python": sys.version,
-        "interpreter": str(python),
-    }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
