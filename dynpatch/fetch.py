@@ -150,8 +150,7 @@ def _reuse(dest: Path, force: bool, verify: Callable[[], str]) -> str | None:
 def materialise_pypi(pin: Pin, release: Release, dest: Path, wheel_cache: Path) -> str:
     """Build ``dest`` from the sha256-checked wheel; return the base commit id."""
     wheel = pypi.download_wheel(pin.package, release.version, release.wheel, wheel_cache)
-    digest = pypi.sha256_of(wheel)
-    if digest != release.sha256:
+    if (digest := pypi.sha256_of(wheel)) != release.sha256:
         wheel.unlink()  # never trust a bad download twice
         raise ToolkitError(
             f"sha256 mismatch for {release.wheel}: pinned {release.sha256}, got {digest}"
@@ -203,16 +202,14 @@ def _tagged_base(dest: Path, release: Release) -> str:
     """The commit of the cached checkout's base tag, when it is a clean repository."""
     if not gitio.is_git_repo(dest):
         raise ToolkitError(f"cached checkout {dest} is not a git repository; {REBUILD}")
-    base = gitio.rev_parse(dest, release.base_tag)
-    if base is None:
+    if (base := gitio.rev_parse(dest, release.base_tag)) is None:
         raise ToolkitError(f"cached checkout {dest} has no tag {release.base_tag}; {REBUILD}")
     _require_clean(dest, "rerun with --force to discard them")
     return base
 
 
 def _require_clean(repo: Path, advice: str) -> None:
-    changes = gitio.local_changes(repo)
-    if changes:
+    if changes := gitio.local_changes(repo):
         shown = ", ".join(c[3:] for c in changes[:3]) + (" ..." if len(changes) > 3 else "")
         raise ToolkitError(f"{repo} has local changes ({shown}); {advice}")
 

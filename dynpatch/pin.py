@@ -52,15 +52,17 @@ class Pin:
     def pinned(self) -> Release:
         return self.release(self.version)
 
-    def release(self, version: str) -> Release:
-        try:
-            return self.releases[version]
-        except KeyError:
-            known = ", ".join(sorted(self.releases)) or "none"
+    def release(self, version: str, order: Callable[[str], Any] | None = None) -> Release:
+        """The entry for ``version``; else an error naming the known ones (sorted by ``order``)."""
+        if version not in self.releases:
             raise ToolkitError(
                 f'unknown version {version}: {self.path.name} has no [releases."{version}"] '
-                f"entry with its wheel sha256 (known: {known})"
-            ) from None
+                f"entry with its wheel sha256 (known: {self.known(order)})"
+            )
+        return self.releases[version]
+
+    def known(self, order: Callable[[str], Any] | None = None) -> str:
+        return ", ".join(sorted(self.releases, key=order)) or "none"
 
 
 def load_pin(path: Path) -> Pin:
@@ -223,8 +225,7 @@ _PEP440 = re.compile(r"^(?P<nums>\d+(?:\.\d+)*)(?:\.?post(?P<post>\d+))?(?:\.?de
 
 def version_key(version: str) -> tuple[tuple[int, ...], int, int, int]:
     """Release order for the versions dynamo uses: X.devN < X < X.postN."""
-    m = _PEP440.match(version)
-    if not m:
+    if not (m := _PEP440.match(version)):
         return ((), 0, 0, 0)
     nums = tuple(int(n) for n in m["nums"].split("."))
     return (nums, 0 if m["dev"] else 1, int(m["post"] or 0), int(m["dev"] or 0))

@@ -3,7 +3,6 @@ use, to its first download's (recorded under ``.cache/tofu/``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import os
@@ -39,11 +38,6 @@ def release_for(pin: Pin, version: str, sha256: str) -> Release:
     return Release(version, tag, wheel_name(pin.package, version), sha256.lower())
 
 
-def pinned(pin: Pin, versions: list[str]) -> list[ReleaseCandidate]:
-    """Candidates for releases the pin knows (an unknown one is an error)."""
-    return [ReleaseCandidate(pin.release(v), PINNED) for v in versions]
-
-
 def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> ReleaseCandidate:
     """The newest release or dev wheel on PyPI (always asked), held to the pin's sha256 if
     the pin lists it, else to its first download's; only then does it enter the cache."""
@@ -56,21 +50,18 @@ def newest(pin: Pin, wheel_cache: Path, tofu_dir: Path) -> ReleaseCandidate:
         digest = pypi.sha256_of(got)
         if version not in pin.releases:
             found = _tofu(pin, version, digest, tofu_dir)
-        elif (pinned := pin.release(version).sha256) != digest:
+        elif (pinned := pin.release(version)).sha256 != digest:
             raise ToolkitError(
-                f"sha256 mismatch for {got.name}: pinned {pinned}, PyPI gave {digest}"
+                f"sha256 mismatch for {got.name}: pinned {pinned.sha256}, PyPI gave {digest}"
             )
         else:
-            found = ReleaseCandidate(
-                pin.release(version), PINNED, True, "newest on PyPI; sha256 pinned"
-            )
+            found = ReleaseCandidate(pinned, PINNED, True, "newest on PyPI; sha256 pinned")
         os.replace(got, wheel_cache / got.name)
     return found
 
 
 def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> ReleaseCandidate:
     record = tofu_dir / f"{pin.package}-{version}.json"
-    release = release_for(pin, version, digest)
     if record.is_file():
         first = json.loads(record.read_text())
         if first["sha256"] != digest:
@@ -78,20 +69,17 @@ def _tofu(pin: Pin, version: str, digest: str, tofu_dir: Path) -> ReleaseCandida
                 f"{pin.package} {version}: PyPI now gives sha256 {digest}, but the first "
                 f"use on {first['recorded']} recorded {first['sha256']} ({record}): refusing it"
             )
-        note = (
-            f"sha256 {digest} is not in the pin: trust on first use, recorded "
-            f"{first['recorded']} in {record.name}; this download matches it"
-        )
-        return ReleaseCandidate(release, TOFU, True, note)
-    today = dt.datetime.now(dt.UTC).date().isoformat()
-    entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
-    tofu_dir.mkdir(parents=True, exist_ok=True)
-    files.write_atomic(record, json.dumps(entry, indent=2) + "\n")
-    note = (
-        f"sha256 {digest} is not in the pin: trusted on first use (recorded now, {today}, "
-        f"in {record.name}); later runs must match it"
-    )
-    return ReleaseCandidate(release, TOFU, True, note)
+        how = f"trust on first use, recorded {first['recorded']} in {record.name}; this download"
+        how += " matches it"
+    else:
+        today = dt.datetime.now(dt.UTC).date().isoformat()
+        entry = {"package": pin.package, "version": version, "sha256": digest, "recorded": today}
+        tofu_dir.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(record, json.dumps(entry, indent=2) + "\n")
+        how = f"trusted on first use (recorded now, {today}, in {record.name}); later runs must"
+        how += " match it"
+    note = f"sha256 {digest} is not in the pin: {how}"
+    return ReleaseCandidate(release_for(pin, version, digest), TOFU, True, note)
 
 
 def lookup(pin: Pin, version: str, wheels: Path, tofu_dir: Path, *, download: bool) -> Release:
@@ -108,15 +96,8 @@ def lookup(pin: Pin, version: str, wheels: Path, tofu_dir: Path, *, download: bo
     try:
         wheel = pypi.download_wheel(pin.package, version, name, wheels)
     except ToolkitError as exc:
-        known = ", ".join(sorted(pin.releases)) or "none"
         raise ToolkitError(
-            f"unknown version {version}: not in {pin.path.name} (known: {known}), and not on "
-            f"PyPI as {name}: {exc}"
+            f"unknown version {version}: not in {pin.path.name} (known: {pin.known()}), and "
+            f"not on PyPI as {name}: {exc}"
         ) from None
     return _tofu(pin, version, pypi.sha256_of(wheel), tofu_dir).release
-
-
-def with_candidates(pin: Pin, candidates: list[ReleaseCandidate]) -> Pin:
-    """The pin (in memory only) that also lists the trust-on-first-use releases."""
-    found = {c.release.version: c.release for c in candidates}
-    return dataclasses.replace(pin, releases={**found, **pin.releases})

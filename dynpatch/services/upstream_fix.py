@@ -57,8 +57,7 @@ class Reference:
 
 
 def reference(pin: Pin, ws: Workspace) -> Reference:
-    checkout = fetch(pin, ws)
-    trees = prepare_trees(checkout, ws.patches, ws.trees)
+    trees = prepare_trees(fetch(pin, ws), ws.patches, ws.trees)
     helper = (trees.baseline / TARGET.path).read_text()
     python = runtimes.release_python(pin.version, ws.runtimes)
     label = f"the series on ai-dynamo {pin.version}"

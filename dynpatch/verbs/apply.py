@@ -44,10 +44,8 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"unknown --design {args.design!r}: one of {', '.join(DESIGNS)}")
     files.refuse_non_folder(ws.patches)  # before the fetch: the swap would refuse it
     # With neither --design nor a series: the first design; a series that names none refuses.
-    fresh = not (ws.patches / series.SERIES_FILE).is_file()
-    design = (
-        DESIGNS[args.design or DEFAULT] if args.design or fresh else series.design_of(ws.patches)
-    )
+    new = not (ws.patches / series.SERIES_FILE).is_file()
+    design = DESIGNS[args.design or DEFAULT] if args.design or new else series.design_of(ws.patches)
     doing = f"fetching ai-dynamo {args.version or pin.version} ({args.source}) ..."
     with err.status(doing) as status, locked(pin, args, ws) as checkout:
         status.stop()
@@ -82,19 +80,15 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
     if not report.patches:
         done = "every target is already applied at the base: no patch to export"
         return StageResult(shown=(table, done))
-    where = console.rel(ws.patches)
+    where, listed = console.rel(ws.patches), ", ".join(report.patches)
     command = f"{precommit.COMMAND} -- --check" if args.check else precommit.COMMAND
     digest = series.series_digest(ws.patches)
     if args.check:
-        said = [f"{where}/ is up to date ({', '.join(report.patches)})"]
-    elif report.changed_files:
-        said = [f"wrote {where}/: {', '.join(report.changed_files)}"]
+        said = [f"{where}/ is up to date ({listed})"]
     else:
-        said = [f"{where}/ unchanged ({', '.join(report.patches)})"]
-    if not args.check:
-        said.append(
-            f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
-        )
+        wrote = f"wrote {where}/: {', '.join(report.changed_files)}"
+        branch = f"work branch {pin.branch} in {console.rel(checkout.path)} at {report.commit[:12]}"
+        said = [wrote if report.changed_files else f"{where}/ unchanged ({listed})", branch]
     touched, messages = len(report.hooks[0].checked), len(report.hooks[-1].checked)
     t = report.timings
     said += [

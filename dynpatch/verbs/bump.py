@@ -20,7 +20,7 @@ from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, fetch
 from dynpatch.io import faults, files, pypi
 from dynpatch.io import git as gitio
-from dynpatch.pin import Pin, Release, load_pin, parse_pin, with_release, with_version
+from dynpatch.pin import Pin, load_pin, parse_pin, with_release, with_version
 from dynpatch.results import Shown, StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import runtimes as envs
@@ -69,7 +69,12 @@ def _bump(
     said: list[Shown] = [f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})"]
 
     with err.status(f"fetching ai-dynamo {new} ..."):
-        release, trust = _release(pin, new, ws.wheels)
+        release, trust = pin.releases.get(new), ""
+        if release is None:  # its sha256 is the PyPI download's, trusted on first use
+            name = releases.wheel_name(pin.package, new)
+            wheel = pypi.download_wheel(pin.package, new, name, ws.wheels)
+            release = releases.release_for(pin, new, pypi.sha256_of(wheel))
+            trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
         first = parse_pin(with_release(old_text, release, path=ws.pin), ws.pin)
         checkout = fetch(first, ws, version=new)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
@@ -89,27 +94,32 @@ def _bump(
     said.append(console.outcome_table(report.outcomes, report.lines, f"ai-dynamo {new} (pypi)"))
     if report.result.fixed_upstream:
         said.append(f"fixed upstream {report.result.upstream_fix}")
-    if problems:
-        return _refuse(said, problems, ws, old, stage)
-
-    said += [
-        f"git range-diff (committed series on {old} → regenerated on {new}):",
-        _range_diff(pin, ws, checkout, patches),
-    ]
     records: list[Record] = []
-    for name in stages.STAGES:
-        if name in args.skip:
-            said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
-            continue
-        python = envs.release_python(new, ws.runtimes)
-        job = stages.CheckJob(checkout, patches, stage, ws.trees, python, args.budget, args.seed)
-        check, record = stages.run_check(name, job, err)
-        records += [record] if record else []
-        said.append(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
-        if check.status != stages.PASS:
-            problems.append(f"{name} {check.status}: {check.detail}")
+    if not problems:  # the series is made: its range-diff, then its checks
+        said += [
+            f"git range-diff (committed series on {old} → regenerated on {new}):",
+            _range_diff(pin, ws, checkout, patches),
+        ]
+        for name in stages.STAGES:
+            if name in args.skip:
+                said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
+                continue
+            python = envs.release_python(new, ws.runtimes)
+            job = stages.CheckJob(
+                checkout, patches, stage, ws.trees, python, args.budget, args.seed
+            )
+            check, record = stages.run_check(name, job, err)
+            records += [record] if record else []
+            said.append(f"{name}: {check.status}: {check.detail} ({check.seconds:.0f} s)")
+            if check.status != stages.PASS:
+                problems.append(f"{name} {check.status}: {check.detail}")
     if problems:
-        return _refuse(said, problems, ws, old, stage)
+        kept = (
+            f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
+            f"logs and the candidate series: {console.rel(stage)}"
+        )
+        refused = [f"REFUSED: {len(problems)} problem(s):", *(f"  {p}" for p in problems), kept]
+        return StageResult(ok=False, shown=(*said, *refused))
 
     changed = _install_all(ws, new_text, patches)
     said.append(
@@ -119,16 +129,6 @@ def _bump(
     )
     # The checks' records now describe the pinned series: the command line saves them.
     return StageResult(shown=tuple(said), records=tuple(records))
-
-
-def _release(pin: Pin, version: str, wheels: Path) -> tuple[Release, str]:
-    """The release entry and how its sha256 is trusted ('' when the pin has it)."""
-    if version in pin.releases:
-        return pin.release(version), ""
-    name = releases.wheel_name(pin.package, version)
-    digest = pypi.sha256_of(pypi.download_wheel(pin.package, version, name, wheels))
-    trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
-    return releases.release_for(pin, version, digest), trust
 
 
 def _regenerate(
@@ -182,14 +182,3 @@ def _install_all(ws: Workspace, new_text: str, patches: Path) -> list[str]:
                 f"could not install the new pin and patches/ ({exc}); both restored as they were"
             ) from None
     return changed
-
-
-def _refuse(
-    said: list[Shown], problems: list[str], ws: Workspace, old: str, stage: Path
-) -> StageResult:
-    kept = (
-        f"{console.rel(ws.pin)} stays at {old} and {console.rel(ws.patches)}/ is unchanged; "
-        f"logs and the candidate series: {console.rel(stage)}"
-    )
-    refused = [f"REFUSED: {len(problems)} problem(s):", *(f"  {p}" for p in problems), kept]
-    return StageResult(ok=False, shown=(*said, *refused))

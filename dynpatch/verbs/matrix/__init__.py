@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import os
 import threading
 import time
@@ -33,11 +34,6 @@ QUICK_BUDGET = 10  # hypothesis streams per release: "quick verify" (plus the na
 DEFAULT_SEED = 0  # fixed, so a row is reproducible and its cached result meaningful
 
 
-def default_jobs() -> int:
-    # A heavy job is one busy child process: more than the cores slows every release down.
-    return max(1, min(2, os.cpu_count() or 1))
-
-
 @dataclass(frozen=True, kw_only=True)
 class MatrixOptions(FetchOptions):
     # The fetch options: --source git or path gives one row, that ref or clone as a release.
@@ -45,7 +41,8 @@ class MatrixOptions(FetchOptions):
     newest: bool | None = None  # add the newest build on PyPI (None: the pin's [matrix])
     budget: int = QUICK_BUDGET
     seed: int = DEFAULT_SEED
-    jobs: int = field(default_factory=lambda: default_jobs())
+    # A heavy job is one busy child process: more than the cores slows every release down.
+    jobs: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
     skip: list[str] = field(default_factory=list)
     fresh: bool = False  # ignore cached test and verify results
     out: Path | None = None  # None: out/matrix
@@ -59,29 +56,17 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         raise ToolkitError(f"--budget must be 0 or more, not {args.budget}")
     pin = load_pin(ws.pin)
     series.names(ws.patches)  # the committed series must be there
-    if args.source != "pypi":
-        candidates = [_one_source(args, pin, ws)]
-    else:
-        candidates = releases.pinned(pin, _versions(args, pin))
-    if args.source == "pypi" and (pin.matrix_newest if args.newest is None else args.newest):
-        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
-            try:
-                found = releases.newest(pin, ws.wheels, ws.tofu)
-            except ToolkitError as exc:
-                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
-        # The newest marks the row of its version if the matrix has it, else adds one.
-        same = [c.release.version == found.release.version for c in candidates]
-        candidates = [found if s else c for s, c in zip(same, candidates, strict=True)]
-        candidates += [] if any(same) else [found]
-        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    candidates = [_one_source(args, pin, ws)] if args.source != "pypi" else _pypi(args, pin, ws)
     if not candidates:
         raise ToolkitError("no releases to run: the pin's [matrix] lists none")
     out = args.out or ws.stage.matrix
     out.mkdir(parents=True, exist_ok=True)
     # Built once here: the threads would otherwise race to create the same formatter env.
     formatting.tools_python(ws)
+    # The pin (in memory only) that also lists the trust-on-first-use releases.
+    listed = {c.release.version: c.release for c in candidates} | pin.releases
     ctx = release.Context(
-        pin=releases.with_candidates(pin, candidates),
+        pin=dataclasses.replace(pin, releases=listed),
         ws=ws,
         out=out,
         budget=args.budget,
@@ -101,7 +86,7 @@ def run(args: MatrixOptions, ws: Workspace) -> StageResult:
         f"wall time {total:.0f} s with --jobs {args.jobs}"
     )
     meta = {
-        "created": report.now(),
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "pinned": pin.version,
         "toolkit": ctx.toolkit,
         "committed_series_sha256": series.series_digest(ws.patches),
@@ -131,21 +116,26 @@ def _one_source(args: MatrixOptions, pin: Pin, ws: Workspace) -> releases.Releas
     return releases.ReleaseCandidate(release, label, note=note)
 
 
-def _versions(args: MatrixOptions, pin: Pin) -> list[str]:
+def _pypi(args: MatrixOptions, pin: Pin, ws: Workspace) -> list[releases.ReleaseCandidate]:
+    """The rows of ``--versions`` (else the pin's [matrix]) and, if asked, of PyPI's newest."""
     if args.version:  # cli.py gives every fetching verb --version; here it names no row
         raise ToolkitError(
             "--version is the runtime's release beside --source git or path; the releases on "
             "PyPI are --versions"
         )
     versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
-    unknown = [v for v in versions if v not in pin.releases]
-    if unknown:
-        known = ", ".join(sorted(pin.releases, key=version_key))
-        raise ToolkitError(
-            f'unknown version {unknown[0]}: {pin.path.name} has no [releases."{unknown[0]}"] '
-            f"entry with its wheel sha256 (known: {known})"
-        )
-    return list(dict.fromkeys(versions))
+    rows = {
+        v: releases.ReleaseCandidate(pin.release(v, version_key), releases.PINNED) for v in versions
+    }
+    if args.newest or (args.newest is None and pin.matrix_newest):
+        with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
+            try:
+                found = releases.newest(pin, ws.wheels, ws.tofu)
+            except ToolkitError as exc:
+                raise ToolkitError(f"{exc} (--no-newest runs the pinned releases only)") from None
+        rows[found.release.version] = found  # marks the row of its version, else adds one
+        err.print(f"newest on PyPI: ai-dynamo {found.release.version}: {found.note}", markup=False)
+    return list(rows.values())
 
 
 class StepScreen(Console):
@@ -153,12 +143,8 @@ class StepScreen(Console):
     (live displays of stages on many threads would fight over the terminal)."""
 
     def __init__(self, step: Callable[[str], None]):
-        super().__init__(quiet=True)
+        super().__init__(quiet=True, force_terminal=False)  # no stage starts a live display
         self._step = step
-
-    @property
-    def is_terminal(self) -> bool:  # so no stage starts a live display of its own
-        return False
 
     def status(self, status: Any, *args: Any, **kwargs: Any) -> Any:
         self._step(str(status).rstrip(" ."))
@@ -186,10 +172,9 @@ def _run_all(
             try:
                 row, checkout = release.prepare(candidate, ctx, step)
             except ToolkitError as exc:
-                row = release.new_row(candidate, ctx)
-                row = dataclasses.replace(row, series="error", series_detail=str(exc))
                 step(f"error: {exc}")
-                return row
+                row = release.new_row(candidate, ctx)
+                return dataclasses.replace(row, series="error", series_detail=str(exc))
             python = None
             if row.runnable and set(stages.STAGES) - ctx.skip:
                 step(f"runtime env (ai-dynamo-runtime=={version})")
@@ -203,18 +188,14 @@ def _run_all(
             with heavy:
                 row = release.check(row, ctx, checkout, python, StepScreen(step))
         row = dataclasses.replace(row, seconds=time.perf_counter() - t0)
-        step(_done_text(row))
+        checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
+        said = [
+            f"{name} {c.status}" + (" (cached)" if c.cached else "")
+            for name, c in checks
+            if c.status not in (stages.NA, stages.NOT_RUN)
+        ]
+        step(f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)")
         return row
 
     with ThreadPoolExecutor(len(candidates)) as pool:
         return list(pool.map(one, candidates))
-
-
-def _done_text(row: release.Row) -> str:
-    checks = [("own am", row.own_am), ("tests", row.test_upstream), ("verify", row.verify)]
-    said = [
-        f"{name} {c.status}" + (" (cached)" if c.cached else "")
-        for name, c in checks
-        if c.status not in (stages.NA, stages.NOT_RUN)
-    ]
-    return f"done: {'; '.join([row.series, *said])} ({row.seconds:.0f} s)"

@@ -17,11 +17,10 @@ from typing import Any
 
 from rich.console import Console
 
-from codemods.series import SERIES
 from dynpatch import series
 from dynpatch.designs import DEFAULT, DESIGNS, Design
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout, FetchOptions, fetch, locked
+from dynpatch.fetch import Checkout, FetchOptions, locked
 from dynpatch.io import files
 from dynpatch.pin import Pin
 from dynpatch.releases import ReleaseCandidate
@@ -58,10 +57,9 @@ class Row:
         """No drift, no failed or broken check (a reasoned n/a is fine); the committed series
         must apply to the pinned release (on another, its failing is a finding)."""
         checks = [self.own_am, self.test_upstream, self.verify]
-        if self.pinned:
-            checks.append(self.committed_am)
+        bad = any(c.bad for c in checks) or (self.pinned and self.committed_am.bad)
         good = ("applied", "already-applied", "not-applicable", FIXED_UPSTREAM)
-        return self.series in good and not any(c.bad for c in checks)
+        return self.series in good and not bad
 
     @property
     def runnable(self) -> bool:
@@ -98,13 +96,11 @@ def _no_reference() -> upstream_fix.Reference:
 
 def once(make: Callable[[], upstream_fix.Reference]) -> Callable[[], upstream_fix.Reference]:
     """``make``, called at most once however many threads ask (its result kept)."""
-    lock, made = threading.Lock(), []
+    lock, made = threading.Lock(), functools.cache(make)
 
     def get() -> upstream_fix.Reference:
         with lock:
-            if not made:
-                made.append(make())
-            return made[0]
+            return made()
 
     return get
 
@@ -128,12 +124,10 @@ def prepare(
     release = candidate.release
     row = new_row(candidate, ctx)
     step("fetching")
-    if ctx.source is None:
-        checkout = fetch(ctx.pin, ctx.ws, version=release.version)
-    else:  # the user's clone is only read; a git ref is fetched into vendor/
-        options = dataclasses.replace(ctx.source, version=release.version)
-        with locked(ctx.pin, options, ctx.ws) as checkout:
-            pass
+    # The user's clone is only read; a git ref is fetched into vendor/.
+    options = dataclasses.replace(ctx.source or FetchOptions(), version=release.version)
+    with locked(ctx.pin, options, ctx.ws) as checkout:
+        pass
     step("git am: the committed series")
     row = replace(row, committed_am=am_check(checkout, ctx.ws.patches, ctx.ws.scratch))
     step("codemods + format + export + git am proof")
@@ -155,7 +149,7 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> Row:
         upstream_fix.settle(exc.report, checkout, python, ctx.ws, log, ctx.reference)
         return _not_exported(replace(row, outcomes=outcome_rows(exc.report)), exc)
     except ToolkitError as exc:  # a tool or the checkout failed, not the series
-        return _error(row, str(exc))
+        return _set(row, "error", str(exc), _NONE, _NONE)
     row = replace(row, outcomes=outcome_rows(report))
     if report.result.not_applicable:
         none = Check(stages.NA, "nothing to export")
@@ -170,6 +164,9 @@ def _series(checkout: Checkout, ctx: Context, patches: Path, row: Row) -> Row:
     return _set(row, "applied", "", Check(stages.PASS, "applies and reverses", seconds))
 
 
+_NONE = Check(stages.NOT_RUN, "no series exported")
+
+
 def _set(row: Row, status: str, detail: str, own_am: Check, checks: Check | None = None) -> Row:
     """``row`` with its series column, its own ``git am`` and (if given) both checks."""
     more = {"test_upstream": checks, "verify": checks} if checks else {}
@@ -179,22 +176,16 @@ def _set(row: Row, status: str, detail: str, own_am: Check, checks: Check | None
 def _not_exported(row: Row, exc: SeriesFailed) -> Row:
     if exc.proof:  # every target applied, but the export fails git am: the column says so
         failed = Check(stages.FAIL, exc.proof, exc.report.timings.get("git am check", 0.0))
-        return _set(row, "applied", str(exc), failed, Check(stages.NOT_RUN, "no series exported"))
+        return _set(row, "applied", str(exc), failed, _NONE)
     if exc.report.result.fixed_upstream:
         upstream = Check(stages.NA, "the fix is already upstream")
         none = Check(stages.NA, "the fix is already upstream: nothing to export")
         return _set(row, FIXED_UPSTREAM, exc.report.result.upstream_fix, none, upstream)
     if not exc.report.result.ok:
-        problems = exc.report.result.problems()
         drifted = Check(stages.NOT_RUN, "series drifted: nothing exported")
-        row = replace(row, problems=problems)
-        return _set(row, "drifted", "; ".join(problems), drifted, drifted)
-    return _error(row, str(exc))  # made, but upstream's checks refuse it
-
-
-def _error(row: Row, why: str) -> Row:
-    none = Check(stages.NOT_RUN, "no series exported")
-    return _set(row, "error", why, none, none)
+        row = replace(row, problems=exc.report.result.problems())
+        return _set(row, "drifted", "; ".join(row.problems), drifted, drifted)
+    return _set(row, "error", str(exc), _NONE, _NONE)  # made, but upstream's checks refuse it
 
 
 def outcome_rows(report: ApplyReport) -> list[dict[str, str]]:
@@ -220,8 +211,21 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
     with their columns."""
     folder = ctx.folder(row.version)
     cache_file = folder / "checks.json"
-    key = _cache_key(row, ctx, python)
-    cached = {} if ctx.fresh else _load_cache(cache_file, key)
+    parts = {  # a result is reused only for the same wheel, series, code and interpreter
+        "wheel_sha256": row.sha256,
+        "series_sha256": row.series_sha256,
+        "toolkit": ctx.toolkit,
+        "budget": ctx.budget,
+        "seed": ctx.seed,
+        "python": sys.version,
+        "interpreter": str(python),
+    }
+    key = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    try:
+        saved = {} if ctx.fresh else json.loads(cache_file.read_text())
+    except (OSError, json.JSONDecodeError):
+        saved = {}
+    cached = saved.get("checks", {}) if saved.get("key") == key else {}
     ran: dict[str, dict[str, Any]] = {}
     got: dict[str, Check] = {}
     for stage in stages.STAGES:
@@ -237,8 +241,7 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
             screen.print(f"{stage} ({what})")
             where = (checkout, folder / "patches", folder, ctx.ws.trees, python)
             job = stages.CheckJob(*where, ctx.budget, ctx.seed, alternative=False)
-            done = stages.run_check(stage, job, screen)[0]
-            got[attr] = done
+            got[attr] = done = stages.run_check(stage, job, screen)[0]
             # An error is not kept: the next run retries.
             if done.status in (stages.PASS, stages.FAIL):
                 ran[stage] = {k: v for k, v in dataclasses.asdict(done).items() if k != "cached"}
@@ -258,29 +261,3 @@ def toolkit_digest() -> str:
                 digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
                 digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-def _cache_key(row: Row, ctx: Context, python: Path | None) -> str:
-    parts = {
-        "wheel_sha256": row.sha256,
-        "series_sha256": row.series_sha256,
-        "toolkit": ctx.toolkit,
-        "budget": ctx.budget,
-        "seed": ctx.seed,
-        "python": sys.version,
-        "interpreter": str(python),
-    }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def _load_cache(path: Path, key: str) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data.get("checks", {}) if data.get("key") == key else {}
-
-
-def series_steps() -> list[str]:
-    """``file::qualname`` of every step, in series order (the table's target columns)."""
-    return [f"{s.target.path}::{s.target.qualname}" for s in SERIES]

@@ -4,21 +4,23 @@ plain success."""
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from codemods.series import SERIES
 from dynpatch import console
 from dynpatch.io import files
 from dynpatch.pin import version_key
 from dynpatch.releases import PINNED, TOFU
 from dynpatch.services import checks as stages
 from dynpatch.services.checks import Check
-from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row, series_steps
+from dynpatch.verbs.matrix.release import FIXED_UPSTREAM, Row
 
-# Short headers of the series' steps, in SERIES order.
+# ``file::qualname`` of every step, in series order (the table's target columns), and their
+# short headers.
+STEPS = [f"{s.target.path}::{s.target.qualname}" for s in SERIES]
 TARGET_HEADERS = ("helper", "_extract_logprobs", "loop call", "helper tests", "handler test")
 _SHORT = {
     "already-applied": "already",
@@ -26,18 +28,6 @@ _SHORT = {
     "drifted": "DRIFTED",
     FIXED_UPSTREAM: "fixed upstream",
 }
-
-
-def column_notes(pinned: str) -> list[str]:
-    return [
-        "targets: applied, already (merged upstream), n/a, DRIFTED or fixed upstream (the "
-        "release's own fix, judged by running its code), each explained below.",
-        "own series: this release's series, regenerated on its base, applies with `git am` "
-        f"to a fresh copy of it and reverses; patches/ ({pinned}) as-is: the committed one "
-        "does (no on another release is a finding, FAIL on the pinned one an error).",
-        "test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
-        "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
-    ]
 
 
 def headers(pinned: str) -> list[str]:
@@ -79,25 +69,20 @@ def notes(rows: list[Row]) -> list[str]:
         v = row.version
         if row.note:
             lines.append(f"{v}: {row.note}")
-        if row.series in ("not-applicable", "already-applied"):
+        if row.series in ("not-applicable", "already-applied", FIXED_UPSTREAM):
             lines.append(f"{v}: {row.series.replace('-', ' ')}: {row.series_detail}")
-        elif row.series == FIXED_UPSTREAM:
-            lines.append(f"{v}: fixed upstream: {row.series_detail}")
-        elif row.series == "drifted":
-            lines += [f"{v}: DRIFTED: {p}" for p in row.problems or [row.series_detail]]
-        elif row.series == "error":
-            lines.append(f"{v}: ERROR: {row.series_detail}")
+        elif row.series in ("drifted", "error"):
+            why = (row.problems if row.series == "drifted" else []) or [row.series_detail]
+            lines += [f"{v}: {row.series.upper()}: {p}" for p in why]
         ams = [("own series", row.own_am), ("committed series", row.committed_am)]
         for name, c in [*ams, ("test-upstream", row.test_upstream), ("verify", row.verify)]:
-            if c.status in (stages.PASS, stages.NA) and name in ("own series", "committed series"):
+            if c.status == stages.NA or (c.status == stages.PASS and name.endswith("series")):
                 continue
             if name == "committed series" and not row.pinned:
                 lines.append(f"{v}: committed series does not apply as-is: {c.detail}")
-                continue
-            if c.status == stages.NA or (c.status == stages.NOT_RUN and row.series != "applied"):
-                continue
-            cached = " (cached result)" if c.cached else ""
-            lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")
+            elif c.status != stages.NOT_RUN or row.series == "applied":
+                cached = " (cached result)" if c.cached else ""
+                lines.append(f"{v}: {name}: {c.status}{cached}: {c.detail}")
     return lines
 
 
@@ -125,8 +110,7 @@ def retire(rows: list[Row]) -> list[str]:
     """The lines saying from which release on the fix is upstream (none when it is not)."""
     lines = []
     for series, what in _UPSTREAM:
-        found = sorted((r.version for r in rows if r.series == series), key=version_key)
-        if found:
+        if found := sorted((r.version for r in rows if r.series == series), key=version_key):
             lines.append(f"{what} from {found[0]}: the series can be retired from {found[0]} on")
     return lines
 
@@ -134,10 +118,8 @@ def retire(rows: list[Row]) -> list[str]:
 def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
     pinned = meta["pinned"]
     head = headers(pinned)
-    targets = [(Path(t.split("::")[0]).name, t.split("::", 1)[1]) for t in series_steps()]
-    named = "; ".join(
-        f"{h} = `{f}::{q}`" for h, (f, q) in zip(TARGET_HEADERS, targets, strict=True)
-    )
+    # Path(...).name of "path/file.py::qualname" is "file.py::qualname" (a qualname has no /)
+    named = "; ".join(f"{h} = `{Path(t).name}`" for h, t in zip(TARGET_HEADERS, STEPS, strict=True))
     out = [
         f"ai-dynamo version matrix, {meta['created']} (toolkit {meta['toolkit'][:12]}, "
         f"patches/ {meta['committed_series_sha256'][:12]} for {pinned})",
@@ -148,17 +130,18 @@ def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
         "",
         f"Targets, in series order: {named}.",
         "",
-        *(f"- {n}" for n in column_notes(pinned)),
+        "- targets: applied, already (merged upstream), n/a, DRIFTED or fixed upstream (the "
+        "release's own fix, judged by running its code), each explained below.",
+        "- own series: this release's series, regenerated on its base, applies with `git am` "
+        f"to a fresh copy of it and reverses; patches/ ({pinned}) as-is: the committed one "
+        "does (no on another release is a finding, FAIL on the pinned one an error).",
+        "- test-upstream CPU (dynamo's CPU tests, baseline vs patched) and verify quick (named "
+        "scenarios plus a small hypothesis budget) use the release's own series and runtime.",
     ]
-    found = notes(rows)
-    if found:
+    if found := notes(rows):
         out += ["", "Notes:", "", *(f"- {n}" for n in found)]
     out += ["", f"    {meta['summary']}"]
     return "\n".join(out) + "\n"
-
-
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
@@ -166,7 +149,7 @@ def show(rows: list[Row], meta: dict[str, Any], out: Path) -> list[str]:
     md, js = out / "matrix.md", out / "matrix.json"
     text = markdown(rows, meta)
     files.write_atomic(md, text)
-    data = {**meta, "columns": headers(meta["pinned"]), "targets": series_steps()}
+    data = {**meta, "columns": headers(meta["pinned"]), "targets": STEPS}
     data |= {"rows": [dataclasses.asdict(r) for r in rows], "notes": notes(rows)}
     files.write_atomic(js, json.dumps(data, indent=2) + "\n")
     return [text.rstrip("\n"), *retire(rows), f"wrote {console.rel(md)} and {console.rel(js)}"]

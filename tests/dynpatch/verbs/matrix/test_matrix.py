@@ -207,7 +207,7 @@ def test_the_checks_run_per_release_and_are_cached(
 
 
 def prepare(v: Vendor, out: Path, version: str) -> release.Row:
-    candidate = releases.pinned(v.pin, [version])[0]
+    candidate = releases.ReleaseCandidate(v.pin.release(version), releases.PINNED)
     ctx = release.Context(pin=v.pin, ws=v.ws, out=out, budget=0, seed=0)
     return release.prepare(candidate, ctx, lambda text: None)[0]
 
