@@ -19,7 +19,9 @@ from dynpatch.results import Table
 from dynpatch.services import scope
 from dynpatch.services.formatters import TOOLS
 
-STAGE, COMMAND = "pre-commit", "nox -s apply"  # the evidence record's stage, its command
+PIN = dict(t.split("==") for t in TOOLS)  # tool -> the version the formatter env holds
+
+COMMAND = "nox -s apply"  # the evidence record's command
 
 # dynamo's settings; docs/apply.md has the table and why (ruff: every report is a finding,
 # nothing fixed; no --force-exclude: a temporary folder's name must exclude nothing).
@@ -70,6 +72,9 @@ class Finding:
     line: int
     message: str  # the hook's own words: rule and text, or word ==> correction
 
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
 
 @dataclasses.dataclass(frozen=True)
 class HookResult:
@@ -82,11 +87,6 @@ class HookResult:
     @property
     def ok(self) -> bool:
         return not self.findings
-
-
-def pin(tool: str) -> str:
-    """The version of ``tool`` the formatter env holds (upstream's pin)."""
-    return next(t.split("==")[1] for t in TOOLS if t.startswith(f"{tool}=="))
 
 
 def check_files(
@@ -115,11 +115,11 @@ def check_files(
     covered = tuple(p for p in paths if spdx_comment(p) is not None)
     spdx_found = tuple(f for p in covered for f in spdx_check(p, new[p], year))
     return [
-        HookResult("isort", pin("isort"), paths, scope=formatted),
-        HookResult("black", pin("black"), paths, scope=formatted),
-        HookResult("flake8", pin("flake8"), paths, flake8_found, "changed lines"),
-        HookResult("ruff", f"{pin('ruff')} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
-        HookResult("codespell", pin("codespell"), paths, tuple(_parse("codespell", spelling))),
+        HookResult("isort", PIN["isort"], paths, scope=formatted),
+        HookResult("black", PIN["black"], paths, scope=formatted),
+        HookResult("flake8", PIN["flake8"], paths, flake8_found, "changed lines"),
+        HookResult("ruff", f"{PIN['ruff']} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
+        HookResult("codespell", PIN["codespell"], paths, tuple(_parse("codespell", spelling))),
         HookResult(SPDX, "dynamo's copyright-check.ps1 rule", covered, spdx_found),
     ]
 
@@ -217,10 +217,8 @@ def spdx_check(path: str, text: str, year: int) -> list[Finding]:
 
 
 def failure_line(findings: Sequence[Finding]) -> str:
-    first = findings[0]
     more = f" (+{len(findings) - 1} more in the table above)" if len(findings) > 1 else ""
-    where = f"{first.path}:{first.line}"
-    return f"{first.hook} (upstream settings) fails at {where}: {first.message}{more}"
+    return f"{findings[0].hook} (upstream settings) fails at {findings[0]}{more}"
 
 
 def findings_table(findings: Sequence[Finding]) -> Table:
@@ -244,14 +242,7 @@ def record(
     """The pre-commit record (``base_config``: the base has a .pre-commit-config.yaml);
     ``lines``: each target's lines added and removed, as apply's table shows them."""
     typed = tuple(
-        Hook(
-            h.hook,
-            h.pin,
-            len(h.checked),
-            tuple(f"{f.path}:{f.line}: {f.message}" for f in h.findings),
-            h.scope,
-        )
-        for h in hooks
+        Hook(h.hook, h.pin, len(h.checked), tuple(map(str, h.findings)), h.scope) for h in hooks
     )
     paths = tuple(sorted({c for h in hooks for c in h.checked if "(commit message)" not in c}))
     facts = PreCommit(typed, CONFIG, base_config, paths)

@@ -14,12 +14,9 @@ Spans = list[tuple[int, int]]  # (first line, last line), 1-based
 
 def added_lines(old: str, new: str) -> set[int]:
     """1-based line numbers of ``new`` that the diff old -> new adds or changes."""
-    lines: set[int] = set()
     matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-    return lines
+    ops = matcher.get_opcodes()  # a deletion's range of new lines is empty
+    return {n + 1 for tag, _, _, j1, j2 in ops if tag != "equal" for n in range(j1, j2)}
 
 
 def function_span(source: str, qualname: str) -> tuple[int, int] | None:

@@ -83,10 +83,15 @@ def check(
     keyword = series.design_of(patches).keyword
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         with screen.status("building the mutants ..."):
-            test_files = {p for p, _ in carried[0] | carried[1]}
-            built = {"mutant": _baseline_mutant(trees, test_files, Path(tmp) / "mutant")}
-            if keyword:  # a design with a new keyword: its tests must fail if it is ignored
-                built["ignored"] = _ignoring_mutant(trees, Path(tmp) / "ignored", keyword)
+            # The baseline with the carried tests; with a new keyword, the patched tree with
+            # the baseline's helper ignoring it (its tests must fail if it is ignored).
+            tests = {p: (trees.patched / p).read_text() for p, _ in carried[0] | carried[1]}
+            built = {"mutant": _clone(trees.baseline, trees.base, Path(tmp) / "mutant", tests)}
+            if keyword:
+                helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
+                built["ignored"] = _clone(
+                    trees.patched, "HEAD", Path(tmp) / "ignored", {TARGET.path: helper}
+                )
         results = []
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
@@ -144,17 +149,6 @@ def series_carried_tests(trees: Trees) -> Carried:
         added |= {(path, name) for name in new}
         changed |= {(path, name) for name in edited}
     return added, changed
-
-
-def _baseline_mutant(trees: Trees, test_files: set[str], dest: Path) -> Path:
-    patched = {path: (trees.patched / path).read_text() for path in test_files}
-    return _clone(trees.baseline, trees.base, dest, patched)
-
-
-def _ignoring_mutant(trees: Trees, dest: Path, keyword: str) -> Path:
-    """A clone of the patched tree at ``dest`` with the baseline's helper, ignoring ``keyword``."""
-    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
-    return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
 
 
 def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
@@ -267,23 +261,22 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
 
 
 def _tier_facts(r: TierResult, trees: Trees) -> Tier:
-    base, patched, proof = r.runs["baseline"], r.runs["patched"], r.proof
-    carried = proof.tests if proof else []
+    base, patched = r.runs["baseline"], r.runs["patched"]
+    proof = r.proof or verdict.Proof([], keyword="")  # no carried tests ran: nothing proven
     mutant = r.runs.get("mutant")
-    first = next((mutant.failures[k] for k in carried if mutant and k in mutant.failures), None)
-    new = proof.new if proof else []
+    first = next((mutant.failures[k] for k in proof.tests if mutant and k in mutant.failures), None)
     return Tier(
         name=r.tier.name,
         marker=r.tier.marker,
         paths=tuple(d for d in r.tier.dirs if (trees.patched / d).exists()),
         before=dict(Counter(base.tests.values())),
         after=dict(Counter(patched.tests.values())),
-        new=tuple(new),
-        extended=tuple(k for k in carried if k not in new),
-        failed_before=tuple(proof.failed if proof else ()),
-        passed_after=tuple(proof.passed if proof else ()),
+        new=tuple(proof.new),
+        extended=tuple(k for k in proof.tests if k not in proof.new),
+        failed_before=tuple(proof.failed),
+        passed_after=tuple(proof.passed),
         why_before=first.message if first else "",
-        ignored_caught=len(proof.caught) if proof and proof.keyword else None,
+        ignored_caught=len(proof.caught) if proof.keyword else None,
         changed=tuple(verdict.regressions(base, patched)),
         failed_both=tuple(verdict.fail_on_both(base, patched)),
         double=r.tier is tiers.STANDIN,
