@@ -65,8 +65,7 @@ def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record
     seconds = time.perf_counter() - start
     files.write_atomic(job.folder / f"{stage}.log", as_text(result.shown))
     assert result.record is not None  # both stages say what they would save
-    text = summary(result.record)
-    return Check(PASS if result.ok else FAIL, text, seconds), result.record
+    return Check(PASS if result.ok else FAIL, summary(result.record), seconds), result.record
 
 
 def summary(record: Record[Any]) -> str:

@@ -19,9 +19,8 @@ from dynpatch.fetch import Checkout
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin
-from dynpatch.services import formatters as formatting
-from dynpatch.services import precommit, scope
-from dynpatch.services.precommit import Finding, HookResult
+from dynpatch.services import formatters, precommit, scope
+from dynpatch.services.precommit import Finding
 from dynpatch.workspace import Workspace
 
 
@@ -32,7 +31,7 @@ class ApplyReport:
     patches: list[str] = field(default_factory=list)
     commit: str = ""
     changed_files: list[str] = field(default_factory=list)  # patches/ files rewritten
-    hooks: list[HookResult] = field(default_factory=list)  # upstream's pre-commit, all passed
+    hooks: list[precommit.HookResult] = field(default_factory=list)  # upstream's, all passed
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -89,10 +88,10 @@ def apply_series(
         more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
         raise SeriesFailed(problems[0] + more, report)
 
-    python = formatting.tools_python(ws)
+    python = formatters.tools_python(ws)
     lap("tool env")
     old = {p: read(p) or "" for p in result.changed}
-    new = formatting.format_upstream(result.changed, python)
+    new = formatters.format_upstream(result.changed, python)
     lap("format")
     try:
         for path in new:
@@ -150,7 +149,7 @@ def apply_series(
     return report
 
 
-def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
+def _refuse_findings(hooks: list[precommit.HookResult], report: ApplyReport) -> None:
     if findings := [f for h in hooks for f in h.findings]:
         report.hooks = hooks
         raise SeriesFailed(precommit.failure_line(findings), report, findings=findings)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Hook, PreCommit, Record
-from dynpatch.io import proc
+from dynpatch.io import files, proc
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.results import Table
 from dynpatch.services import scope
@@ -97,10 +97,8 @@ def check_files(
     paths = tuple(sorted(new))
     with tempfile.TemporaryDirectory(prefix="dynpatch-hooks-") as tmp:
         root = Path(tmp)
-        for rel, text in new.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text)
-        (root / "ruff.toml").write_text(RUFF_TOML)
+        for rel, text in {**new, "ruff.toml": RUFF_TOML}.items():  # dynamo's ruff config last
+            files.write_atomic(root / rel, text)
         flake8 = _run("flake8", ["flake8", *FLAKE8_ARGS, "--", *paths], root, python)
         ruff = _run("ruff", ["ruff", *RUFF_ARGS, "--", *paths], root, python)
         args = ["codespell_lib", *CODESPELL_ARGS, "--", *paths]

@@ -80,7 +80,8 @@ def check(
     for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
         stale.unlink()
     out_dir.mkdir(parents=True, exist_ok=True)
-    keyword = series.design_of(patches).keyword
+    design = series.design_of(patches)
+    keyword = design.keyword
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         with screen.status("building the mutants ..."):
             # The baseline with the carried tests; with a new keyword, the patched tree with
@@ -107,7 +108,7 @@ def check(
         )
         for r in results
     ]
-    problems = [p for r in results for p in r.problems]
+    problems = tuple(p for r in results for p in r.problems)
     lines = list(plan.not_run)
     gpu = tiers.gpu_facts(gpu_env) if tiers.GPU in plan.tiers else None
     if gpu:
@@ -124,15 +125,9 @@ def check(
     shown = [item for section in sections for item in verdict.renderables(section)]
     details = {"version": version, "gpu": gpu, "runs": {r.tier.name: _runs(r) for r in results}}
     facts = TestUpstream(tuple(_tier_facts(r, trees) for r in results), plan.why)
+    md = verdict.markdown(sections, lines)
     record = Record(
-        facts,
-        trees.base,
-        trees.series_sha256,
-        series.design_of(patches).name,
-        tuple(problems),
-        _command(args),
-        verdict.markdown(sections, lines),
-        details,
+        facts, trees.base, trees.series_sha256, design.name, problems, _command(args), md, details
     )
     return StageResult(not problems, (*shown, *lines), (record,))
 
@@ -154,7 +149,6 @@ def series_carried_tests(trees: Trees) -> Carried:
 def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
     gitio.clone_at(tree, ref, dest)
     for path, text in changed.items():
-        (dest / path).parent.mkdir(parents=True, exist_ok=True)
         files.write_atomic(dest / path, text)
     return dest
 
@@ -165,12 +159,8 @@ def accept_and_ignore(source: str, keyword: str) -> str:
     fn = shape.find_function(module, TARGET.qualname)
     if fn is None:
         raise ToolkitError(f"{TARGET.path}: no {TARGET.qualname} to mutate")
-    param = cst.Param(
-        name=cst.Name(keyword),
-        annotation=cst.Annotation(cst.parse_expression("object")),
-        equal=cst.AssignEqual(),
-        default=cst.Name("None"),
-    )
+    stub = cst.parse_statement(f"def f(*, {keyword}: object = None): pass")
+    param = cst.ensure_type(stub, cst.FunctionDef).params.kwonly_params[0]
     return shape.replace_function(module, TARGET.qualname, shape.add_kwonly_param(fn, param)).code
 
 
@@ -231,10 +221,9 @@ def run_tier(
 def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
     title, base, patched = result.tier.title, result.runs["baseline"], result.runs["patched"]
     new = len(set(patched.tests) - set(base.tests))
-    regressions = verdict.regressions(base, patched)
     lines = [
         f"{title}: {len(base.tests)} tests on baseline, {len(patched.tests)} on patched "
-        f"({new} new); regressions: {len(regressions) or 'none'}"
+        f"({new} new); regressions: {len(verdict.regressions(base, patched)) or 'none'}"
     ]
     both = [verdict.short(k) for k in verdict.fail_on_both(base, patched)]
     if both and result.tier is tiers.STANDIN:
