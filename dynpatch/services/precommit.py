@@ -113,8 +113,7 @@ def check_files(
     covered = tuple(p for p in paths if spdx_comment(p) is not None)
     spdx_found = tuple(f for p in covered for f in spdx_check(p, new[p], year))
     return [
-        HookResult("isort", PIN["isort"], paths, scope=formatted),
-        HookResult("black", PIN["black"], paths, scope=formatted),
+        *(HookResult(tool, PIN[tool], paths, scope=formatted) for tool in ("isort", "black")),
         HookResult("flake8", PIN["flake8"], paths, flake8_found, "changed lines"),
         HookResult("ruff", f"{PIN['ruff']} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
         HookResult("codespell", PIN["codespell"], paths, tuple(_parse("codespell", spelling))),
@@ -172,12 +171,11 @@ def dco_check(commit: CommitInfo, label: str) -> list[Finding]:
     if not signed:
         why = f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)"
         return [Finding("DCO", label, len(lines), why)]
-    author = commit.author
-    me = (author.name, author.email.lower())
+    me = (commit.author.name, commit.author.email.lower())
     if any((s.name, s.email.lower()) == me for s in sign_offs(commit.message)):
         return []
     first, line = signed[0]
-    return [Finding("DCO", label, first, f"{line!r} is not the author {author}")]
+    return [Finding("DCO", label, first, f"{line!r} is not the author {commit.author}")]
 
 
 def _header(comment: str) -> re.Pattern[str]:
