@@ -65,8 +65,7 @@ def run_check(stage: str, job: CheckJob, screen: Console) -> tuple[Check, Record
     seconds = time.perf_counter() - start
     files.write_atomic(job.folder / f"{stage}.log", as_text(result.shown))
     assert result.record is not None  # both stages say what they would save
-    text = summary(result.record)
-    return Check(PASS if result.ok else FAIL, text, seconds), result.record
+    return Check(PASS if result.ok else FAIL, summary(result.record), seconds), result.record
 
 
 def summary(record: Record[Any]) -> str:
@@ -80,16 +79,12 @@ def summary(record: Record[Any]) -> str:
         waived = record.details.get("not_expected")
         return text + (f"; not expected of this release: {'; '.join(waived)}" if waived else "")
     cpu = next(t for t in f.tiers if t.name == "cpu")
-    carried = len(cpu.new) + len(cpu.extended)
-    mutation = (
-        f"carried tests: {len(cpu.failed_before)} fail on baseline, {len(cpu.passed_after)} "
-        f"pass on patched"
-        if carried
-        else "no carried tests ran"
-    )
-    text = (
+    mutation = "no carried tests ran"
+    if cpu.new or cpu.extended:
+        mutation = f"carried tests: {len(cpu.failed_before)} fail on baseline, "
+        mutation += f"{len(cpu.passed_after)} pass on patched"
+    return (
         f"baseline {cpu.before.get('passed', 0)} passed of {sum(cpu.before.values())}, patched "
         f"{cpu.after.get('passed', 0)} passed of {sum(cpu.after.values())}; {mutation}; "
         f"regressions: {len(cpu.changed) or 'none'}"
-    )
-    return text + (f"; problem: {record.problems[0]}" if record.problems else "")
+    ) + (f"; problem: {record.problems[0]}" if record.problems else "")

@@ -19,9 +19,8 @@ from dynpatch.fetch import Checkout
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin
-from dynpatch.services import formatters as formatting
-from dynpatch.services import precommit, scope
-from dynpatch.services.precommit import Finding, HookResult
+from dynpatch.services import formatters, precommit, scope
+from dynpatch.services.precommit import Finding
 from dynpatch.workspace import Workspace
 
 
@@ -32,7 +31,7 @@ class ApplyReport:
     patches: list[str] = field(default_factory=list)
     commit: str = ""
     changed_files: list[str] = field(default_factory=list)  # patches/ files rewritten
-    hooks: list[HookResult] = field(default_factory=list)  # upstream's pre-commit, all passed
+    hooks: list[precommit.HookResult] = field(default_factory=list)  # upstream's, all passed
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -73,7 +72,7 @@ def apply_series(
     whole). The checkout changes in one ref transaction at the end, if at all: never with
     ``check`` or ``branch=None`` (only read: runs may share it); else the caller holds its lock."""
     marks = [time.perf_counter()]
-    steps, read = design.steps, partial(read_at, checkout.path, checkout.base)
+    steps, read = design.steps, partial(gitio.show_file, checkout.path, checkout.base)
     result = run_series(read, steps)
     report = ApplyReport(result)
 
@@ -89,10 +88,10 @@ def apply_series(
         more = f" (+{len(problems) - 1} more in the table above)" if len(problems) > 1 else ""
         raise SeriesFailed(problems[0] + more, report)
 
-    python = formatting.tools_python(ws)
+    python = formatters.tools_python(ws)
     lap("tool env")
     old = {p: read(p) or "" for p in result.changed}
-    new = formatting.format_upstream(result.changed, python)
+    new = formatters.format_upstream(result.changed, python)
     lap("format")
     try:
         for path in new:
@@ -150,7 +149,7 @@ def apply_series(
     return report
 
 
-def _refuse_findings(hooks: list[HookResult], report: ApplyReport) -> None:
+def _refuse_findings(hooks: list[precommit.HookResult], report: ApplyReport) -> None:
     if findings := [f for h in hooks for f in h.findings]:
         report.hooks = hooks
         raise SeriesFailed(precommit.failure_line(findings), report, findings=findings)
@@ -160,10 +159,9 @@ def export_series(
     checkout: Checkout, pin: Pin, ws: Workspace, patches_dir: Path, design: Design
 ) -> ApplyReport:
     """The series of ``design`` by the pin's author and date; the checkout is only read."""
-    author = gitio.parse_identity(pin.author)
     return apply_series(
         checkout,
-        author=author,
+        author=gitio.parse_identity(pin.author),
         date=pin.date,
         branch=None,
         ws=ws,
@@ -190,35 +188,25 @@ def _work_branch_tip(checkout: Checkout, branch: str, force: bool) -> str | None
     )
 
 
-def read_at(repo: Path, rev: str, path: str) -> str | None:
-    return gitio.show_file(repo, rev, path)
-
-
 def am_problem(checkout: Checkout, patches: list[Path], scratch: Path) -> str:
     """What stops ``patches`` applying with ``git am`` to a fresh clone of the base at
     ``scratch`` and reversing cleanly there; '' when nothing does (the patched tree)."""
     gitio.clone_at(checkout.path, checkout.base, scratch)
     try:
         gitio.am(scratch, patches)
-    except ToolkitError:
-        return _apply_failure(scratch, patches)
+    except ToolkitError:  # which patch and file: git am's own last line only names the patch
+        for patch in patches:  # on the base again: gitio.am aborts
+            try:
+                gitio.apply_check(scratch, patch)
+            except ToolkitError as exc:
+                detail = str(exc).split(": ", 1)[-1].split(f"{scratch}: ", 1)[-1]
+                return f"{patch.name}: {detail}"
+        return "git am failed (each patch applies alone: an ordering problem)"
     try:
         gitio.reverse_applies(scratch, patches)
     except ToolkitError as exc:
         return f"applies but does not reverse: {exc}"
     return ""
-
-
-def _apply_failure(repo: Path, patches: list[Path]) -> str:
-    """Which patch and file does not apply (git am's own last line only names the patch);
-    ``repo`` is back at the base (``gitio.am`` aborts)."""
-    for patch in patches:
-        try:
-            gitio.apply_check(repo, patch)
-        except ToolkitError as exc:
-            detail = str(exc).split(": ", 1)[-1].split(f"{repo}: ", 1)[-1]
-            return f"{patch.name}: {detail}"
-    return "git am failed (each patch applies alone: an ordering problem)"
 
 
 def _export(checkout: Checkout, head: str, out: Path, objects: Path | None, design: Design) -> Path:

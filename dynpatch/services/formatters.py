@@ -13,7 +13,7 @@ from dynpatch.errors import ToolkitError
 from dynpatch.io import files, proc, pypi
 from dynpatch.workspace import Workspace
 
-# dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.pin() reads them here.
+# dynamo's pre-commit pins (.pre-commit-config.yaml); precommit.PIN reads them here.
 TOOLS = ("black==23.1.0", "isort==5.12.0", "flake8==7.3.0", "ruff==0.5.2", "codespell==2.2.4")
 
 

@@ -13,13 +13,15 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Hook, PreCommit, Record
-from dynpatch.io import proc
+from dynpatch.io import files, proc
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.results import Table
 from dynpatch.services import scope
 from dynpatch.services.formatters import TOOLS
 
-STAGE, COMMAND = "pre-commit", "nox -s apply"  # the evidence record's stage, its command
+PIN = dict(t.split("==") for t in TOOLS)  # tool -> the version the formatter env holds
+
+COMMAND = "nox -s apply"  # the evidence record's command
 
 # dynamo's settings; docs/apply.md has the table and why (ruff: every report is a finding,
 # nothing fixed; no --force-exclude: a temporary folder's name must exclude nothing).
@@ -70,6 +72,9 @@ class Finding:
     line: int
     message: str  # the hook's own words: rule and text, or word ==> correction
 
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
 
 @dataclasses.dataclass(frozen=True)
 class HookResult:
@@ -84,11 +89,6 @@ class HookResult:
         return not self.findings
 
 
-def pin(tool: str) -> str:
-    """The version of ``tool`` the formatter env holds (upstream's pin)."""
-    return next(t.split("==")[1] for t in TOOLS if t.startswith(f"{tool}=="))
-
-
 def check_files(
     old: Mapping[str, str], new: Mapping[str, str], python: Path, year: int
 ) -> list[HookResult]:
@@ -97,10 +97,8 @@ def check_files(
     paths = tuple(sorted(new))
     with tempfile.TemporaryDirectory(prefix="dynpatch-hooks-") as tmp:
         root = Path(tmp)
-        for rel, text in new.items():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            (root / rel).write_text(text)
-        (root / "ruff.toml").write_text(RUFF_TOML)
+        for rel, text in {**new, "ruff.toml": RUFF_TOML}.items():  # dynamo's ruff config last
+            files.write_atomic(root / rel, text)
         flake8 = _run("flake8", ["flake8", *FLAKE8_ARGS, "--", *paths], root, python)
         ruff = _run("ruff", ["ruff", *RUFF_ARGS, "--", *paths], root, python)
         args = ["codespell_lib", *CODESPELL_ARGS, "--", *paths]
@@ -115,11 +113,10 @@ def check_files(
     covered = tuple(p for p in paths if spdx_comment(p) is not None)
     spdx_found = tuple(f for p in covered for f in spdx_check(p, new[p], year))
     return [
-        HookResult("isort", pin("isort"), paths, scope=formatted),
-        HookResult("black", pin("black"), paths, scope=formatted),
-        HookResult("flake8", pin("flake8"), paths, flake8_found, "changed lines"),
-        HookResult("ruff", f"{pin('ruff')} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
-        HookResult("codespell", pin("codespell"), paths, tuple(_parse("codespell", spelling))),
+        *(HookResult(tool, PIN[tool], paths, scope=formatted) for tool in ("isort", "black")),
+        HookResult("flake8", PIN["flake8"], paths, flake8_found, "changed lines"),
+        HookResult("ruff", f"{PIN['ruff']} (`--fix --exit-non-zero-on-fix`)", paths, ruff_found),
+        HookResult("codespell", PIN["codespell"], paths, tuple(_parse("codespell", spelling))),
         HookResult(SPDX, "dynamo's copyright-check.ps1 rule", covered, spdx_found),
     ]
 
@@ -174,12 +171,11 @@ def dco_check(commit: CommitInfo, label: str) -> list[Finding]:
     if not signed:
         why = f"no line matching {SIGNED_OFF_BY.pattern} (a DCO sign-off)"
         return [Finding("DCO", label, len(lines), why)]
-    author = commit.author
-    me = (author.name, author.email.lower())
+    me = (commit.author.name, commit.author.email.lower())
     if any((s.name, s.email.lower()) == me for s in sign_offs(commit.message)):
         return []
     first, line = signed[0]
-    return [Finding("DCO", label, first, f"{line!r} is not the author {author}")]
+    return [Finding("DCO", label, first, f"{line!r} is not the author {commit.author}")]
 
 
 def _header(comment: str) -> re.Pattern[str]:
@@ -217,10 +213,8 @@ def spdx_check(path: str, text: str, year: int) -> list[Finding]:
 
 
 def failure_line(findings: Sequence[Finding]) -> str:
-    first = findings[0]
     more = f" (+{len(findings) - 1} more in the table above)" if len(findings) > 1 else ""
-    where = f"{first.path}:{first.line}"
-    return f"{first.hook} (upstream settings) fails at {where}: {first.message}{more}"
+    return f"{findings[0].hook} (upstream settings) fails at {findings[0]}{more}"
 
 
 def findings_table(findings: Sequence[Finding]) -> Table:
@@ -244,14 +238,7 @@ def record(
     """The pre-commit record (``base_config``: the base has a .pre-commit-config.yaml);
     ``lines``: each target's lines added and removed, as apply's table shows them."""
     typed = tuple(
-        Hook(
-            h.hook,
-            h.pin,
-            len(h.checked),
-            tuple(f"{f.path}:{f.line}: {f.message}" for f in h.findings),
-            h.scope,
-        )
-        for h in hooks
+        Hook(h.hook, h.pin, len(h.checked), tuple(map(str, h.findings)), h.scope) for h in hooks
     )
     paths = tuple(sorted({c for h in hooks for c in h.checked if "(commit message)" not in c}))
     facts = PreCommit(typed, CONFIG, base_config, paths)

@@ -14,28 +14,23 @@ Spans = list[tuple[int, int]]  # (first line, last line), 1-based
 
 def added_lines(old: str, new: str) -> set[int]:
     """1-based line numbers of ``new`` that the diff old -> new adds or changes."""
-    lines: set[int] = set()
     matcher = difflib.SequenceMatcher(a=old.splitlines(), b=new.splitlines(), autojunk=False)
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-    return lines
+    ops = matcher.get_opcodes()  # a deletion's range of new lines is empty
+    return {n + 1 for tag, _, _, j1, j2 in ops if tag != "equal" for n in range(j1, j2)}
 
 
 def function_span(source: str, qualname: str) -> tuple[int, int] | None:
     """First (decorators included) and last line of ``qualname`` in ``source``."""
-    *outer, name = qualname.split(".")
+    parts = qualname.split(".")
     body: list[ast.stmt] = ast.parse(source).body
-    for cls in outer:
-        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+    kinds = [ast.ClassDef] * (len(parts) - 1) + [ast.FunctionDef | ast.AsyncFunctionDef]
+    for part, kind in zip(parts, kinds, strict=True):  # the classes, then the function
+        node = next((n for n in body if isinstance(n, kind) and n.name == part), None)
         if node is None:
             return None
         body = node.body
-    for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            return first, node.end_lineno or node.lineno
-    return None
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return first, node.end_lineno or node.lineno
 
 
 def lines_changed_in(
@@ -71,12 +66,11 @@ def lines_changed_in(
         new_spans, modules = _from_imports(new, names=set(names))
         take(label, new_spans, _from_imports(old, modules=modules)[0])
     if plus or minus:
-        where = sorted(plus)[:1] or sorted(minus)[:1]
-        side = "new" if plus else "old"
-        targets = [*qualnames, *(added or {})]
+        where, side = (min(plus), "new") if plus else (min(minus), "old")
+        targets = ", ".join([*qualnames, *(added or {})])
         raise ToolkitError(
-            f"{len(plus) + len(minus)} changed line(s) outside "
-            f"{', '.join(targets)} (first at {side} line {where[0]}): refusing unrelated churn"
+            f"{len(plus) + len(minus)} changed line(s) outside {targets} "
+            f"(first at {side} line {where}): refusing unrelated churn"
         )
     return counts
 

@@ -80,13 +80,19 @@ def check(
     for stale in junit_dir.glob("*.xml"):  # the folder holds this run's XML only
         stale.unlink()
     out_dir.mkdir(parents=True, exist_ok=True)
-    keyword = series.design_of(patches).keyword
+    design = series.design_of(patches)
+    keyword = design.keyword
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".mutants-") as tmp:
         with screen.status("building the mutants ..."):
-            test_files = {p for p, _ in carried[0] | carried[1]}
-            built = {"mutant": _baseline_mutant(trees, test_files, Path(tmp) / "mutant")}
-            if keyword:  # a design with a new keyword: its tests must fail if it is ignored
-                built["ignored"] = _ignoring_mutant(trees, Path(tmp) / "ignored", keyword)
+            # The baseline with the carried tests; with a new keyword, the patched tree with
+            # the baseline's helper ignoring it (its tests must fail if it is ignored).
+            tests = {p: (trees.patched / p).read_text() for p, _ in carried[0] | carried[1]}
+            built = {"mutant": _clone(trees.baseline, trees.base, Path(tmp) / "mutant", tests)}
+            if keyword:
+                helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
+                built["ignored"] = _clone(
+                    trees.patched, "HEAD", Path(tmp) / "ignored", {TARGET.path: helper}
+                )
         results = []
         for tier in plan.tiers:
             python = gpu_python if tier is tiers.GPU else args.python
@@ -102,7 +108,7 @@ def check(
         )
         for r in results
     ]
-    problems = [p for r in results for p in r.problems]
+    problems = tuple(p for r in results for p in r.problems)
     lines = list(plan.not_run)
     gpu = tiers.gpu_facts(gpu_env) if tiers.GPU in plan.tiers else None
     if gpu:
@@ -119,15 +125,9 @@ def check(
     shown = [item for section in sections for item in verdict.renderables(section)]
     details = {"version": version, "gpu": gpu, "runs": {r.tier.name: _runs(r) for r in results}}
     facts = TestUpstream(tuple(_tier_facts(r, trees) for r in results), plan.why)
+    md = verdict.markdown(sections, lines)
     record = Record(
-        facts,
-        trees.base,
-        trees.series_sha256,
-        series.design_of(patches).name,
-        tuple(problems),
-        _command(args),
-        verdict.markdown(sections, lines),
-        details,
+        facts, trees.base, trees.series_sha256, design.name, problems, _command(args), md, details
     )
     return StageResult(not problems, (*shown, *lines), (record,))
 
@@ -146,21 +146,9 @@ def series_carried_tests(trees: Trees) -> Carried:
     return added, changed
 
 
-def _baseline_mutant(trees: Trees, test_files: set[str], dest: Path) -> Path:
-    patched = {path: (trees.patched / path).read_text() for path in test_files}
-    return _clone(trees.baseline, trees.base, dest, patched)
-
-
-def _ignoring_mutant(trees: Trees, dest: Path, keyword: str) -> Path:
-    """A clone of the patched tree at ``dest`` with the baseline's helper, ignoring ``keyword``."""
-    helper = accept_and_ignore((trees.baseline / TARGET.path).read_text(), keyword)
-    return _clone(trees.patched, "HEAD", dest, {TARGET.path: helper})
-
-
 def _clone(tree: Path, ref: str, dest: Path, changed: dict[str, str]) -> Path:
     gitio.clone_at(tree, ref, dest)
     for path, text in changed.items():
-        (dest / path).parent.mkdir(parents=True, exist_ok=True)
         files.write_atomic(dest / path, text)
     return dest
 
@@ -171,12 +159,8 @@ def accept_and_ignore(source: str, keyword: str) -> str:
     fn = shape.find_function(module, TARGET.qualname)
     if fn is None:
         raise ToolkitError(f"{TARGET.path}: no {TARGET.qualname} to mutate")
-    param = cst.Param(
-        name=cst.Name(keyword),
-        annotation=cst.Annotation(cst.parse_expression("object")),
-        equal=cst.AssignEqual(),
-        default=cst.Name("None"),
-    )
+    stub = cst.parse_statement(f"def f(*, {keyword}: object = None): pass")
+    param = cst.ensure_type(stub, cst.FunctionDef).params.kwonly_params[0]
     return shape.replace_function(module, TARGET.qualname, shape.add_kwonly_param(fn, param)).code
 
 
@@ -237,10 +221,9 @@ def run_tier(
 def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
     title, base, patched = result.tier.title, result.runs["baseline"], result.runs["patched"]
     new = len(set(patched.tests) - set(base.tests))
-    regressions = verdict.regressions(base, patched)
     lines = [
         f"{title}: {len(base.tests)} tests on baseline, {len(patched.tests)} on patched "
-        f"({new} new); regressions: {len(regressions) or 'none'}"
+        f"({new} new); regressions: {len(verdict.regressions(base, patched)) or 'none'}"
     ]
     both = [verdict.short(k) for k in verdict.fail_on_both(base, patched)]
     if both and result.tier is tiers.STANDIN:
@@ -267,23 +250,22 @@ def _lines(result: TierResult, elsewhere: list[str]) -> list[str]:
 
 
 def _tier_facts(r: TierResult, trees: Trees) -> Tier:
-    base, patched, proof = r.runs["baseline"], r.runs["patched"], r.proof
-    carried = proof.tests if proof else []
+    base, patched = r.runs["baseline"], r.runs["patched"]
+    proof = r.proof or verdict.Proof([], keyword="")  # no carried tests ran: nothing proven
     mutant = r.runs.get("mutant")
-    first = next((mutant.failures[k] for k in carried if mutant and k in mutant.failures), None)
-    new = proof.new if proof else []
+    first = next((mutant.failures[k] for k in proof.tests if mutant and k in mutant.failures), None)
     return Tier(
         name=r.tier.name,
         marker=r.tier.marker,
         paths=tuple(d for d in r.tier.dirs if (trees.patched / d).exists()),
         before=dict(Counter(base.tests.values())),
         after=dict(Counter(patched.tests.values())),
-        new=tuple(new),
-        extended=tuple(k for k in carried if k not in new),
-        failed_before=tuple(proof.failed if proof else ()),
-        passed_after=tuple(proof.passed if proof else ()),
+        new=tuple(proof.new),
+        extended=tuple(k for k in proof.tests if k not in proof.new),
+        failed_before=tuple(proof.failed),
+        passed_after=tuple(proof.passed),
         why_before=first.message if first else "",
-        ignored_caught=len(proof.caught) if proof and proof.keyword else None,
+        ignored_caught=len(proof.caught) if proof.keyword else None,
         changed=tuple(verdict.regressions(base, patched)),
         failed_both=tuple(verdict.fail_on_both(base, patched)),
         double=r.tier is tiers.STANDIN,

@@ -72,12 +72,12 @@ def run_pytest(
     label, timeout = f"{tier.name}-{side}", 1800.0
     work, junit_dir = out / "work" / label, out / "junit"
     paths = [tree / t for t in targets or [d for d in tier.dirs if (tree / d).exists()]]
-    work.mkdir(parents=True, exist_ok=True)
-    junit_dir.mkdir(parents=True, exist_ok=True)
     ini, probe_out, junit = work / "pytest.ini", work / "probe.json", junit_dir / f"{label}.xml"
+    for folder in (work, junit_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    for stale in (probe_out, junit):
+        stale.unlink(missing_ok=True)
     files.write_atomic(ini, INI)
-    probe_out.unlink(missing_ok=True)
-    junit.unlink(missing_ok=True)
     cmd = [
         *pytest_command(python, paths, ini, work),
         *("-p", "dynpatch_probe", *(arg for plugin in tier.plugins for arg in ("-p", plugin))),
@@ -100,8 +100,8 @@ def run_pytest(
     if result.timed_out:
         exit_code, output = -1, f"{result.stdout}\ntimed out after {timeout:.0f}s"
     (work / "pytest-output.txt").write_text(output)
-    run = Run(label, tree, exit_code, junit=junit if junit.is_file() else None)
-    run.seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    run = Run(label, tree, exit_code, junit=junit if junit.is_file() else None, seconds=seconds)
     if exit_code not in _FINISHED:
         last = (output.strip().splitlines() or ["no output"])[-1]
         run.problem = f"pytest did not finish (exit {exit_code}): {last}"

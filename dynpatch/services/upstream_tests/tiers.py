@@ -74,8 +74,7 @@ class Plan:
 
 def gpu_problem(interp: Interpreter, version: str) -> str | None:
     """Why the GPU tier cannot run under ``interp`` (None: it can)."""
-    where = console.rel(interp.executable)
-    found = interp.tensorrt_llm
+    where, found = console.rel(interp.executable), interp.tensorrt_llm
     if not found:
         return f"tensorrt_llm is not importable by {where}"
     if STANDIN_DIR.parent in Path(found).resolve().parents:

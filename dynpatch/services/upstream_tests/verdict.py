@@ -52,10 +52,8 @@ def renderables(section: Section) -> list[Shown]:
     # "base": the table fits 120 columns
     columns = ("test file", *(f"{side}\n{name}" for side in ("base", "patched") for name in HEAD))
     rows = tuple((short(path) if path else "**total**", *cells) for path, cells in section.rows)
-    return [
-        Table(section.title, columns, rows, right=tuple(range(1, len(columns)))),
-        *section.lines,
-    ]
+    table = Table(section.title, columns, rows, right=tuple(range(1, len(columns))))
+    return [table, *section.lines]
 
 
 def markdown(sections: list[Section], lines: list[str]) -> str:

@@ -17,7 +17,7 @@ from dynpatch.fetch import fetch, materialise_pypi
 from dynpatch.io import git as gitio
 from dynpatch.pin import load_pin
 from dynpatch.services import export as apply
-from dynpatch.services.export import SeriesFailed, am_problem, apply_series, read_at
+from dynpatch.services.export import SeriesFailed, am_problem, apply_series
 from dynpatch.services.upstream_tests import tiers, verdict
 from dynpatch.services.upstream_tests.runner import run_pytest
 from tests.fixtures import snippets
@@ -75,7 +75,7 @@ def test_a_signed_series_with_provenance_proved_by_git_am_then_kept_as_it_is(
     fresh, made = tmp_path / "fresh", [patches / n for n in report.patches]
     materialise_pypi(rel.pin, rel.pin.pinned, fresh, rel.wheel.parent)
     gitio.am(fresh, made)
-    assert (fresh / HELPER).read_text() == read_at(checkout.path, report.commit, HELPER)
+    assert (fresh / HELPER).read_text() == gitio.show_file(checkout.path, report.commit, HELPER)
     gitio.reverse_applies(fresh, made)
 
     # A second apply changes nothing, --check passes; bump's and the matrix's export (no

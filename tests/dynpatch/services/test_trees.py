@@ -9,7 +9,8 @@ import pytest
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
-from dynpatch.services.export import export_series, read_at
+from dynpatch.io.git import show_file
+from dynpatch.services.export import export_series
 from dynpatch.services.trees import prepare_trees
 from tests.fixtures.synthetic import DELTA, HELPER, REPO
 
@@ -23,11 +24,10 @@ def test_trees_are_the_base_and_the_series_applied_and_are_reused(
     export_series(checkout, rel.pin, REPO, patches, DELTA)
     trees = prepare_trees(checkout, patches, tmp_path / "trees")
     assert gitio.rev_parse(trees.baseline, "HEAD") == checkout.base
-    assert (trees.baseline / HELPER).read_text() == read_at(checkout.path, checkout.base, HELPER)
+    assert (trees.baseline / HELPER).read_text() == show_file(checkout.path, checkout.base, HELPER)
     assert "new_token_ids" in (trees.patched / HELPER).read_text()
     assert gitio.local_changes(trees.patched) == []  # the series is committed there (git am)
-    again = prepare_trees(checkout, patches, tmp_path / "trees")
-    assert again == trees
+    assert prepare_trees(checkout, patches, tmp_path / "trees") == trees  # reused
 
 
 def test_a_series_that_does_not_apply_says_which_patch(synthetic_release, tmp_path: Path) -> None:
