@@ -148,33 +148,15 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
                 )
     for path, text in texts.items():
         files.write_atomic(path, gitio.redact(text))
-    on_pin = checkout.source == "pypi" and checkout.release.version == pin.version
-    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin, name)
-
-
-def _shown(
-    args: PrOptions,
-    ws: Workspace,
-    checkout: Checkout,
-    facts: claims.Inputs,
-    signer: Identity,
-    source: str,
-    trust: signing.Trust | None,
-    push: publish.Push | None,
-    out: Path,
-    made: Path,
-    on_pin: bool,  # the base is the pin's tree: its records come from the stages' sessions
-    name: str,
-) -> StageResult:
-    """What the run made, line by line; what the person does next, in order; and the
-    warnings on what it could not vouch for."""
-    plan = facts.plan
+    # What the run made, line by line; what the person does next, in order; and the warnings
+    # on what it could not vouch for.
+    version = checkout.release.version
     how = "" if args.run_checks else " by an earlier --run-checks"
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
     signatures = zip(plan.commits, plan.signatures, strict=False)
     lines = [
         ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
-        ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
+        ("base", f"{checkout.base[:12]} (ai-dynamo {version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
         ("checks", f"DCO (sign-off matches author): pass; title {plan.commits[0].subject!r}: pass"),
@@ -202,7 +184,8 @@ def _shown(
             "  this base is the tree of a PyPI wheel, not an upstream commit: rebase the "
             "branch onto dynamo's main and rerun before you push"
         )
-    version = checkout.release.version
+    # On the pin's tree the records come from the stages' sessions.
+    on_pin = checkout.source == "pypi" and version == pin.version
     rerun = None if on_pin else f"nox -s pr -- {source_options(args, version, 'pr')} --run-checks"
     warnings = validation.warnings(facts.found, rerun)
     if facts.core.reasons and args.request is None:
@@ -274,11 +257,9 @@ def _pair(name: str | None, email: str | None) -> str | None:
 
 def _command(args: PrOptions) -> str:
     """The command that reran the checks, as a person reruns it (no identity, no key)."""
-    extra = [f"--source={args.source}"]
-    extra += [f"--version={args.version}"] if args.version else []
-    extra += [f"--path={args.path}"] if args.path else []
-    extra += [f"--url={gitio.redact(args.url)}"] if args.url else []
-    extra += [f"--ref={args.ref}"] if args.ref else []
+    names = ("source", "version", "path", "url", "ref")
+    given = {n: getattr(args, n) for n in names} | {"url": args.url and gitio.redact(args.url)}
+    extra = [f"--{n}={v}" for n, v in given.items() if v]
     return shlex.join(["nox", "-s", "pr", "--", *extra, "--run-checks"])
 
 

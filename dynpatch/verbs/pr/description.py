@@ -15,15 +15,12 @@ _PUBLIC = (
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
     "Deprecation Policy](docs/fern/pages/community/contributing/api-stability-policy.md)."
 )
-
-
-def _state() -> str:
-    return f"{RELATED.state}, as of {RELATED.seen}"
+_RELATED = f"#{RELATED.number} ({RELATED.state}, as of {RELATED.seen})"
 
 
 def related(i: Inputs) -> str:
-    rel = f"#{RELATED.number} ({_state()})"
-    said = f"Supersedes #{RELATED.number}, as agreed there" if i.supersedes else f"Relates to {rel}"
+    agreed = f"Supersedes #{RELATED.number}, as agreed there"
+    said = agreed if i.supersedes else f"Relates to {_RELATED}"
     said += f"; discussed there: {i.discussed}" if i.discussed else ""
     request = (
         f"{i.request}" if i.request is not None else cl.CR_PLACEHOLDER if i.core.reasons else ""
@@ -39,7 +36,7 @@ def render(i: Inputs) -> str:
     d = i.design
     overview = f"{cl.DEFECT} {d.does}"
     if not i.supersedes:
-        overview += f"\n\n#{RELATED.number} ({_state()}) {d.to_related}."
+        overview += f"\n\n{_RELATED} {d.to_related}."
     overview += f" Discussed there first: {i.discussed}." if i.discussed else ""
     tests = "\n".join(f"- `{t.name}` (`{t.file}`): {t.checks}." for t in d.tests)
     # What a checkout can rerun, or what says it fails or was not run: not the handler
@@ -48,8 +45,8 @@ def render(i: Inputs) -> str:
         *(c for c in cl.test_claims(i) if c.verdict),
         cl.verify_claim(i),
         cl.pre_commit_claim(i),
+        cl.branch_claim(i),
     ]
-    checks.append(cl.branch_claim(i))
     details = [
         d.changes,
         "**Cost.** " + "\n\n".join(c.text for c in cl.cost_claims(i)),
@@ -125,25 +122,21 @@ def validation(i: Inputs) -> str:
     parts.append("## dynamo's tests\n\n" + "\n\n".join(c.text for c in cl.test_claims(i)))
     if not isinstance(i.found.tests, str):
         for t in i.found.tests.facts.tiers:
-            cases = [(k, k in t.failed_before, k in t.passed_after) for k in (*t.new, *t.extended)]
-            parts += [
-                "\n".join(
-                    f"- `{k}`: {'fails' if f else 'does not fail'} before, {'passes' if p else 'FAILS'} after"
-                    for k, f, p in cases
-                )
-            ] * bool(cases)
+            lines = [
+                f"- `{k}`: {'fails' if k in t.failed_before else 'does not fail'} before, "
+                f"{'passes' if k in t.passed_after else 'FAILS'} after"
+                for k in (*t.new, *t.extended)
+            ]
+            parts += ["\n".join(lines)] * bool(lines)
     parts.append(f"## The handler's chunks\n\n{cl.verify_claim(i).text}")
     parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cl.cost_claims(i)))
     if not isinstance(i.found.bench, str):
-        other = (
-            "the one-line alternative"
-            if i.design.keyword
-            else (
+        trees = {**_TREES, "alternative": "the one-line alternative"}
+        if not i.design.keyword:
+            trees["alternative"] = (
                 "the delta design, as made for this comparison by the tool named in the "
                 "disclosure (not public, not #14402's code)"
             )
-        )
-        trees = {**_TREES, "alternative": other}
         rows = [
             f"| {cl._CASES.get(c, c)} | {trees[t]} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
@@ -208,7 +201,7 @@ def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
     cpu = " ".join(f"{t.file}::{t.name}" for t in i.design.tests if "/trtllm/" not in t.file)
     return [
-        f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({_state()}), wait "
+        f"1. post out/pr/COMMENT_{RELATED.number}.md on {_RELATED}, wait "
         "for its answer, and pass its link as --discussed URL",
         f"2. in your dynamo checkout, on the branch and then on main (where they fail): pytest "
         f"--import-mode=importlib {cpu}",
