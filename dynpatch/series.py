@@ -7,8 +7,7 @@ import difflib
 import hashlib
 from pathlib import Path
 
-from dynpatch import designs
-from dynpatch.designs import Design
+from dynpatch.designs import DESIGNS, Design
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files
 
@@ -29,13 +28,15 @@ def names(directory: Path) -> list[str]:
 def design_of(directory: Path) -> Design:
     """The design ``directory/series`` says it was made with; none or an unknown one is an
     error (regenerate the series), never a default."""
-    said = _lines(directory)[0]
+    said, known = _lines(directory)[0], ", ".join(DESIGNS)
     if said is None:
         raise ToolkitError(
             f"{directory}/{SERIES_FILE} does not say its design (no '{DESIGN}NAME' line): "
-            f"regenerate it with `nox -s apply -- --design NAME` ({', '.join(designs.DESIGNS)})"
+            f"regenerate it with `nox -s apply -- --design NAME` ({known})"
         )
-    return designs.named(said)
+    if said not in DESIGNS:
+        raise ToolkitError(f"unknown design {said!r}: one of {known}")
+    return DESIGNS[said]
 
 
 def write(directory: Path, design: Design, patches: list[str]) -> None:

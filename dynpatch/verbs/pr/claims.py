@@ -219,17 +219,12 @@ def alternative_claim(i: Inputs) -> Claim:
 
 
 def branch_claim(i: Inputs) -> Claim:
-    n = len(i.plan.commits)
-    signed = (
-        "and signed with its author's key (whether GitHub shows it Verified is seen once pushed)"
-        if i.plan.signatures
-        else "not signed"
-    )
-    return Claim(
-        f"This branch: {_n(n, 'commit')}, {'each ' * (n > 1)}with a DCO sign-off by its author "
-        f"and a Conventional Commit title, {signed}.",
-        verdict="pass",
-    )
+    n, signed = len(i.plan.commits), "not signed"
+    if i.plan.signatures:
+        signed = "and signed with its author's key (whether GitHub shows it Verified is seen "
+        signed += "once pushed)"
+    said = f"This branch: {_n(n, 'commit')}, {'each ' * (n > 1)}with a DCO sign-off by its author "
+    return Claim(f"{said}and a Conventional Commit title, {signed}.", verdict="pass")
 
 
 def _n(count: int, thing: str) -> str:

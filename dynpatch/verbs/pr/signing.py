@@ -85,7 +85,6 @@ def _looks_ssh(key: str | None) -> bool:
         return True
     try:
         with Path(key).expanduser().open("rb") as fh:
-            head = fh.read(64)
+            return fh.read(64).startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
     except OSError:
         return False
-    return head.startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
