@@ -167,7 +167,5 @@ DELTA_DESIGN = Design(
 DESIGNS = {d.name: d for d in (DELTA_DESIGN, ONE_LINER_DESIGN)}
 DEFAULT = DELTA_DESIGN.name  # this project's first design, and #14402's approach
 
-
-def copy_diff() -> str:
-    """The one-line alternative as a diff of the helper."""
-    return f"-    {helper_drops_copy.COPY}\n+    {helper_drops_copy.NO_COPY}"
+# The one-line alternative as a diff of the helper, fenced for Markdown.
+COPY_DIFF = f"```diff\n-    {helper_drops_copy.COPY}\n+    {helper_drops_copy.NO_COPY}\n```"

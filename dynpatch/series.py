@@ -19,8 +19,7 @@ _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --b
 def names(directory: Path) -> list[str]:
     """The patch files ``directory/series`` names, in order; each must exist."""
     listed = _lines(directory)[1]
-    missing = [n for n in listed if not (directory / n).is_file()]
-    if missing:
+    if missing := [n for n in listed if not (directory / n).is_file()]:
         raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
     return listed
 

@@ -217,9 +217,8 @@ def base_name(checkout: Checkout) -> tuple[str, bool]:
     if title.endswith(f") {MATERIALISED}"):  # a clone of a tree laid out from a wheel
         return f"the tree of the PyPI wheel ai-dynamo {checkout.release.version}", True
     tags, date = gitio.tags_and_date(checkout.path, checkout.base)
-    names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
     label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
-    label = label or next(iter(names), None)
+    label = label or next((t for t in tags if t != checkout.release.base_tag), None)  # not ours
     commit = f"commit `{checkout.base[:12]}` of {date}"
     return (
         f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit

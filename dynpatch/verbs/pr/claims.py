@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynpatch.designs import RELATED, Design, copy_diff
+from dynpatch.designs import COPY_DIFF, RELATED, Design
 from dynpatch.evidence import Bench, PreCommit, TestUpstream, Tier, Verify
 from dynpatch.services.upstream_tests import tiers
 from dynpatch.verbs.pr.branch import BranchPlan
@@ -210,7 +210,7 @@ def cost_claims(i: Inputs) -> list[Claim]:
 def alternative_claim(i: Inputs) -> Claim:
     """The other design, and where the choice between the two is made: not here."""
     head = f"**Alternatives considered.** {i.design.other}"
-    head += f":\n\n```diff\n{copy_diff()}\n```\n\n" if i.design.keyword else ". "
+    head += f":\n\n{COPY_DIFF}\n\n" if i.design.keyword else ". "
     where = f" ({i.discussed})" if i.discussed else ""
     return Claim(
         f"{head}Which of the two to take is for #{RELATED.number}'s discussion{where}; "

@@ -4,7 +4,7 @@ command."""
 
 from __future__ import annotations
 
-from dynpatch.designs import DESIGNS, RELATED, copy_diff
+from dynpatch.designs import COPY_DIFF, DESIGNS, RELATED
 from dynpatch.verbs.pr import claims as cl
 from dynpatch.verbs.pr.claims import Inputs
 
@@ -81,7 +81,7 @@ def _start(i: Inputs) -> str:
 def changes(i: Inputs) -> str:
     """What this revision changes from the one posted before, as b4 says it."""
     p, said = i.plan, {"content": "the change", "message": "the message"}
-    lines = []
+    lines = [f"## Changes in v{p.revision}\n"]
     for change in p.changes:
         title = change.split("`")[1] if change.startswith("title: ") else None
         before = next((d for d in DESIGNS.values() if d.title == title), None)
@@ -90,12 +90,9 @@ def changes(i: Inputs) -> str:
         what, _, differs = change.partition(": ")
         words = [said.get(w, w) for w in differs.split(", ")] if what.startswith("commit") else []
         lines.append(f"- {what}: {', '.join(words)}" if words else f"- {change}")
-    lines.append(
-        f"- v{p.revision - 1} is kept as the branch `{p.keep}`; `git range-diff` of the two:"
-    )
-    return (
-        f"## Changes in v{p.revision}\n\n" + "\n".join(lines) + f"\n\n```text\n{p.range_diff}\n```"
-    )
+    kept = f"v{p.revision - 1} is kept as the branch `{p.keep}`; `git range-diff` of the two:"
+    lines.append(f"- {kept}\n\n```text\n{p.range_diff}\n```")
+    return "\n".join(lines)
 
 
 def disclosure(i: Inputs) -> str:
@@ -187,7 +184,7 @@ def comment(i: Inputs) -> str:
             )
     before, after = i.design.comment
     return (
-        f"{before}\n\n```diff\n{copy_diff()}\n```\n\n{after}{figures}\n\n"
+        f"{before}\n\n{COPY_DIFF}\n\n{after}{figures}\n\n"
         "These timings come from this script (standard library only; it loads `logprobs.py` "
         "from a checkout and builds the one-line variant from its source; a helper that takes "
         "`new_token_ids` gets a column of its own): "
