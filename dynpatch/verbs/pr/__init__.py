@@ -89,22 +89,17 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         checks.run(checkout, pin, ws, made, command)
     elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
         made = earlier
-    digest, names = series.series_digest(made), series.names(made)
+    digest = series.series_digest(made)
     found = validation.gather(ws.evidence, checkout.base, digest, series.design_of(made).name)
     if remote is not None and (blockers := validation.push_blockers(found)):
         raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
         trust = signing.trust(key, signer, checkout.path, Path(tmp)) if key else None
+        patches = [made / n for n in series.names(made)]
+        sign = trust.signing if trust else None
         plan = branches.make(
-            checkout,
-            name,
-            [made / n for n in names],
-            signer,
-            series_identity,
-            trust.signing if trust else None,
-            args.replace,
-            scratch,
+            checkout, name, patches, signer, series_identity, sign, args.replace, scratch
         )
         push = None
         if remote is not None:
@@ -220,9 +215,8 @@ def base_name(checkout: Checkout) -> tuple[str, bool]:
     label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
     label = label or next((t for t in tags if t != checkout.release.base_tag), None)  # not ours
     commit = f"commit `{checkout.base[:12]}` of {date}"
-    return (
-        f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit
-    ), False
+    named = label and not checkout.base.startswith(label)
+    return (f"`{label}`, {commit}" if named else commit), False
 
 
 def resolve_identity(option: str | None, repo: Path, series: Identity) -> tuple[Identity, str]:

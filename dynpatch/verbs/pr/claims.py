@@ -150,11 +150,9 @@ def pre_commit_claim(i: Inputs) -> Claim:
         for h in p.hooks
         if h.scope != "commit messages"
     )
-    own = (
-        "this base's own `.pre-commit-config.yaml` was not read"
-        if p.base_config
-        else "this base has no `.pre-commit-config.yaml`"
-    )
+    own = "this base has no `.pre-commit-config.yaml`"
+    if p.base_config:
+        own = "this base's own `.pre-commit-config.yaml` was not read"
     found = len(p.findings)
     says = {"paths": len(p.paths), "findings": found}
     head = f"dynamo's pre-commit hooks ({hooks}), each run on its own at the pins and with the "

@@ -22,13 +22,11 @@ def related(i: Inputs) -> str:
     agreed = f"Supersedes #{RELATED.number}, as agreed there"
     said = agreed if i.supersedes else f"Relates to {_RELATED}"
     said += f"; discussed there: {i.discussed}" if i.discussed else ""
-    request = (
-        f"{i.request}" if i.request is not None else cl.CR_PLACEHOLDER if i.core.reasons else ""
-    )
+    request = cl.CR_PLACEHOLDER if i.core.reasons else ""
+    request = f"{i.request}" if i.request is not None else request
     why = "; ".join(i.core.reasons) or "opened first"
-    return (
-        f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
-    ) + f"- {said}."
+    closes = f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
+    return f"{closes}- {said}."
 
 
 def render(i: Inputs) -> str:
