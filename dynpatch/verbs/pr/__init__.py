@@ -31,7 +31,6 @@ IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 DESCRIPTION_FILE = "PR_DESCRIPTION.md"  # in out/pr/ unless --out says otherwise
 VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
 COMMENT_FILE = f"COMMENT_{RELATED.number}.md"  # to post on #14402 first, beside it
-PUSHED = "refs/dynpatch/pushed"  # tips this tool pushed: a revision a reviewer may have seen
 RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
 
 
@@ -73,15 +72,12 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     key = (
         signing.resolve(args.signing_key, args.signing_format, checkout.path) if args.sign else None
     )
-    remote = None
-    if args.push:  # refused before anything is written or run, let alone sent
-        if problem := publish.source_problem(checkout):
-            raise ToolkitError(f"refusing to push (nothing written): {problem}")
-        remote = publish.remote_arg(args.push)
+    if args.push and (problem := publish.source_problem(checkout)):  # nothing written or run yet
+        raise ToolkitError(f"refusing to push (nothing written): {problem}")
+    remote = publish.remote_arg(args.push) if args.push else None
     out = args.out or ws.stage.pr / DESCRIPTION_FILE
     _check_writable(out)
-    design = series.design_of(ws.patches)
-    made = ws.patches
+    made, design = ws.patches, series.design_of(ws.patches)
     if args.run_checks:
         command = _command(args)
         made = checks.series_for(checkout, pin, ws, design, command)
@@ -107,7 +103,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         numstat = gitio.numstat(scratch, checkout.base, plan.tip)
         base, wheel_tree = base_name(checkout)
         shown_before = plan.keep is not None and gitio.ref_exists(
-            checkout.path, f"{PUSHED}/{plan.old}"
+            checkout.path, f"{publish.PUSHED}/{plan.old}"
         )
         facts = claims.Inputs(
             design=series.design_of(made),
@@ -137,10 +133,6 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         faults.checkpoint("pr.placed")
         if push is not None:
             publish.push(checkout.path, push, name, args.timeout)
-            if not gitio.ref_exists(checkout.path, f"{PUSHED}/{plan.tip}"):  # seen by others
-                gitio.update_refs(
-                    checkout.path, [(f"{PUSHED}/{plan.tip}", plan.tip, None)], "pushed"
-                )
     for path, text in texts.items():
         files.write_atomic(path, gitio.redact(text))
     # What the run made, line by line; what the person does next, in order; and the warnings
@@ -149,6 +141,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     how = "" if args.run_checks else " by an earlier --run-checks"
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
     signatures = zip(plan.commits, plan.signatures, strict=False)
+    pushed = push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)"
     lines = [
         ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
         ("base", f"{checkout.base[:12]} (ai-dynamo {version}, {checkout.source})"),
@@ -160,10 +153,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         ("governance", f"Contribution Request {facts.core.sentence()}"),
         *(("evidence", validation.status(s, r)) for s, r in facts.found.each()),
         ("wrote", f"{console.rel(out)}, and beside it {VALIDATION_FILE} and {COMMENT_FILE}"),
-        (
-            "push",
-            push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)",
-        ),
+        ("push", pushed),
     ]
     shown = [f"{label:<12} {line}" for label, line in lines]
     shown.append(

@@ -123,9 +123,8 @@ def test_claims(i: Inputs) -> list[Claim]:
 
 def verify_claim(i: Inputs) -> Claim:
     got = i.found.verify
-    head = (
-        f"The chunks {HANDLER} emits, replayed before and after the change with a scripted engine"
-    )
+    head = f"The chunks {HANDLER} emits, replayed before and after the change with a "
+    head += "scripted engine"
     if isinstance(got, str):
         return Claim(f"{head}: not run ({got}).", verdict="not run")
     v: Verify = got.facts
@@ -181,10 +180,9 @@ def cost_claims(i: Inputs) -> list[Claim]:
     }
     for key, head in heads.items() if b.script else ():
         rows = getattr(b.script, key)
-        runs = max(len(v.runs) for row in rows.values() for v in row.values())
-        says = {
-            f"script.{key}.{n}.{c}.median": v.median for n, r in rows.items() for c, v in r.items()
-        }
+        cells = {(n, c): v for n, row in rows.items() for c, v in row.items()}
+        runs = max(len(v.runs) for v in cells.values())
+        says = {f"script.{key}.{n}.{c}.median": v.median for (n, c), v in cells.items()}
         head = head.format(runs=runs, machine=b.script.machine)
         out.append(Claim(f"{head}\n\n" + "\n".join(b.script.table(key)), "bench", says))
     ours = {c: b.ratio(c, "patched") for c in _CASES}

@@ -141,17 +141,15 @@ def validation(i: Inputs) -> str:
         parts.append(
             "| request | tree | instructions, each run |\n|---|---|---:|\n" + "\n".join(rows)
         )
-    parts.append(
+    signatures = "\n".join(f"- {s}" for s in i.plan.signatures)
+    parts += [
         "## The script\n\nSave as `per_chunk_cost.py` at the top of a dynamo checkout and run "
         "`python3 per_chunk_cost.py [PATH/TO/logprobs.py]` (standard library only; it loads "
         "the helper by its path and builds the variants from its source).\n\n"
-        f"```python\n{i.script.rstrip()}\n```"
-    )
-    parts.append(f"## pre-commit\n\n{cl.pre_commit_claim(i).text}")
-    parts.append(
-        f"## This branch\n\n{cl.branch_claim(i).text}\n\n"
-        + "\n".join(f"- {s}" for s in i.plan.signatures)
-    )
+        f"```python\n{i.script.rstrip()}\n```",
+        f"## pre-commit\n\n{cl.pre_commit_claim(i).text}",
+        f"## This branch\n\n{cl.branch_claim(i).text}\n\n{signatures}",
+    ]
     return "\n\n".join(parts).rstrip() + "\n"
 
 
@@ -161,12 +159,10 @@ def comment(i: Inputs) -> str:
     figures = ""
     if not isinstance(got, str) and got.facts.script is not None:
         s = got.facts.script
+        per_chunk, per_request = "\n".join(s.table()), "\n".join(s.table("request_ms"))
         figures = (
             f"\n\nThe helper's CPU time per chunk, one new token, on {s.machine} (median, "
-            "lowest to highest):\n\n"
-            + "\n".join(s.table())
-            + "\n\nPer single-choice request:\n\n"
-            + "\n".join(s.table("request_ms"))
+            f"lowest to highest):\n\n{per_chunk}\n\nPer single-choice request:\n\n{per_request}"
         )
         alt = {c: got.facts.ratio(c, "alternative") for c in cl._CASES}
         ours = {c: got.facts.ratio(c, "patched") for c in cl._CASES}

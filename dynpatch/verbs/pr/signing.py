@@ -67,9 +67,8 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
         named = Signing(signing.format, signing.key, Path(configured).expanduser())
         return Trust(named, f"git verify-commit against {on}")
     allowed = tmp / "allowed_signers"
-    allowed.write_text(
-        f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'
-    )
+    public = gitio.ssh_public_key(signing.key or "")
+    allowed.write_text(f'{signer.email} namespaces="git" {public}\n')
     checked = (
         "git verify-commit against the signing key itself (gpg.ssh.allowedSignersFile is "
         "not set): the commits are signed by that key; GitHub shows them Verified once it "
