@@ -12,7 +12,6 @@ from codemods.handler_response_loop_tests import PATH as HANDLER_TESTS
 from codemods.helper_delta_tests import PATH as HELPER_TESTS
 from codemods.outcome import Target
 from codemods.series import COMMIT_MESSAGE, ONE_LINER, ONE_LINER_MESSAGE, SERIES, Step
-from dynpatch.errors import ToolkitError
 
 
 @dataclass(frozen=True)
@@ -168,14 +167,5 @@ DELTA_DESIGN = Design(
 DESIGNS = {d.name: d for d in (DELTA_DESIGN, ONE_LINER_DESIGN)}
 DEFAULT = DELTA_DESIGN.name  # this project's first design, and #14402's approach
 
-
-def named(name: str) -> Design:
-    """The design called ``name``; any other name is an error, never a default."""
-    if name not in DESIGNS:
-        raise ToolkitError(f"unknown design {name!r}: one of {', '.join(DESIGNS)}")
-    return DESIGNS[name]
-
-
-def copy_diff() -> str:
-    """The one-line alternative as a diff of the helper."""
-    return f"-    {helper_drops_copy.COPY}\n+    {helper_drops_copy.NO_COPY}"
+# The one-line alternative as a diff of the helper, fenced for Markdown.
+COPY_DIFF = f"```diff\n-    {helper_drops_copy.COPY}\n+    {helper_drops_copy.NO_COPY}\n```"

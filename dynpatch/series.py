@@ -7,8 +7,7 @@ import difflib
 import hashlib
 from pathlib import Path
 
-from dynpatch import designs
-from dynpatch.designs import Design
+from dynpatch.designs import DESIGNS, Design
 from dynpatch.errors import ToolkitError
 from dynpatch.io import faults, files
 
@@ -20,8 +19,7 @@ _TRAILING = ("base-commit: ", "prerequisite-patch-id: ")  # git format-patch --b
 def names(directory: Path) -> list[str]:
     """The patch files ``directory/series`` names, in order; each must exist."""
     listed = _lines(directory)[1]
-    missing = [n for n in listed if not (directory / n).is_file()]
-    if missing:
+    if missing := [n for n in listed if not (directory / n).is_file()]:
         raise ToolkitError(f"{directory}/{SERIES_FILE} names {missing[0]}, which is not there")
     return listed
 
@@ -29,13 +27,15 @@ def names(directory: Path) -> list[str]:
 def design_of(directory: Path) -> Design:
     """The design ``directory/series`` says it was made with; none or an unknown one is an
     error (regenerate the series), never a default."""
-    said = _lines(directory)[0]
+    said, known = _lines(directory)[0], ", ".join(DESIGNS)
     if said is None:
         raise ToolkitError(
             f"{directory}/{SERIES_FILE} does not say its design (no '{DESIGN}NAME' line): "
-            f"regenerate it with `nox -s apply -- --design NAME` ({', '.join(designs.DESIGNS)})"
+            f"regenerate it with `nox -s apply -- --design NAME` ({known})"
         )
-    return designs.named(said)
+    if said not in DESIGNS:
+        raise ToolkitError(f"unknown design {said!r}: one of {known}")
+    return DESIGNS[said]
 
 
 def write(directory: Path, design: Design, patches: list[str]) -> None:
@@ -99,17 +99,15 @@ def diff_part(patch: str) -> str:
 def compare(exported: Path, committed: Path) -> None:
     """Refuse (naming the first difference) when ``committed`` holds another series."""
     want, have = _read(exported), _read(committed)
-    for name in sorted(set(want) | set(have)):
-        if want.get(name) != have.get(name):
-            old, new = (
-                d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want)
-            )
-            diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
-            first = next((d for d in diff if not d.startswith("@@")), "")
-            raise ToolkitError(
-                f"patches/{name} is stale: regenerate with `nox -s apply` "
-                f"(first difference: {first.strip()[:120]!r})"
-            )
+    stale = [n for n in sorted(set(want) | set(have)) if want.get(n) != have.get(n)]
+    for name in stale[:1]:  # the first stale file
+        old, new = (d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want))
+        diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
+        first = next((d for d in diff if not d.startswith("@@")), "")
+        raise ToolkitError(
+            f"patches/{name} is stale: regenerate with `nox -s apply` "
+            f"(first difference: {first.strip()[:120]!r})"
+        )
 
 
 def install(exported: Path, directory: Path) -> list[str]:

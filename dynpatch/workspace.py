@@ -25,10 +25,6 @@ class StageFolders:
     bump: Path
     wheel: Path
 
-    @classmethod
-    def under(cls, out: Path) -> StageFolders:
-        return cls(**{f.name: out / f.name.replace("_", "-") for f in fields(cls)})
-
 
 class Workspace:
     def __init__(self, root: Path) -> None:
@@ -46,7 +42,8 @@ class Workspace:
         self.out = root / "out"
         self.evidence = self.out / "evidence"
         self.trees = self.out / "trees"
-        self.stage = StageFolders.under(self.out)
+        stages = {f.name: self.out / f.name.replace("_", "-") for f in fields(StageFolders)}
+        self.stage = StageFolders(**stages)
         self.dist = root / "dist"
         self.bench_docs = root / "docs" / "bench"  # the recorded bench reference
         self.rerun = self.bench_docs / "per_chunk_cost.py"  # the reviewer's script

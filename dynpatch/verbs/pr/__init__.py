@@ -31,7 +31,6 @@ IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 DESCRIPTION_FILE = "PR_DESCRIPTION.md"  # in out/pr/ unless --out says otherwise
 VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
 COMMENT_FILE = f"COMMENT_{RELATED.number}.md"  # to post on #14402 first, beside it
-PUSHED = "refs/dynpatch/pushed"  # tips this tool pushed: a revision a reviewer may have seen
 RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
 
 
@@ -73,15 +72,12 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     key = (
         signing.resolve(args.signing_key, args.signing_format, checkout.path) if args.sign else None
     )
-    remote = None
-    if args.push:  # refused before anything is written or run, let alone sent
-        if problem := publish.source_problem(checkout):
-            raise ToolkitError(f"refusing to push (nothing written): {problem}")
-        remote = publish.remote_arg(args.push)
+    if args.push and (problem := publish.source_problem(checkout)):  # nothing written or run yet
+        raise ToolkitError(f"refusing to push (nothing written): {problem}")
+    remote = publish.remote_arg(args.push) if args.push else None
     out = args.out or ws.stage.pr / DESCRIPTION_FILE
     _check_writable(out)
-    design = series.design_of(ws.patches)
-    made = ws.patches
+    made, design = ws.patches, series.design_of(ws.patches)
     if args.run_checks:
         command = _command(args)
         made = checks.series_for(checkout, pin, ws, design, command)
@@ -89,22 +85,17 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         checks.run(checkout, pin, ws, made, command)
     elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
         made = earlier
-    digest, names = series.series_digest(made), series.names(made)
+    digest = series.series_digest(made)
     found = validation.gather(ws.evidence, checkout.base, digest, series.design_of(made).name)
     if remote is not None and (blockers := validation.push_blockers(found)):
         raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
         scratch = Path(tmp) / "branch"
         trust = signing.trust(key, signer, checkout.path, Path(tmp)) if key else None
+        patches = [made / n for n in series.names(made)]
+        sign = trust.signing if trust else None
         plan = branches.make(
-            checkout,
-            name,
-            [made / n for n in names],
-            signer,
-            series_identity,
-            trust.signing if trust else None,
-            args.replace,
-            scratch,
+            checkout, name, patches, signer, series_identity, sign, args.replace, scratch
         )
         push = None
         if remote is not None:
@@ -112,7 +103,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         numstat = gitio.numstat(scratch, checkout.base, plan.tip)
         base, wheel_tree = base_name(checkout)
         shown_before = plan.keep is not None and gitio.ref_exists(
-            checkout.path, f"{PUSHED}/{plan.old}"
+            checkout.path, f"{publish.PUSHED}/{plan.old}"
         )
         facts = claims.Inputs(
             design=series.design_of(made),
@@ -142,39 +133,18 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         faults.checkpoint("pr.placed")
         if push is not None:
             publish.push(checkout.path, push, name, args.timeout)
-            if not gitio.ref_exists(checkout.path, f"{PUSHED}/{plan.tip}"):  # seen by others
-                gitio.update_refs(
-                    checkout.path, [(f"{PUSHED}/{plan.tip}", plan.tip, None)], "pushed"
-                )
     for path, text in texts.items():
         files.write_atomic(path, gitio.redact(text))
-    on_pin = checkout.source == "pypi" and checkout.release.version == pin.version
-    return _shown(args, ws, checkout, facts, signer, source, trust, push, out, made, on_pin, name)
-
-
-def _shown(
-    args: PrOptions,
-    ws: Workspace,
-    checkout: Checkout,
-    facts: claims.Inputs,
-    signer: Identity,
-    source: str,
-    trust: signing.Trust | None,
-    push: publish.Push | None,
-    out: Path,
-    made: Path,
-    on_pin: bool,  # the base is the pin's tree: its records come from the stages' sessions
-    name: str,
-) -> StageResult:
-    """What the run made, line by line; what the person does next, in order; and the
-    warnings on what it could not vouch for."""
-    plan = facts.plan
+    # What the run made, line by line; what the person does next, in order; and the warnings
+    # on what it could not vouch for.
+    version = checkout.release.version
     how = "" if args.run_checks else " by an earlier --run-checks"
     where = "patches/" if made == ws.patches else f"{console.rel(made)}/ (made on this base{how})"
     signatures = zip(plan.commits, plan.signatures, strict=False)
+    pushed = push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)"
     lines = [
         ("series", f"{where}: {len(plan.commits)} patch(es), design {facts.design.name}"),
-        ("base", f"{checkout.base[:12]} (ai-dynamo {checkout.release.version}, {checkout.source})"),
+        ("base", f"{checkout.base[:12]} (ai-dynamo {version}, {checkout.source})"),
         ("identity", f"{signer} (from {source})"),
         ("branch", f"{name} {plan.state} at {plan.tip[:12]} in {console.rel(checkout.path)}"),
         ("checks", f"DCO (sign-off matches author): pass; title {plan.commits[0].subject!r}: pass"),
@@ -183,10 +153,7 @@ def _shown(
         ("governance", f"Contribution Request {facts.core.sentence()}"),
         *(("evidence", validation.status(s, r)) for s, r in facts.found.each()),
         ("wrote", f"{console.rel(out)}, and beside it {VALIDATION_FILE} and {COMMENT_FILE}"),
-        (
-            "push",
-            push.describe(name) if push else "nothing pushed (--push REMOTE pushes to your fork)",
-        ),
+        ("push", pushed),
     ]
     shown = [f"{label:<12} {line}" for label, line in lines]
     shown.append(
@@ -202,7 +169,8 @@ def _shown(
             "  this base is the tree of a PyPI wheel, not an upstream commit: rebase the "
             "branch onto dynamo's main and rerun before you push"
         )
-    version = checkout.release.version
+    # On the pin's tree the records come from the stages' sessions.
+    on_pin = checkout.source == "pypi" and version == pin.version
     rerun = None if on_pin else f"nox -s pr -- {source_options(args, version, 'pr')} --run-checks"
     warnings = validation.warnings(facts.found, rerun)
     if facts.core.reasons and args.request is None:
@@ -234,13 +202,11 @@ def base_name(checkout: Checkout) -> tuple[str, bool]:
     if title.endswith(f") {MATERIALISED}"):  # a clone of a tree laid out from a wheel
         return f"the tree of the PyPI wheel ai-dynamo {checkout.release.version}", True
     tags, date = gitio.tags_and_date(checkout.path, checkout.base)
-    names = [t for t in tags if t != checkout.release.base_tag]  # not the toolkit's own
     label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None
-    label = label or next(iter(names), None)
+    label = label or next((t for t in tags if t != checkout.release.base_tag), None)  # not ours
     commit = f"commit `{checkout.base[:12]}` of {date}"
-    return (
-        f"`{label}`, {commit}" if label and not checkout.base.startswith(label) else commit
-    ), False
+    named = label and not checkout.base.startswith(label)
+    return (f"`{label}`, {commit}" if named else commit), False
 
 
 def resolve_identity(option: str | None, repo: Path, series: Identity) -> tuple[Identity, str]:
@@ -274,11 +240,9 @@ def _pair(name: str | None, email: str | None) -> str | None:
 
 def _command(args: PrOptions) -> str:
     """The command that reran the checks, as a person reruns it (no identity, no key)."""
-    extra = [f"--source={args.source}"]
-    extra += [f"--version={args.version}"] if args.version else []
-    extra += [f"--path={args.path}"] if args.path else []
-    extra += [f"--url={gitio.redact(args.url)}"] if args.url else []
-    extra += [f"--ref={args.ref}"] if args.ref else []
+    names = ("source", "version", "path", "url", "ref")
+    given = {n: getattr(args, n) for n in names} | {"url": args.url and gitio.redact(args.url)}
+    extra = [f"--{n}={v}" for n, v in given.items() if v]
     return shlex.join(["nox", "-s", "pr", "--", *extra, "--run-checks"])
 
 

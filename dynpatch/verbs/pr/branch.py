@@ -49,8 +49,7 @@ class BranchPlan:
 def check_checkout(checkout: Checkout, branch: str) -> None:
     """The checkout is clean, the name is a valid branch, and that branch is not checked out
     (its HEAD would then not be the base, and a work tree would go stale under it)."""
-    changes = gitio.local_changes(checkout.path)
-    if changes:
+    if changes := gitio.local_changes(checkout.path):
         shown = ", ".join(c[3:] for c in changes[:3]) + (" ..." if len(changes) > 3 else "")
         raise ToolkitError(
             f"{checkout.path} has local changes ({shown}); commit or stash them first "
@@ -90,8 +89,7 @@ def make(
         message = gitio.add_trailer(message, f"Signed-off-by: {signer}")
         gitio.amend_head(scratch, message, signer, signing)
     commits = gitio.commits_between(scratch, checkout.base, "HEAD")
-    problems = check(commits, series_identity)
-    if problems:
+    if problems := check(commits, series_identity):
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ToolkitError(f"{problems[0]}{more}")
     old = None

@@ -9,13 +9,11 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from dynpatch import evidence, series
 from dynpatch.console import err
 from dynpatch.designs import Design
 from dynpatch.errors import ToolkitError
-from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout
 from dynpatch.io import files
 from dynpatch.pin import Pin
@@ -53,9 +51,8 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
                     (staged / name).write_bytes((tmp / SERIES_DIR / name).read_bytes())
     digest = series.series_digest(made)
     own = (checkout.path / ".pre-commit-config.yaml").is_file()
-    _save(
-        precommit.record(report.hooks, checkout.base, digest, command, design.name, own), made, ws
-    )
+    hooks = precommit.record(report.hooks, checkout.base, digest, command, design.name, own)
+    evidence.save(hooks, made, ws.evidence)
     return made
 
 
@@ -74,11 +71,10 @@ def saved_series(checkout: Checkout, ws: Workspace, design: Design) -> Path | No
     describes without running the checks again (each record still counts only if it is
     of this base and series). None: there is none."""
     made, base = ws.stage.pr / SERIES_DIR, ws.stage.pr / BASE_FILE
-    if not (made / "series").is_file() or not base.is_file():
+    if not base.is_file() or base.read_text().strip() != checkout.base:
         return None
-    if base.read_text().strip() != checkout.base:
-        return None
-    return made if series.design_of(made).name == design.name else None
+    ours = (made / series.SERIES_FILE).is_file() and series.design_of(made).name == design.name
+    return made if ours else None
 
 
 def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -> None:
@@ -92,19 +88,18 @@ def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -
         python = str(runtimes.release_python(version, ws.runtimes))
     tests = upstream_tests.UpstreamTestOptions(python=python)
     replay = replay_check.VerifyOptions(python=python)
-    steps: list[tuple[str, Callable[[], StageResult]]] = [
-        (
-            "test-upstream",
-            lambda: upstream_tests.check(tests, checkout, made, ws.trees, out.test_upstream),
+    steps: dict[str, Callable[[], StageResult]] = {
+        "test-upstream": lambda: upstream_tests.check(
+            tests, checkout, made, ws.trees, out.test_upstream
         ),
-        ("verify", lambda: replay_check.check(replay, checkout, made, ws.trees, out.verify)),
-        ("bench", lambda: _bench(checkout, made, ws, python)),
-    ]
-    for name, step in steps:
+        "verify": lambda: replay_check.check(replay, checkout, made, ws.trees, out.verify),
+        "bench": lambda: _bench(checkout, made, ws, python),
+    }
+    for name, step in steps.items():
         err.print(f"pr --run-checks: {name}")
         result = step()
         assert result.record is not None  # every check says what it would save
-        _save(dataclasses.replace(result.record, command=command), made, ws)
+        evidence.save(dataclasses.replace(result.record, command=command), made, ws.evidence)
         if not result.ok:  # what the stage printed, then the one error line
             raise ToolkitError(
                 f"--run-checks: {name} failed on this base (its record: out/evidence/{name}/; "
@@ -116,7 +111,3 @@ def run(checkout: Checkout, pin: Pin, ws: Workspace, made: Path, command: str) -
 def _bench(checkout: Checkout, made: Path, ws: Workspace, python: str) -> StageResult:
     measured = bench.measure(checkout, made, ws, ws.stage.bench, mutant=True, python=python)
     return StageResult(measured.passed, tuple(measured.lines), (measured.record(""),))
-
-
-def _save(record: Record[Any], made: Path, ws: Workspace) -> None:
-    evidence.save(record, made, ws.evidence)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynpatch.designs import RELATED, Design, copy_diff
+from dynpatch.designs import COPY_DIFF, RELATED, Design
 from dynpatch.evidence import Bench, PreCommit, TestUpstream, Tier, Verify
 from dynpatch.services.upstream_tests import tiers
 from dynpatch.verbs.pr.branch import BranchPlan
@@ -93,63 +93,49 @@ def tier_claim(t: Tier, at: int, keyword: str) -> Claim:
         why = "they need parts of `tensorrt_llm` the stub lacks" if t.double else "on both sides"
         counts += f"; {len(t.failed_both)} fail before and after alike ({why})"
     command = _pytest(t.marker, t.paths)
+    text, verdict = f"{command}: {counts}.", "pass"
     if t.problems:
-        return Claim(f"{command}: {counts}. FAIL: {t.problems[0]}.", "test-upstream", says, "fail")
-    if t.double:  # shows no outcome change, nothing of TensorRT-LLM itself: no pass
-        return Claim(
+        text, verdict = f"{command}: {counts}. FAIL: {t.problems[0]}.", "fail"
+    elif t.double:  # shows no outcome change, nothing of TensorRT-LLM itself: no pass
+        verdict = ""
+        text = (
             f"dynamo's TRT-LLM handler tests ({command}) run here on CPU with a stub in place "
             "of `tensorrt_llm`: that cannot show how TensorRT-LLM behaves; it shows whether "
-            f"any handler test changed outcome: {counts}.",
-            "test-upstream",
-            says,
+            f"any handler test changed outcome: {counts}."
         )
-    return Claim(f"{command}: {counts}.", "test-upstream", says, "pass")
+    return Claim(text, "test-upstream", says, verdict)
 
 
 def test_claims(i: Inputs) -> list[Claim]:
     got = i.found.tests
     if isinstance(got, str):
-        return [
-            Claim(
-                f"dynamo's tests before and after the change: not run ({got}).", verdict="not run"
-            )
-        ]
+        said = f"dynamo's tests before and after the change: not run ({got})."
+        return [Claim(said, verdict="not run")]
     facts: TestUpstream = got.facts
     lines = [tier_claim(t, n, i.design.keyword) for n, t in enumerate(facts.tiers)]
-    gpu = facts.not_run.get(tiers.GPU.name)
-    if gpu is not None and not any(t.name == tiers.GPU.name for t in facts.tiers):
-        where = "components/src/dynamo/trtllm/tests"
-        lines.append(
-            Claim(
-                "The TRT-LLM tests on a GPU were not run (no GPU where this was made); in the "
-                f"TRT-LLM container: {_pytest('pre_merge and trtllm and gpu_1', [where])}.",
-                "test-upstream",
-                verdict="not run",
-            )
-        )
+    if tiers.GPU.name in facts.not_run and all(t.name != tiers.GPU.name for t in facts.tiers):
+        said = "The TRT-LLM tests on a GPU were not run (no GPU where this was made); in the "
+        gpu = _pytest("pre_merge and trtllm and gpu_1", ["components/src/dynamo/trtllm/tests"])
+        said += f"TRT-LLM container: {gpu}."
+        lines.append(Claim(said, "test-upstream", verdict="not run"))
     return lines
 
 
 def verify_claim(i: Inputs) -> Claim:
     got = i.found.verify
-    head = (
-        f"The chunks {HANDLER} emits, replayed before and after the change with a scripted engine"
-    )
+    head = f"The chunks {HANDLER} emits, replayed before and after the change with a "
+    head += "scripted engine"
     if isinstance(got, str):
         return Claim(f"{head}: not run ({got}).", verdict="not run")
     v: Verify = got.facts
     says = {"streams": v.streams, "drawn": v.drawn, "chunks": v.chunks}
     seen = f"{v.streams:,} streams, {v.drawn:,} of them drawn at random with seed {v.seed}, {v.chunks:,} chunks"
     tail = "; the replay runs in the tool named in the disclosure, not in a dynamo checkout"
+    said, verdict = "every chunk identical", "pass"
     if got.problems:
         says["differ"] = len(v.differ)
-        return Claim(
-            f"{head} ({seen}): FAIL: {len(v.differ)} differ ({got.problems[0]}){tail}.",
-            "verify",
-            says,
-            "fail",
-        )
-    return Claim(f"{head} ({seen}): every chunk identical{tail}.", "verify", says, "pass")
+        said, verdict = f"FAIL: {len(v.differ)} differ ({got.problems[0]})", "fail"
+    return Claim(f"{head} ({seen}): {said}{tail}.", "verify", says, verdict)
 
 
 def pre_commit_claim(i: Inputs) -> Claim:
@@ -163,24 +149,18 @@ def pre_commit_claim(i: Inputs) -> Claim:
         for h in p.hooks
         if h.scope != "commit messages"
     )
-    own = (
-        "this base's own `.pre-commit-config.yaml` was not read"
-        if p.base_config
-        else "this base has no `.pre-commit-config.yaml`"
-    )
+    own = "this base has no `.pre-commit-config.yaml`"
+    if p.base_config:
+        own = "this base's own `.pre-commit-config.yaml` was not read"
     found = len(p.findings)
     says = {"paths": len(p.paths), "findings": found}
     head = f"dynamo's pre-commit hooks ({hooks}), each run on its own at the pins and with the "
     head += f"settings of {p.config}, on the {len(p.paths)} changed files"
-    tail = f" ({own}; in a checkout: {command})"
+    said, verdict = "no findings", "pass"
     if got.problems:
-        return Claim(
-            f"{head}: FAIL: {_n(found, 'finding')}, the first {got.problems[0]}{tail}.",
-            "pre-commit",
-            says,
-            "fail",
-        )
-    return Claim(f"{head}: no findings{tail}.", "pre-commit", says, "pass")
+        said, verdict = f"FAIL: {_n(found, 'finding')}, the first {got.problems[0]}", "fail"
+    text = f"{head}: {said} ({own}; in a checkout: {command})."
+    return Claim(text, "pre-commit", says, verdict)
 
 
 def cost_claims(i: Inputs) -> list[Claim]:
@@ -200,44 +180,33 @@ def cost_claims(i: Inputs) -> list[Claim]:
     }
     for key, head in heads.items() if b.script else ():
         rows = getattr(b.script, key)
-        runs = max(len(v.runs) for row in rows.values() for v in row.values())
-        says = {
-            f"script.{key}.{n}.{c}.median": v.median for n, r in rows.items() for c, v in r.items()
-        }
-        text = (
-            head.format(runs=runs, machine=b.script.machine)
-            + "\n\n"
-            + "\n".join(b.script.table(key))
-        )
-        out.append(Claim(text, "bench", says))
+        cells = {(n, c): v for n, row in rows.items() for c, v in row.items()}
+        runs = max(len(v.runs) for v in cells.values())
+        says = {f"script.{key}.{n}.{c}.median": v.median for (n, c), v in cells.items()}
+        head = head.format(runs=runs, machine=b.script.machine)
+        out.append(Claim(f"{head}\n\n" + "\n".join(b.script.table(key)), "bench", says))
     ours = {c: b.ratio(c, "patched") for c in _CASES}
     failed = f" FAIL: the handler's own thresholds: {got.problems[0]}." if got.problems else ""
     verdict = "fail" if got.problems else ""
     if None in ours.values():
-        return [
-            *out,
-            Claim(failed.strip() or "Instructions: not counted.", "bench", verdict=verdict),
-        ]
+        out.append(Claim(failed.strip() or "Instructions: not counted.", "bench", verdict=verdict))
+        return out
     said = "; ".join(f"{_CASES[c]}: {r:.3f} of before" for c, r in ours.items())
-    out.append(
-        Claim(
-            f"Instructions per request of the whole handler ({HANDLER} through "
-            "`AggregatedHandler.generate`, on CPU with logprobs on, a scripted engine in place "
-            f"of TensorRT-LLM; valgrind): {said}. The 256-token, 4-choice request was "
-            f"counted twice; the two counts differ by at most {b.apart_pct:.6f} %. These counts "
-            f"come from a harness of the tool named in the disclosure, not a dynamo checkout.{failed}",
-            "bench",
-            {f"ratio.{c}.patched": r for c, r in ours.items()} | {"apart_pct": b.apart_pct},
-            verdict,
-        )
+    text = (
+        f"Instructions per request of the whole handler ({HANDLER} through "
+        "`AggregatedHandler.generate`, on CPU with logprobs on, a scripted engine in place "
+        f"of TensorRT-LLM; valgrind): {said}. The 256-token, 4-choice request was "
+        f"counted twice; the two counts differ by at most {b.apart_pct:.6f} %. These counts "
+        f"come from a harness of the tool named in the disclosure, not a dynamo checkout.{failed}"
     )
-    return out
+    says = {f"ratio.{c}.patched": r for c, r in ours.items()} | {"apart_pct": b.apart_pct}
+    return [*out, Claim(text, "bench", says, verdict)]
 
 
 def alternative_claim(i: Inputs) -> Claim:
     """The other design, and where the choice between the two is made: not here."""
     head = f"**Alternatives considered.** {i.design.other}"
-    head += f":\n\n```diff\n{copy_diff()}\n```\n\n" if i.design.keyword else ". "
+    head += f":\n\n{COPY_DIFF}\n\n" if i.design.keyword else ". "
     where = f" ({i.discussed})" if i.discussed else ""
     return Claim(
         f"{head}Which of the two to take is for #{RELATED.number}'s discussion{where}; "
@@ -246,17 +215,12 @@ def alternative_claim(i: Inputs) -> Claim:
 
 
 def branch_claim(i: Inputs) -> Claim:
-    n = len(i.plan.commits)
-    signed = (
-        "and signed with its author's key (whether GitHub shows it Verified is seen once pushed)"
-        if i.plan.signatures
-        else "not signed"
-    )
-    return Claim(
-        f"This branch: {_n(n, 'commit')}, {'each ' * (n > 1)}with a DCO sign-off by its author "
-        f"and a Conventional Commit title, {signed}.",
-        verdict="pass",
-    )
+    n, signed = len(i.plan.commits), "not signed"
+    if i.plan.signatures:
+        signed = "and signed with its author's key (whether GitHub shows it Verified is seen "
+        signed += "once pushed)"
+    said = f"This branch: {_n(n, 'commit')}, {'each ' * (n > 1)}with a DCO sign-off by its author "
+    return Claim(f"{said}and a Conventional Commit title, {signed}.", verdict="pass")
 
 
 def _n(count: int, thing: str) -> str:

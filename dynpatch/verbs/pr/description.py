@@ -4,7 +4,7 @@ command."""
 
 from __future__ import annotations
 
-from dynpatch.designs import DESIGNS, RELATED, copy_diff
+from dynpatch.designs import COPY_DIFF, DESIGNS, RELATED
 from dynpatch.verbs.pr import claims as cl
 from dynpatch.verbs.pr.claims import Inputs
 
@@ -15,23 +15,18 @@ _PUBLIC = (
     "deprecated in a prior release or a waiver is included, per the [API Stability and "
     "Deprecation Policy](docs/fern/pages/community/contributing/api-stability-policy.md)."
 )
-
-
-def _state() -> str:
-    return f"{RELATED.state}, as of {RELATED.seen}"
+_RELATED = f"#{RELATED.number} ({RELATED.state}, as of {RELATED.seen})"
 
 
 def related(i: Inputs) -> str:
-    rel = f"#{RELATED.number} ({_state()})"
-    said = f"Supersedes #{RELATED.number}, as agreed there" if i.supersedes else f"Relates to {rel}"
+    agreed = f"Supersedes #{RELATED.number}, as agreed there"
+    said = agreed if i.supersedes else f"Relates to {_RELATED}"
     said += f"; discussed there: {i.discussed}" if i.discussed else ""
-    request = (
-        f"{i.request}" if i.request is not None else cl.CR_PLACEHOLDER if i.core.reasons else ""
-    )
+    request = cl.CR_PLACEHOLDER if i.core.reasons else ""
+    request = f"{i.request}" if i.request is not None else request
     why = "; ".join(i.core.reasons) or "opened first"
-    return (
-        f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
-    ) + f"- {said}."
+    closes = f"- Closes #{request} (the Contribution Request: {why})\n" if request else ""
+    return f"{closes}- {said}."
 
 
 def render(i: Inputs) -> str:
@@ -39,7 +34,7 @@ def render(i: Inputs) -> str:
     d = i.design
     overview = f"{cl.DEFECT} {d.does}"
     if not i.supersedes:
-        overview += f"\n\n#{RELATED.number} ({_state()}) {d.to_related}."
+        overview += f"\n\n{_RELATED} {d.to_related}."
     overview += f" Discussed there first: {i.discussed}." if i.discussed else ""
     tests = "\n".join(f"- `{t.name}` (`{t.file}`): {t.checks}." for t in d.tests)
     # What a checkout can rerun, or what says it fails or was not run: not the handler
@@ -48,8 +43,8 @@ def render(i: Inputs) -> str:
         *(c for c in cl.test_claims(i) if c.verdict),
         cl.verify_claim(i),
         cl.pre_commit_claim(i),
+        cl.branch_claim(i),
     ]
-    checks.append(cl.branch_claim(i))
     details = [
         d.changes,
         "**Cost.** " + "\n\n".join(c.text for c in cl.cost_claims(i)),
@@ -84,7 +79,7 @@ def _start(i: Inputs) -> str:
 def changes(i: Inputs) -> str:
     """What this revision changes from the one posted before, as b4 says it."""
     p, said = i.plan, {"content": "the change", "message": "the message"}
-    lines = []
+    lines = [f"## Changes in v{p.revision}\n"]
     for change in p.changes:
         title = change.split("`")[1] if change.startswith("title: ") else None
         before = next((d for d in DESIGNS.values() if d.title == title), None)
@@ -93,12 +88,9 @@ def changes(i: Inputs) -> str:
         what, _, differs = change.partition(": ")
         words = [said.get(w, w) for w in differs.split(", ")] if what.startswith("commit") else []
         lines.append(f"- {what}: {', '.join(words)}" if words else f"- {change}")
-    lines.append(
-        f"- v{p.revision - 1} is kept as the branch `{p.keep}`; `git range-diff` of the two:"
-    )
-    return (
-        f"## Changes in v{p.revision}\n\n" + "\n".join(lines) + f"\n\n```text\n{p.range_diff}\n```"
-    )
+    kept = f"v{p.revision - 1} is kept as the branch `{p.keep}`; `git range-diff` of the two:"
+    lines.append(f"- {kept}\n\n```text\n{p.range_diff}\n```")
+    return "\n".join(lines)
 
 
 def disclosure(i: Inputs) -> str:
@@ -125,25 +117,21 @@ def validation(i: Inputs) -> str:
     parts.append("## dynamo's tests\n\n" + "\n\n".join(c.text for c in cl.test_claims(i)))
     if not isinstance(i.found.tests, str):
         for t in i.found.tests.facts.tiers:
-            cases = [(k, k in t.failed_before, k in t.passed_after) for k in (*t.new, *t.extended)]
-            parts += [
-                "\n".join(
-                    f"- `{k}`: {'fails' if f else 'does not fail'} before, {'passes' if p else 'FAILS'} after"
-                    for k, f, p in cases
-                )
-            ] * bool(cases)
+            lines = [
+                f"- `{k}`: {'fails' if k in t.failed_before else 'does not fail'} before, "
+                f"{'passes' if k in t.passed_after else 'FAILS'} after"
+                for k in (*t.new, *t.extended)
+            ]
+            parts += ["\n".join(lines)] * bool(lines)
     parts.append(f"## The handler's chunks\n\n{cl.verify_claim(i).text}")
     parts.append("## Cost\n\n" + "\n\n".join(c.text for c in cl.cost_claims(i)))
     if not isinstance(i.found.bench, str):
-        other = (
-            "the one-line alternative"
-            if i.design.keyword
-            else (
+        trees = {**_TREES, "alternative": "the one-line alternative"}
+        if not i.design.keyword:
+            trees["alternative"] = (
                 "the delta design, as made for this comparison by the tool named in the "
                 "disclosure (not public, not #14402's code)"
             )
-        )
-        trees = {**_TREES, "alternative": other}
         rows = [
             f"| {cl._CASES.get(c, c)} | {trees[t]} | {' and '.join(f'{int(r):,}' for r in s.runs)} |"
             for c, row in i.found.bench.facts.requests.items()
@@ -153,17 +141,15 @@ def validation(i: Inputs) -> str:
         parts.append(
             "| request | tree | instructions, each run |\n|---|---|---:|\n" + "\n".join(rows)
         )
-    parts.append(
+    signatures = "\n".join(f"- {s}" for s in i.plan.signatures)
+    parts += [
         "## The script\n\nSave as `per_chunk_cost.py` at the top of a dynamo checkout and run "
         "`python3 per_chunk_cost.py [PATH/TO/logprobs.py]` (standard library only; it loads "
         "the helper by its path and builds the variants from its source).\n\n"
-        f"```python\n{i.script.rstrip()}\n```"
-    )
-    parts.append(f"## pre-commit\n\n{cl.pre_commit_claim(i).text}")
-    parts.append(
-        f"## This branch\n\n{cl.branch_claim(i).text}\n\n"
-        + "\n".join(f"- {s}" for s in i.plan.signatures)
-    )
+        f"```python\n{i.script.rstrip()}\n```",
+        f"## pre-commit\n\n{cl.pre_commit_claim(i).text}",
+        f"## This branch\n\n{cl.branch_claim(i).text}\n\n{signatures}",
+    ]
     return "\n\n".join(parts).rstrip() + "\n"
 
 
@@ -173,12 +159,10 @@ def comment(i: Inputs) -> str:
     figures = ""
     if not isinstance(got, str) and got.facts.script is not None:
         s = got.facts.script
+        per_chunk, per_request = "\n".join(s.table()), "\n".join(s.table("request_ms"))
         figures = (
             f"\n\nThe helper's CPU time per chunk, one new token, on {s.machine} (median, "
-            "lowest to highest):\n\n"
-            + "\n".join(s.table())
-            + "\n\nPer single-choice request:\n\n"
-            + "\n".join(s.table("request_ms"))
+            f"lowest to highest):\n\n{per_chunk}\n\nPer single-choice request:\n\n{per_request}"
         )
         alt = {c: got.facts.ratio(c, "alternative") for c in cl._CASES}
         ours = {c: got.facts.ratio(c, "patched") for c in cl._CASES}
@@ -194,7 +178,7 @@ def comment(i: Inputs) -> str:
             )
     before, after = i.design.comment
     return (
-        f"{before}\n\n```diff\n{copy_diff()}\n```\n\n{after}{figures}\n\n"
+        f"{before}\n\n{COPY_DIFF}\n\n{after}{figures}\n\n"
         "These timings come from this script (standard library only; it loads `logprobs.py` "
         "from a checkout and builds the one-line variant from its source; a helper that takes "
         "`new_token_ids` gets a column of its own): "
@@ -208,7 +192,7 @@ def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
     cpu = " ".join(f"{t.file}::{t.name}" for t in i.design.tests if "/trtllm/" not in t.file)
     return [
-        f"1. post out/pr/COMMENT_{RELATED.number}.md on #{RELATED.number} ({_state()}), wait "
+        f"1. post out/pr/COMMENT_{RELATED.number}.md on {_RELATED}, wait "
         "for its answer, and pass its link as --discussed URL",
         f"2. in your dynamo checkout, on the branch and then on main (where they fail): pytest "
         f"--import-mode=importlib {cpu}",

@@ -14,6 +14,8 @@ from dynpatch.fetch import Checkout
 from dynpatch.io import git as gitio
 from dynpatch.verbs.pr.branch import MADE
 
+PUSHED = "refs/dynpatch/pushed"  # tips this tool pushed: a revision a reviewer may have seen
+
 
 @dataclass(frozen=True)
 class Push:
@@ -67,7 +69,8 @@ def inspect(repo: Path, scratch: Path, remote: str, branch: str, tip: str, timeo
 
 
 def push(repo: Path, plan: Push, branch: str, timeout: float) -> None:
-    """Push as ``plan`` says, with a lease on the tip it read, and confirm the remote has it."""
+    """Push as ``plan`` says, with a lease on the tip it read, confirm the remote has it, and
+    record the tip as pushed (seen by others)."""
     if plan.before != plan.tip:
         gitio.push_branch(repo, plan.remote, branch, plan.before, timeout)
     after = gitio.remote_branch_tip(repo, plan.remote, branch, timeout)
@@ -76,3 +79,5 @@ def push(repo: Path, plan: Push, branch: str, timeout: float) -> None:
             f"after the push {gitio.redact(plan.remote)} has {branch} at {after}, not "
             f"{plan.tip[:12]}"
         )
+    if not gitio.ref_exists(repo, f"{PUSHED}/{plan.tip}"):
+        gitio.update_refs(repo, [(f"{PUSHED}/{plan.tip}", plan.tip, None)], "pushed")

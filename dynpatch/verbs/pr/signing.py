@@ -67,9 +67,8 @@ def trust(signing: Signing, signer: Identity, repo: Path, tmp: Path) -> Trust:
         named = Signing(signing.format, signing.key, Path(configured).expanduser())
         return Trust(named, f"git verify-commit against {on}")
     allowed = tmp / "allowed_signers"
-    allowed.write_text(
-        f'{signer.email} namespaces="git" {gitio.ssh_public_key(signing.key or "")}\n'
-    )
+    public = gitio.ssh_public_key(signing.key or "")
+    allowed.write_text(f'{signer.email} namespaces="git" {public}\n')
     checked = (
         "git verify-commit against the signing key itself (gpg.ssh.allowedSignersFile is "
         "not set): the commits are signed by that key; GitHub shows them Verified once it "
@@ -85,7 +84,6 @@ def _looks_ssh(key: str | None) -> bool:
         return True
     try:
         with Path(key).expanduser().open("rb") as fh:
-            head = fh.read(64)
+            return fh.read(64).startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
     except OSError:
         return False
-    return head.startswith((b"-----BEGIN OPENSSH PRIVATE KEY", b"ssh-"))
