@@ -25,11 +25,9 @@ _CODE = bytes.fromhex(
 # valgrind.h and callgrind.h (3.x): request codes.
 RUNNING_ON_VALGRIND = 0x1001
 _CALLGRIND = (ord("C") << 24) | (ord("T") << 16)  # VG_USERREQ_TOOL_BASE('C', 'T')
-ZERO_STATS = _CALLGRIND + 1
-TOGGLE_COLLECT = _CALLGRIND + 2
-DUMP_STATS_AT = _CALLGRIND + 3
-START_INSTRUMENTATION = _CALLGRIND + 4
-STOP_INSTRUMENTATION = _CALLGRIND + 5
+ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = range(
+    _CALLGRIND + 1, _CALLGRIND + 6
+)
 
 _Request = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64), ctypes.c_uint64)
 _request: _Request | None = None

@@ -9,12 +9,11 @@ import importlib
 import json
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
 from dynpatch.io.atomic import write_atomic
-from dynpatch.replay import counted, reads, scenarios
+from dynpatch.replay import counted, handler, reads, scenarios
 from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello, replay_records
 from dynpatch.replay.script import from_json
 
@@ -45,7 +44,7 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
         while len(pids) >= max(1, int(job.get("jobs", 1))):
             ended += _reap(pids, job["trees"], folder)
         if (pid := os.fork()) == 0:
-            _copy({**shared, **spec, "tree": label}, folder / label)
+            handler.end_copy(_copy, {**shared, **spec, "tree": label}, folder / label)
         pids[pid] = label
     while pids:
         ended += _reap(pids, job["trees"], folder)
@@ -59,26 +58,17 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def _copy(job: dict[str, Any], folder: Path) -> None:
-    """In a forked copy: ``job`` run on its tree, output to its log; never returns."""
-    status = 1
+    """In a forked copy (:func:`end_copy`): ``job`` run on its tree, output to its log."""
+    with open(job["log"], "w") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    sys.path.insert(0, job["src"])
+    importlib.invalidate_caches()
     try:
-        with open(job["log"], "w") as log:
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-        sys.path.insert(0, job["src"])
-        importlib.invalidate_caches()
-        try:
-            found = work(job, folder)
-        except SetupError as exc:
-            found = {"ok": False, "error": str(exc)}
-        write_atomic(folder / "result.json", json.dumps(found))
-        status = 0
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
+        found = work(job, folder)
+    except SetupError as exc:
+        found = {"ok": False, "error": str(exc)}
+    write_atomic(folder / "result.json", json.dumps(found))
 
 
 def _reap(pids: dict[int, str], trees: dict[str, Any], folder: Path) -> list[str]:

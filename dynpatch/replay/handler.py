@@ -10,10 +10,11 @@ import inspect
 import os
 import platform
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from dynpatch.replay import fatal, wire
 from dynpatch.replay.engine import Errors, ReplayEngine
@@ -42,6 +43,20 @@ def quiet_gc() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def end_copy(run: Callable[..., Any], *args: Any) -> NoReturn:
+    """In a forked copy: ``run(*args)``, then exit 0 (1, its traceback printed, if it raised)."""
+    status = 1
+    try:
+        run(*args)
+        status = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 class SetupError(Exception):
