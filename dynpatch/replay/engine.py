@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynpatch.replay.script import RAISE_KINDS, Script
+from dynpatch.replay.script import RAISE_KINDS, Position, Script
 
 
 @dataclass(slots=True)
@@ -76,16 +77,13 @@ class ReplayResult:
         self.aborted = 0
         self._next = 0
         self._suspend = script.suspend
-        self._logprob = lp = errors.logprob
+        self._logprob = errors.logprob
         metrics = perf_metrics(script)
         self._all = [
             ReplayOutput(i, token_ids=ids(), request_perf_metrics=metrics) for i in range(script.n)
         ]
         for out in self._all:
-            out.prompt_logprobs = [
-                p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
-                for p in script.engine_prompt_logprobs or ()
-            ]
+            out.prompt_logprobs = list(self._made(script.engine_prompt_logprobs or ()))
         kinds = (errors.request_error, EngineFailure, errors.engine_shutdown)
         raises = dict(zip(RAISE_KINDS, kinds, strict=True))
         self._plan = [  # per step: it, its outputs and deltas, what it raises
@@ -96,6 +94,14 @@ class ReplayResult:
             )
             for step in script.steps
         ]
+
+    def _made(self, positions: tuple[Position, ...]) -> Iterator[Any]:
+        """The positions as handed out: ``None`` and floats as they are, else a fresh dict."""
+        lp = self._logprob
+        return (
+            p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
+            for p in positions
+        )
 
     def abort(self) -> None:
         self.aborted += 1
@@ -115,13 +121,7 @@ class ReplayResult:
         for out, d in updates:
             out.token_ids.extend(d.tokens)
             if d.logprobs:
-                lp = self._logprob
-                out.logprobs.extend(
-                    p
-                    if p is None or isinstance(p, float)
-                    else {tok: lp(value, rank) for tok, value, rank in p}
-                    for p in d.logprobs
-                )
+                out.logprobs.extend(self._made(d.logprobs))
             if d.trim:
                 del out.token_ids[-d.trim :]
             if d.finish_reason is not None:
