@@ -64,11 +64,7 @@ def _copy(job: dict[str, Any], folder: Path) -> None:
         os.dup2(log.fileno(), 2)
     sys.path.insert(0, job["src"])
     importlib.invalidate_caches()
-    try:
-        found = work(job, folder)
-    except SetupError as exc:
-        found = {"ok": False, "error": str(exc)}
-    write_atomic(folder / "result.json", json.dumps(found))
+    answer(job, folder, folder / "result.json")
 
 
 def _reap(pids: dict[int, str], trees: dict[str, Any], folder: Path) -> list[str]:
@@ -97,19 +93,23 @@ def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     return {**hello(replay, job.get("tree")), **found}
 
 
+def answer(job: dict[str, Any], folder: Path, result: Path) -> int:
+    """Write what :func:`work` found (or why it cannot set up) to ``result``: the exit status."""
+    try:
+        found, status = work(job, folder), 0
+    except SetupError as exc:
+        found, status = {"ok": False, "error": str(exc)}, EXIT_CODE_SETUP
+    write_atomic(result, json.dumps(found))
+    return status
+
+
 def main(argv: list[str]) -> int:
     """Run the job ``argv[0]``, its result (or why it cannot set up) to ``argv[1]``."""
     if len(argv) != 2:
         print("usage: python -m dynpatch.replay.child JOB.json RESULT.json", file=sys.stderr)
         return 2
     job, result = json.loads(Path(argv[0]).read_text()), Path(argv[1])
-    try:
-        found = work(job, result.parent)
-    except SetupError as exc:
-        write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
-        return EXIT_CODE_SETUP
-    write_atomic(result, json.dumps(found))
-    return 0
+    return answer(job, result.parent, result)
 
 
 if __name__ == "__main__":
