@@ -120,21 +120,20 @@ def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
     for dist in DISTS:
         with contextlib.suppress(Exception):
             versions[dist] = version(dist)
-    environment = {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "executable": sys.executable,
-        "platform": platform.platform(),
-        "pid": os.getpid(),
-        "versions": versions,
-    }
     return {
         "ok": True,
         "tree": tree,
         "modules": replay.modules,
         "has_new_token_ids": replay.has_new_token_ids,
         "fatal_seam": replay.fatal_seam,
-        "environment": environment,
+        "environment": {
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+            "platform": platform.platform(),
+            "pid": os.getpid(),
+            "versions": versions,
+        },
     }
 
 
