@@ -24,7 +24,7 @@ _CODE = bytes.fromhex(
 )
 
 # valgrind.h and callgrind.h (3.x): request codes.
-RUNNING_ON_VALGRIND = 0x1001
+RUNNING_ON_VALGRIND = 0x1001  # its answer: how many valgrinds this process runs under
 _CALLGRIND = (ord("C") << 24) | (ord("T") << 16)  # VG_USERREQ_TOOL_BASE('C', 'T')
 ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = range(
     _CALLGRIND + 1, _CALLGRIND + 6
@@ -51,11 +51,6 @@ def request(code: int, arg1: int = 0) -> int:
     """Issue one client request; valgrind's answer, or 0 on a real CPU."""
     words = (ctypes.c_uint64 * 6)(code, arg1, 0, 0, 0, 0)
     return int(_function()[0](words, 0))
-
-
-def running_on_valgrind() -> int:
-    """How many valgrinds this process runs under (0: none)."""
-    return request(RUNNING_ON_VALGRIND)
 
 
 @contextmanager

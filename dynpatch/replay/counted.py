@@ -150,7 +150,7 @@ def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dic
 
 def counted(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     """The setup report and the forked runs of ``job["counted"]``; refused off valgrind."""
-    if not callgrind.running_on_valgrind():
+    if not callgrind.request(callgrind.RUNNING_ON_VALGRIND):
         raise SetupError("not running under valgrind: the counts would all be missing")
     replay = Replay(Path(job["standin"]))
     gc.collect()

@@ -165,16 +165,14 @@ def check(
         alternative_differ=apart,
         seed=seed,
     )
-    problems = (*differ, *facts.unmet)
-    summary = "".join(f"    {line}\n" for line in lines)
     record = Record(
         facts,
         trees.base,
         trees.series_sha256,
         design.name,
-        problems,
+        (*differ, *facts.unmet),  # the problems
         shlex.join(command),
-        summary,
+        "".join(f"    {line}\n" for line in lines),  # the summary
         details,
     )
     return StageResult(ok, (*lines, f"report: {console.rel(report)}"), (record,))
