@@ -14,8 +14,8 @@ from typing import Any
 
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
+from dynpatch.replay import STANDIN_DIR
 from dynpatch.replay.handler import TREE_MODULES, inside
-from dynpatch.standin import STANDIN_DIR
 from dynpatch.workspace import TOOLKIT
 
 CHILD_MODULE = "dynpatch.replay.child"

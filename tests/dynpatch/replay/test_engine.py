@@ -9,10 +9,9 @@ import sys
 
 import pytest
 
-from dynpatch.replay import scenarios
+from dynpatch.replay import STANDIN_DIR, scenarios
 from dynpatch.replay.engine import EngineFailure, ReplayEngine
 from dynpatch.replay.script import Delta, ReplayStep, Script
-from dynpatch.standin import STANDIN_DIR
 from tests.fixtures.replay import ERRORS
 
 
