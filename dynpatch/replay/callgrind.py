@@ -4,6 +4,7 @@ counts only the code inside it, by the no-op sequence ``valgrind.h`` compiles in
 from __future__ import annotations
 
 import ctypes
+import functools
 import mmap
 import platform
 from collections.abc import Iterator
@@ -23,17 +24,13 @@ _CODE = bytes.fromhex(
 )
 
 # valgrind.h and callgrind.h (3.x): request codes.
-RUNNING_ON_VALGRIND = 0x1001
+RUNNING_ON_VALGRIND = 0x1001  # its answer: how many valgrinds this process runs under
 _CALLGRIND = (ord("C") << 24) | (ord("T") << 16)  # VG_USERREQ_TOOL_BASE('C', 'T')
-ZERO_STATS = _CALLGRIND + 1
-TOGGLE_COLLECT = _CALLGRIND + 2
-DUMP_STATS_AT = _CALLGRIND + 3
-START_INSTRUMENTATION = _CALLGRIND + 4
-STOP_INSTRUMENTATION = _CALLGRIND + 5
+ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = range(
+    _CALLGRIND + 1, _CALLGRIND + 6
+)
 
 _Request = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64), ctypes.c_uint64)
-_request: _Request | None = None
-_page: mmap.mmap | None = None  # kept alive as long as the process: the code lives there
 
 
 def supported() -> bool:
@@ -41,26 +38,19 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64")
 
 
-def _function() -> _Request:
-    global _request, _page
-    if _request is None:
-        if not supported():
-            raise OSError(f"callgrind client requests need x86-64 Linux, not {platform.machine()}")
-        _page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-        _page.write(_CODE)
-        _request = _Request(ctypes.addressof(ctypes.c_char.from_buffer(_page)))
-    return _request
+@functools.cache  # the page is kept alive as long as the process: the code lives there
+def _function() -> tuple[_Request, mmap.mmap]:
+    if not supported():
+        raise OSError(f"callgrind client requests need x86-64 Linux, not {platform.machine()}")
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(_CODE)
+    return _Request(ctypes.addressof(ctypes.c_char.from_buffer(page))), page
 
 
 def request(code: int, arg1: int = 0) -> int:
     """Issue one client request; valgrind's answer, or 0 on a real CPU."""
     words = (ctypes.c_uint64 * 6)(code, arg1, 0, 0, 0, 0)
-    return int(_function()(words, 0))
-
-
-def running_on_valgrind() -> int:
-    """How many valgrinds this process runs under (0: none)."""
-    return request(RUNNING_ON_VALGRIND)
+    return int(_function()[0](words, 0))
 
 
 @contextmanager

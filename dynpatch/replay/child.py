@@ -9,12 +9,11 @@ import importlib
 import json
 import os
 import sys
-import traceback
 from pathlib import Path
 from typing import Any
 
 from dynpatch.io.atomic import write_atomic
-from dynpatch.replay import counted, reads, scenarios
+from dynpatch.replay import counted, handler, reads, scenarios
 from dynpatch.replay.handler import EXIT_CODE_SETUP, Replay, SetupError, hello, replay_records
 from dynpatch.replay.script import from_json
 
@@ -45,7 +44,7 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
         while len(pids) >= max(1, int(job.get("jobs", 1))):
             ended += _reap(pids, job["trees"], folder)
         if (pid := os.fork()) == 0:
-            _copy({**shared, **spec, "tree": label}, folder / label)
+            handler.end_copy(_copy, {**shared, **spec, "tree": label}, folder / label)
         pids[pid] = label
     while pids:
         ended += _reap(pids, job["trees"], folder)
@@ -59,26 +58,13 @@ def fork_trees(job: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 
 def _copy(job: dict[str, Any], folder: Path) -> None:
-    """In a forked copy: ``job`` run on its tree, output to its log; never returns."""
-    status = 1
-    try:
-        with open(job["log"], "w") as log:
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-        sys.path.insert(0, job["src"])
-        importlib.invalidate_caches()
-        try:
-            found = work(job, folder)
-        except SetupError as exc:
-            found = {"ok": False, "error": str(exc)}
-        write_atomic(folder / "result.json", json.dumps(found))
-        status = 0
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
+    """In a forked copy (:func:`end_copy`): ``job`` run on its tree, output to its log."""
+    with open(job["log"], "w") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    sys.path.insert(0, job["src"])
+    importlib.invalidate_caches()
+    answer(job, folder, folder / "result.json")
 
 
 def _reap(pids: dict[int, str], trees: dict[str, Any], folder: Path) -> list[str]:
@@ -107,19 +93,23 @@ def work(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     return {**hello(replay, job.get("tree")), **found}
 
 
+def answer(job: dict[str, Any], folder: Path, result: Path) -> int:
+    """Write what :func:`work` found (or why it cannot set up) to ``result``: the exit status."""
+    try:
+        found, status = work(job, folder), 0
+    except SetupError as exc:
+        found, status = {"ok": False, "error": str(exc)}, EXIT_CODE_SETUP
+    write_atomic(result, json.dumps(found))
+    return status
+
+
 def main(argv: list[str]) -> int:
     """Run the job ``argv[0]``, its result (or why it cannot set up) to ``argv[1]``."""
     if len(argv) != 2:
         print("usage: python -m dynpatch.replay.child JOB.json RESULT.json", file=sys.stderr)
         return 2
     job, result = json.loads(Path(argv[0]).read_text()), Path(argv[1])
-    try:
-        found = work(job, result.parent)
-    except SetupError as exc:
-        write_atomic(result, json.dumps({"ok": False, "error": str(exc)}))
-        return EXIT_CODE_SETUP
-    write_atomic(result, json.dumps(found))
-    return 0
+    return answer(job, result.parent, result)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,7 @@ import itertools
 import json
 import os
 import select
-import sys
 import time
-import traceback
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +19,7 @@ from typing import Any
 from dynpatch.io.atomic import write_atomic
 from dynpatch.replay import callgrind, scenarios
 from dynpatch.replay.engine import ReplayResult
-from dynpatch.replay.handler import Replay, SetupError, hello, quiet_gc
+from dynpatch.replay.handler import Replay, SetupError, end_copy, hello, quiet_gc
 from dynpatch.replay.script import Script, check_chunks, chunk_history
 
 WARMUP = 1  # uncounted requests before a counted one
@@ -128,18 +126,10 @@ async def run_counts(replay: Replay, measures: list[dict[str, Any]]) -> list[dic
     return parts
 
 
-def _run(replay: Replay, measures: list[dict[str, Any]], result: Path) -> None:
-    """Count ``measures`` in this (forked) process, write what they cover; never returns."""
-    status = 1
-    try:
-        parts = asyncio.run(run_counts(replay, measures))
-        write_atomic(result, json.dumps({"pid": os.getpid(), "parts": parts}))
-        status = 0
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        sys.stderr.flush()
-        os._exit(status)
+def _count(replay: Replay, measures: list[dict[str, Any]], result: Path) -> None:
+    """Count ``measures`` in this (forked) process, write what they cover."""
+    parts = asyncio.run(run_counts(replay, measures))
+    write_atomic(result, json.dumps({"pid": os.getpid(), "parts": parts}))
 
 
 def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dict[str, Any]]:
@@ -149,7 +139,7 @@ def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dic
     for measures, result, (gate, _) in zip(runs, results, gates, strict=True):
         if os.fork() == 0:
             os.read(gate, 1)
-            _run(replay, measures, result)
+            end_copy(_count, replay, measures, result)
     for result, (_, go) in zip(results, gates, strict=True):
         os.write(go, b"1")
         pid, status = os.wait()
@@ -160,7 +150,7 @@ def forked_runs(replay: Replay, runs: list[list[Any]], folder: Path) -> list[dic
 
 def counted(job: dict[str, Any], folder: Path) -> dict[str, Any]:
     """The setup report and the forked runs of ``job["counted"]``; refused off valgrind."""
-    if not callgrind.running_on_valgrind():
+    if not callgrind.request(callgrind.RUNNING_ON_VALGRIND):
         raise SetupError("not running under valgrind: the counts would all be missing")
     replay = Replay(Path(job["standin"]))
     gc.collect()

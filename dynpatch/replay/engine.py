@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynpatch.replay.script import RAISE_KINDS, Delta, Position, Script
+from dynpatch.replay.script import RAISE_KINDS, Position, Script
 
 
 @dataclass(slots=True)
@@ -65,28 +66,6 @@ class EngineFailure(RuntimeError):
     """The 'fatal' step: an unexpected engine exception dynamo treats as fatal."""
 
 
-@dataclass(slots=True)
-class _Update:
-    output: ReplayOutput
-    tokens: list[int]
-    positions: tuple[Position, ...]
-    finish_reason: str | None
-    stop_reason: str | int | None
-    trim: int
-
-
-@dataclass(slots=True)
-class _Planned:
-    updates: list[_Update]
-    finished: bool
-    no_outputs: bool
-    error: BaseException | None
-
-
-def _rest(d: Delta) -> tuple[Any, ...]:
-    return d.logprobs, d.finish_reason, d.stop_reason, d.trim
-
-
 class ReplayResult:
     """TRT-LLM ``GenerationResult`` shape, yielding itself per step (``ids``: token lists' type)."""
 
@@ -98,27 +77,31 @@ class ReplayResult:
         self.aborted = 0
         self._next = 0
         self._suspend = script.suspend
-        self._logprob = lp = errors.logprob
+        self._logprob = errors.logprob
         metrics = perf_metrics(script)
         self._all = [
             ReplayOutput(i, token_ids=ids(), request_perf_metrics=metrics) for i in range(script.n)
         ]
         for out in self._all:
-            out.prompt_logprobs = [
-                p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
-                for p in script.engine_prompt_logprobs or ()
-            ]
+            out.prompt_logprobs = list(self._made(script.engine_prompt_logprobs or ()))
         kinds = (errors.request_error, EngineFailure, errors.engine_shutdown)
         raises = dict(zip(RAISE_KINDS, kinds, strict=True))
-        self._plan = [
-            _Planned(
-                [_Update(self._all[d.index], list(d.tokens), *_rest(d)) for d in step.deltas],
-                step.finished,
-                step.no_outputs,
+        self._plan = [  # per step: it, its outputs and deltas, what it raises
+            (
+                step,
+                [(self._all[d.index], d) for d in step.deltas],
                 raises[step.raise_kind](step.message) if step.raise_kind else None,
             )
             for step in script.steps
         ]
+
+    def _made(self, positions: tuple[Position, ...]) -> Iterator[Any]:
+        """The positions as handed out: ``None`` and floats as they are, else a fresh dict."""
+        lp = self._logprob
+        return (
+            p if p is None or isinstance(p, float) else {t: lp(v, r) for t, v, r in p}
+            for p in positions
+        )
 
     def abort(self) -> None:
         self.aborted += 1
@@ -129,29 +112,22 @@ class ReplayResult:
     async def __anext__(self) -> ReplayResult:
         if self._next >= len(self._plan) or self.finished:
             raise StopAsyncIteration
-        step = self._plan[self._next]
+        step, updates, error = self._plan[self._next]
         self._next += 1
         if self._suspend:
             await asyncio.sleep(0)  # an empty engine queue: other tasks (cancellation) may run
-        if step.error is not None:
-            raise step.error
-        for u in step.updates:
-            out = u.output
-            out.token_ids.extend(u.tokens)
-            if u.positions:
-                lp = self._logprob
-                out.logprobs.extend(
-                    p
-                    if p is None or isinstance(p, float)
-                    else {tok: lp(value, rank) for tok, value, rank in p}
-                    for p in u.positions
-                )
-            if u.trim:
-                del out.token_ids[-u.trim :]
-            if u.finish_reason is not None:
-                out.finish_reason = u.finish_reason
-            if u.stop_reason is not None:
-                out.stop_reason = u.stop_reason
+        if error is not None:
+            raise error
+        for out, d in updates:
+            out.token_ids.extend(d.tokens)
+            if d.logprobs:
+                out.logprobs.extend(self._made(d.logprobs))
+            if d.trim:
+                del out.token_ids[-d.trim :]
+            if d.finish_reason is not None:
+                out.finish_reason = d.finish_reason
+            if d.stop_reason is not None:
+                out.stop_reason = d.stop_reason
         self.outputs = [] if step.no_outputs else self._all
         self.finished = step.finished
         return self

@@ -10,10 +10,11 @@ import inspect
 import os
 import platform
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from dynpatch.replay import fatal, wire
 from dynpatch.replay.engine import Errors, ReplayEngine
@@ -42,6 +43,20 @@ def quiet_gc() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def end_copy(run: Callable[..., Any], *args: Any) -> NoReturn:
+    """In a forked copy: ``run(*args)``, then exit 0 (1, its traceback printed, if it raised)."""
+    status = 1
+    try:
+        run(*args)
+        status = 0
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 class SetupError(Exception):
@@ -105,21 +120,20 @@ def hello(replay: Replay, tree: str | None) -> dict[str, Any]:
     for dist in DISTS:
         with contextlib.suppress(Exception):
             versions[dist] = version(dist)
-    environment = {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "executable": sys.executable,
-        "platform": platform.platform(),
-        "pid": os.getpid(),
-        "versions": versions,
-    }
     return {
         "ok": True,
         "tree": tree,
         "modules": replay.modules,
         "has_new_token_ids": replay.has_new_token_ids,
         "fatal_seam": replay.fatal_seam,
-        "environment": environment,
+        "environment": {
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+            "platform": platform.platform(),
+            "pid": os.getpid(),
+            "versions": versions,
+        },
     }
 
 

@@ -54,22 +54,8 @@ def _reading_all(name: str) -> Callable[..., Any]:
 
 
 _WHOLE = (  # what reads the whole list at once (sort() and reverse() do, in place)
-    "__contains__",
-    "__eq__",
-    "__ne__",
-    "__lt__",
-    "__le__",
-    "__gt__",
-    "__ge__",
-    "__add__",
-    "__mul__",
-    "__rmul__",
-    "__repr__",
-    "copy",
-    "count",
-    "index",
-    "sort",
-    "reverse",
+    *("__contains__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__"),
+    *("__add__", "__mul__", "__rmul__", "copy", "count", "index", "sort", "reverse"),
 )
 for _name in _WHOLE:
     setattr(WatchedIds, _name, _reading_all(_name))

@@ -54,8 +54,7 @@ class Script:
     expect: tuple[str, ...] = ()  # what the replayed stream must show (expect.CHECKS)
 
 
-def to_json(script: Script) -> dict[str, Any]:
-    return dataclasses.asdict(script)
+to_json = dataclasses.asdict  # a Script's JSON data (from_json reads it back)
 
 
 def _tuples(value: Any) -> Any:

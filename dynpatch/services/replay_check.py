@@ -123,7 +123,7 @@ def check(
     outcomes = compare(results["baseline"], results["patched"], expectations)
     if len(outcomes) != count:
         raise ToolkitError(f"the replay returned {len(outcomes)} of {count} scenarios")
-    alternative = alternative_line(results, other, skipped)
+    alternative, apart = alternative_line(results, other, skipped)
     lines = [
         *(
             f"{o.name:<44} {o.chunks:>6}  {', '.join(o.events) or '-':<12} {o.verdict}"
@@ -156,11 +156,6 @@ def check(
         for o in outcomes
         if o.divergence
     )
-    apart = None
-    if "alternative" in results:
-        apart = sum(
-            bool(o.divergence) for o in compare(results["baseline"], results["alternative"], {})
-        )
     facts = Verify(
         streams=len(outcomes),
         drawn=len(properties),
@@ -170,16 +165,14 @@ def check(
         alternative_differ=apart,
         seed=seed,
     )
-    problems = (*differ, *facts.unmet)
-    summary = "".join(f"    {line}\n" for line in lines)
     record = Record(
         facts,
         trees.base,
         trees.series_sha256,
         design.name,
-        problems,
+        (*differ, *facts.unmet),  # the problems
         shlex.join(command),
-        summary,
+        "".join(f"    {line}\n" for line in lines),  # the summary
         details,
     )
     return StageResult(ok, (*lines, f"report: {console.rel(report)}"), (record,))
@@ -187,15 +180,16 @@ def check(
 
 def alternative_line(
     results: dict[str, dict[str, Any]], other: variants.Variant, skipped: str
-) -> str:
-    """What the alternative's replay showed against the baseline's (informative)."""
+) -> tuple[str, int | None]:
+    """What the alternative's replay showed against the baseline's (informative), and how
+    many streams diverge (None: not replayed)."""
     head = f"alternative ({other.what})"
     if "alternative" not in results:
-        return f"{head}: not replayed: {skipped}"
+        return f"{head}: not replayed: {skipped}", None
     outcomes = compare(results["baseline"], results["alternative"], {})
     apart = [o.name for o in outcomes if o.divergence]
     shown = f" ({', '.join(apart[:3])})" if apart else ""
-    return f"{head}: {len(apart)} divergences from the baseline{shown}"
+    return f"{head}: {len(apart)} divergences from the baseline{shown}", len(apart)
 
 
 def for_release(

@@ -23,7 +23,7 @@ from dynpatch.replay import callgrind
 def loop(n):
     return sum(i % 7 for i in range(n))  # the same work per step at any n
 
-print(callgrind.running_on_valgrind())
+print(callgrind.request(callgrind.RUNNING_ON_VALGRIND))
 loop(30000)  # warm; blocks of ~18M instructions, so a one-off of a few thousand is noise
 for label, n in (("loop-a", 30000), ("loop-b", 30000), ("loop-double", 60000)):
     with callgrind.counting(label):

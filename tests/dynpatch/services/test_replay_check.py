@@ -40,12 +40,12 @@ def test_identical_streams_pass_and_the_summary_says_what_ran_and_reached() -> N
     assert "property streams reached: 1 log_probs, 0 top_logprobs, 1 dropped, 1 flat" in lines[1]
     other = result(("a", s), ("property-000", s[:2]))
     one_line = variants.alternative(DELTA)
-    line = verify.alternative_line({"baseline": both, "alternative": other}, one_line, "")
-    assert line == (
-        f"alternative ({one_line.what}): 1 divergences from the baseline (property-000)"
+    assert verify.alternative_line({"baseline": both, "alternative": other}, one_line, "") == (
+        f"alternative ({one_line.what}): 1 divergences from the baseline (property-000)",
+        1,
     )
-    line = verify.alternative_line({}, one_line, "no copy here")
-    assert line.endswith(": not replayed: no copy here")
+    line, apart = verify.alternative_line({}, one_line, "no copy here")
+    assert line.endswith(": not replayed: no copy here") and apart is None
     with pytest.raises(ToolkitError, match="different scenario lists"):
         verify.compare(result(("a", [])), result(("b", [])), {})
 
