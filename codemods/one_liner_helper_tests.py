@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods import shape
 from codemods.helper_delta_tests import (
     ANCHOR_PREFIX,
     CPU_MARKS,
     NEEDS,
     PATH,
+    HelperDeltaTests,
     carry,
     template,
     tests_in,
 )
-from codemods.outcome import Target, TargetedCommand
+from codemods.outcome import Target
 
 TEMPLATE = "one_liner_helper_tests.template.py"
 TESTS = tests_in(TEMPLATE)
@@ -30,17 +30,14 @@ TARGET = Target(
 )
 
 
-class OneLinerHelperTests(TargetedCommand):
+class OneLinerHelperTests(HelperDeltaTests):
     DESCRIPTION = (
         "test_logprobs.py: add CPU tests that extract_from_completion_output reads only the "
         "chunk's ids of the cumulative token_ids, and none when nothing is new."
     )
     TARGET = TARGET
-
-    @classmethod
-    def added_names(cls) -> tuple[str, ...]:
-        """The top-level definitions this command adds."""
-        return tuple(shape.top_level_names(template(TEMPLATE)))
+    TEMPLATE = TEMPLATE
+    DONE = "the one-liner's tests"
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        return carry(tree, template(TEMPLATE), TARGET, "the one-liner's tests")
+        return carry(tree, template(TEMPLATE), TARGET, self.DONE)

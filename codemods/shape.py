@@ -136,11 +136,10 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
         return tree
     body = list(tree.body)
     name = m.MatchIfTrue(lambda node: code(node) == "collections.abc")
+    listed = m.ImportFrom(name, names=m.DoesNotMatch(m.ImportStar()), relative=[])
     for i, line in enumerate(body):
-        if m.matches(line, m.SimpleStatementLine([m.ImportFrom(name, relative=[])])):
+        if m.matches(line, m.SimpleStatementLine([listed])):
             stmt = line.body[0]  # type: ignore[attr-defined]
-            if isinstance(stmt.names, cst.ImportStar):
-                continue
             *head, last = stmt.names
             names = [*head, last.with_changes(comma=_COMMA), cst.ImportAlias(cst.Name("Sequence"))]
             body[i] = line.with_changes(body=[stmt.with_changes(names=names)])

@@ -123,11 +123,7 @@ def config_set(repo_dir: Path, key: str, value: str) -> None:
 
 
 def config_get(repo_dir: Path, key: str) -> str | None:
-    try:
-        value = git_cmd(repo_dir, "config", "--get", key).strip()
-    except ToolkitError:  # exit 1: not set
-        return None
-    return value or None
+    return (_or_none(repo_dir, "config", "--get", key) or "").strip() or None  # exit 1: not set
 
 
 def commit_objects(
@@ -188,11 +184,7 @@ def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
 
 
 def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
-    try:
-        git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
-    except ToolkitError:
-        return False
-    return True
+    return _or_none(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant) is not None
 
 
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
@@ -228,8 +220,13 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
 
 
 def show_file(repo_dir: Path, rev: str, path: str) -> str | None:
+    return _or_none(repo_dir, "show", f"{rev}:{path}")
+
+
+def _or_none(repo_dir: Path, *args: str) -> str | None:
+    """``git args...``'s stdout, or None when git fails (a key not set, a path not there)."""
     try:
-        return git_cmd(repo_dir, "show", f"{rev}:{path}")
+        return git_cmd(repo_dir, *args)
     except ToolkitError:
         return None
 

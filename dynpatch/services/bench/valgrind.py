@@ -26,9 +26,8 @@ def find() -> str:
 
 def version(valgrind: str) -> str:
     """What ``valgrind --version`` says (``valgrind-3.19.0``)."""
-    return proc.check(
-        [valgrind, "--version"], doing="valgrind --version", timeout=60
-    ).stdout.strip()
+    done = proc.check([valgrind, "--version"], doing="valgrind --version", timeout=60)
+    return done.stdout.strip()
 
 
 def fixed_layout() -> list[str]:
