@@ -210,12 +210,7 @@ def _measure(
         markup=False,
     )
     finished: dict[str, float] = {}
-
-    def step_done(name: str, seconds: float) -> None:
-        finished[name] = round(seconds, 1)
-        err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
-
-    done = plan.run_all(tasks, step_done)
+    done = plan.run_all(tasks, finished)
     native, loadavg = done["allocation and A/B"]
     counted: dict[str, plan.Counted] = done["counts"]
     runner.check_trees(counted["baseline"].hello, counted["patched"].hello, keyword)
