@@ -70,11 +70,9 @@ class HandlerResponseLoopTests(TargetedCommand):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
         standin, methods, case = template()
         self._refuse_done(tree, present, comparison)
-        missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
-        if missing:
+        if missing := [f"{CLASS}.{name}" for name in REUSED if name not in present]:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
-        lacks = shape.test_module_lacks(tree, NEEDS, MARKS)  # GPU tests by marks
-        if lacks:
+        if lacks := shape.test_module_lacks(tree, NEEDS, MARKS):  # GPU tests by marks
             raise Drifted(TARGET, lacks)
         if not m.findall(comparison, m.Assign([m.AssignTarget(m.Name("output"))])):
             raise Drifted(TARGET, f"{COMPARISON}() without an `output = ...` to reuse")

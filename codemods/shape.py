@@ -169,8 +169,7 @@ def test_module_lacks(tree: cst.Module, names: Sequence[str], marks: Sequence[st
     """What a test module lacks of what a carried test uses: the module-level ``names``,
     and the ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
     present = top_level_names(tree.body)
-    missing = [f"`{name}`" for name in names if name not in present]
-    if missing:
+    if missing := [f"`{name}`" for name in names if name not in present]:
         return f"no module-level {', '.join(missing)}"
     mark = m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark")))
     line = tree.body[present["pytestmark"]] if "pytestmark" in present else None

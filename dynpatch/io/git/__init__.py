@@ -174,13 +174,9 @@ def delete_ref(repo_dir: Path, ref: str) -> None:
 
 def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
     out = git_cmd(repo_dir, "worktree", "list", "--porcelain")
-    found, current = [], None
-    for line in out.splitlines():
-        if line.startswith("worktree "):
-            current = Path(line.removeprefix("worktree "))
-        elif line == f"branch refs/heads/{branch}" and current is not None:
-            found.append(current)
-    return found
+    blocks = [block.splitlines() for block in out.split("\n\n")]  # a work tree each, path first
+    want = f"branch refs/heads/{branch}"
+    return [Path(b[0].removeprefix("worktree ")) for b in blocks if want in b]
 
 
 def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
