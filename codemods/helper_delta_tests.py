@@ -54,9 +54,8 @@ class HelperDeltaTests(TargetedCommand):
         return tuple(shape.top_level_names(template(cls.TEMPLATE)))
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        present = shape.top_level_names(tree.body)
         if not isinstance(shape.named(tree.body, cst.ClassDef, SENTINEL), cst.ClassDef):
-            if SENTINEL_TEST in present:
+            if SENTINEL_TEST in shape.top_level_names(tree.body):
                 raise Drifted(TARGET, f"{SENTINEL_TEST} without `{SENTINEL}`")
             raise NotApplicable(
                 f"{PATH} has no {SENTINEL} (dynamo added it with the empty-logprobs fix, "

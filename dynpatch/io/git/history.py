@@ -27,10 +27,9 @@ class Signing:
     allowed_signers: Path | None = None
 
     def config(self) -> tuple[str, ...]:
-        key = (f"user.signingkey={self.key}",) if self.key else ()
-        signers = self.allowed_signers
-        allowed = (f"gpg.ssh.allowedSignersFile={signers}",) if signers is not None else ()
-        return (f"gpg.format={self.format}", *key, *allowed)
+        settings = {"gpg.format": self.format, "user.signingkey": self.key or None}
+        settings["gpg.ssh.allowedSignersFile"] = self.allowed_signers
+        return tuple(f"{k}={v}" for k, v in settings.items() if v is not None)
 
 
 @dataclass(frozen=True)
