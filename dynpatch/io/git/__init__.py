@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import git as gitpython
@@ -58,9 +58,7 @@ def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, me
     """The id git gives a commit of ``tree`` with these parents, author and committer, ISO
     8601 ``date`` and ``message`` (as ``git commit -m`` stores it), writing nothing."""
     when = datetime.fromisoformat(date)
-    minutes = int((when.utcoffset() or timedelta(0)).total_seconds()) // 60
-    zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
-    stamp = f"{author} {int(when.timestamp())} {zone}"
+    stamp = f"{author} {int(when.timestamp())} {when.strftime('%z') or '+0000'}"
     lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
     data = ("\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message).encode()
     return hashlib.sha1(b"commit %d\0" % len(data) + data).hexdigest()
