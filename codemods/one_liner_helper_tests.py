@@ -6,31 +6,22 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.helper_delta_tests import (
-    ANCHOR_PREFIX,
-    CPU_MARKS,
-    NEEDS,
-    PATH,
-    HelperDeltaTests,
-    carry,
-    template,
-    tests_in,
-)
+from codemods import helper_delta_tests as delta
 from codemods.outcome import Target
 
 TEMPLATE = "one_liner_helper_tests.template.py"
-TESTS = tests_in(TEMPLATE)
+TESTS = delta.tests_in(TEMPLATE)
 TARGET = Target(
-    path=PATH,
+    path=delta.PATH,
     qualname="(new tests: one-liner)",
     expected=(
-        f"a test module with module-level {', '.join(NEEDS)}, marked {', '.join(CPU_MARKS)} "
-        f"by `pytestmark`, with `{ANCHOR_PREFIX}*` tests to add to"
+        f"a test module with module-level {', '.join(delta.NEEDS)}, marked "
+        f"{', '.join(delta.CPU_MARKS)} by `pytestmark`, with `{delta.ANCHOR_PREFIX}*` tests to add to"
     ),
 )
 
 
-class OneLinerHelperTests(HelperDeltaTests):
+class OneLinerHelperTests(delta.HelperDeltaTests):
     DESCRIPTION = (
         "test_logprobs.py: add CPU tests that extract_from_completion_output reads only the "
         "chunk's ids of the cumulative token_ids, and none when nothing is new."
@@ -40,4 +31,4 @@ class OneLinerHelperTests(HelperDeltaTests):
     DONE = "the one-liner's tests"
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        return carry(tree, template(TEMPLATE), TARGET, self.DONE)
+        return delta.carry(tree, delta.template(TEMPLATE), TARGET, self.DONE)
