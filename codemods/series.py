@@ -29,7 +29,7 @@ from codemods.outcome import ENDINGS, Outcome, Status, Target, TargetedCommand
 class Step:
     codemod: type[TargetedCommand]
     carries_tests: bool = False  # tests of the change: n/a when it is n/a, never blocking it
-    imports: tuple[str, ...] = ()  # what it imports, with what it adds: its scope
+    imports: tuple[str, ...] = ()  # names it imports
 
     @property
     def target(self) -> Target:
@@ -37,7 +37,8 @@ class Step:
 
     @cached_property
     def adds(self) -> tuple[str, ...]:
-        """What it adds (a test step: its tests), its scope (``scope.lines_changed_in``)."""
+        """The definitions it adds (a test step's; the others rewrite their target): with
+        ``imports``, its scope (dynpatch.services.scope.lines_changed_in)."""
         return self.codemod.added_names() if self.carries_tests else ()  # type: ignore[attr-defined]
 
 
