@@ -45,11 +45,9 @@ def detect(helper: cst.Module | None, handler: cst.Module | None) -> Candidate |
     derived: set[str] = set()  # names the loop binds to something built from the delta
     for node in m.findall(loop, m.Assign() | m.AnnAssign()):
         assert isinstance(node, cst.Assign | cst.AnnAssign)
-        targets = (
-            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        )
+        bound = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         if node.value is not None and _is_delta(node.value, derived):
-            derived |= {t.value for t in targets if isinstance(t, cst.Name)}
+            derived |= {t.value for t in bound if isinstance(t, cst.Name)}
     for call in m.findall(loop, SELF_CALL | HELPER_CALL):
         direct = m.matches(call, HELPER_CALL)
         callee = fn if direct else method

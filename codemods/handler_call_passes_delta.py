@@ -73,14 +73,10 @@ def _delta_built_before(fn: cst.FunctionDef, call: cst.Call, cursor: str) -> boo
     )
     out = m.Subscript(value=m.Name("out"))
     rebinds = m.AssignTarget(m.Name("out") | out) | m.AugAssign(target=out)
-    is_call = m.MatchIfTrue(lambda node: node is call)
+    is_call, is_line = m.MatchIfTrue(lambda node: node is call), m.SimpleStatementLine()
     for block in m.findall(fn, m.IndentedBlock()):
         body = list(block.body)  # type: ignore[attr-defined]
-        held = [
-            i
-            for i, s in enumerate(body)
-            if m.matches(s, m.SimpleStatementLine()) and m.findall(s, is_call)
-        ]
+        held = [i for i, s in enumerate(body) if m.matches(s, is_line) and m.findall(s, is_call)]
         for stmt in reversed(body[: held[0]] if held else ()):
             if m.matches(stmt, m.SimpleStatementLine([built])):
                 return True

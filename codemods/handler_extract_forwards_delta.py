@@ -54,10 +54,8 @@ class HandlerExtractForwardsDelta(TargetedCommand):
         if [shape.code(a.value) for a in call.args[:2]] != ["output", CURSOR]:
             raise Drifted(TARGET, f"`{shape.one_line(call)}`")
 
-        forwards = any(
-            a.keyword is not None and a.keyword.value == PARAM and shape.code(a.value) == PARAM
-            for a in call.args
-        )
+        forwarded = m.Arg(m.Name(PARAM, lpar=[]), keyword=m.Name(PARAM))
+        forwards = any(m.matches(a, forwarded) for a in call.args)
         if PARAM in kwonly and forwards:
             raise AlreadyApplied(f"{METHOD} already forwards {PARAM}")
         if PARAM in kwonly or forwards:

@@ -70,11 +70,9 @@ class HandlerResponseLoopTests(TargetedCommand):
             raise Drifted(TARGET, f"no module-level {COMPARISON}() to extend")
         standin, methods, case = template()
         self._refuse_done(tree, present, comparison)
-        missing = [f"{CLASS}.{name}" for name in REUSED if name not in present]
-        if missing:
+        if missing := [f"{CLASS}.{name}" for name in REUSED if name not in present]:
             raise Drifted(TARGET, f"no {' or '.join(missing)} to reuse")
-        lacks = shape.test_module_lacks(tree, NEEDS, MARKS)  # GPU tests by marks
-        if lacks:
+        if lacks := shape.test_module_lacks(tree, NEEDS, MARKS):  # GPU tests by marks
             raise Drifted(TARGET, lacks)
         if not m.findall(comparison, m.Assign([m.AssignTarget(m.Name("output"))])):
             raise Drifted(TARGET, f"{COMPARISON}() without an `output = ...` to reuse")
@@ -86,13 +84,9 @@ class HandlerResponseLoopTests(TargetedCommand):
         compared = comparison.with_changes(
             body=comparison.body.with_changes(body=[*comparison.body.body, *case])
         )
-        new_body: list[cst.BaseStatement] = []
-        for stmt in tree.body:
-            if stmt is cls:
-                new_body += [standin.with_changes(leading_lines=cls.leading_lines), grown]
-            else:
-                new_body.append(compared if stmt is comparison else stmt)
-        return tree.with_changes(body=new_body)
+        body = [grown if s is cls else compared if s is comparison else s for s in tree.body]
+        body.insert(tree.body.index(cls), standin.with_changes(leading_lines=cls.leading_lines))
+        return tree.with_changes(body=body)
 
     def _refuse_done(self, tree: cst.Module, present: dict, comparison: cst.FunctionDef) -> None:
         """AlreadyApplied when the whole change is there, Drifted when part of it is."""

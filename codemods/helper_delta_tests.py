@@ -54,9 +54,8 @@ class HelperDeltaTests(TargetedCommand):
         return tuple(shape.top_level_names(template(cls.TEMPLATE)))
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        present = shape.top_level_names(tree.body)
         if not isinstance(shape.named(tree.body, cst.ClassDef, SENTINEL), cst.ClassDef):
-            if SENTINEL_TEST in present:
+            if SENTINEL_TEST in shape.top_level_names(tree.body):
                 raise Drifted(TARGET, f"{SENTINEL_TEST} without `{SENTINEL}`")
             raise NotApplicable(
                 f"{PATH} has no {SENTINEL} (dynamo added it with the empty-logprobs fix, "
@@ -69,8 +68,7 @@ def carry(tree: cst.Module, new: list[cst.BaseStatement], target: Target, done: 
     """``tree`` with ``new`` after its last ``test_extract_completion_*`` test, once the module
     has what they use (run as CPU tests by its marks); AlreadyApplied if all there already."""
     present, wanted = shape.top_level_names(tree.body), shape.top_level_names(new)
-    clashes = [n for n in wanted if n in present]
-    if clashes:
+    if clashes := [n for n in wanted if n in present]:
         same = all(
             shape.same_code(tree.body[present[n]], shape.code(new[wanted[n]])) for n in clashes
         )
@@ -78,8 +76,7 @@ def carry(tree: cst.Module, new: list[cst.BaseStatement], target: Target, done: 
             raise AlreadyApplied(f"{PATH} already has {done}")
         part = "(only part of the change)" if same else "with other content"
         raise Drifted(target, f"{', '.join(clashes)} already defined {part}")
-    lacks = shape.test_module_lacks(tree, NEEDS, CPU_MARKS)
-    if lacks:
+    if lacks := shape.test_module_lacks(tree, NEEDS, CPU_MARKS):
         raise Drifted(target, lacks)
     anchors = [i for n, i in present.items() if n.startswith(ANCHOR_PREFIX)]
     if not anchors:

@@ -111,11 +111,8 @@ def _find_run(body: list[cst.BaseStatement], templates: tuple[str, ...]) -> int 
     run that starts where the first template matches, for a precise drift report."""
     starts = [i for i, stmt in enumerate(body) if shape.same_code(stmt, templates[0])]
     for i in starts:
-        k = 1
-        while (
-            k < len(templates) and i + k < len(body) and shape.same_code(body[i + k], templates[k])
-        ):
-            k += 1
+        pairs = list(zip(body[i:], templates, strict=False))
+        k = next((k for k, (s, t) in enumerate(pairs) if not shape.same_code(s, t)), len(pairs))
         if k == len(templates):
             return i
     if not starts:

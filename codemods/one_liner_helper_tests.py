@@ -6,41 +6,29 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods import shape
-from codemods.helper_delta_tests import (
-    ANCHOR_PREFIX,
-    CPU_MARKS,
-    NEEDS,
-    PATH,
-    carry,
-    template,
-    tests_in,
-)
-from codemods.outcome import Target, TargetedCommand
+from codemods import helper_delta_tests as delta
+from codemods.outcome import Target
 
 TEMPLATE = "one_liner_helper_tests.template.py"
-TESTS = tests_in(TEMPLATE)
+TESTS = delta.tests_in(TEMPLATE)
 TARGET = Target(
-    path=PATH,
+    path=delta.PATH,
     qualname="(new tests: one-liner)",
     expected=(
-        f"a test module with module-level {', '.join(NEEDS)}, marked {', '.join(CPU_MARKS)} "
-        f"by `pytestmark`, with `{ANCHOR_PREFIX}*` tests to add to"
+        f"a test module with module-level {', '.join(delta.NEEDS)}, marked "
+        f"{', '.join(delta.CPU_MARKS)} by `pytestmark`, with `{delta.ANCHOR_PREFIX}*` tests to add to"
     ),
 )
 
 
-class OneLinerHelperTests(TargetedCommand):
+class OneLinerHelperTests(delta.HelperDeltaTests):
     DESCRIPTION = (
         "test_logprobs.py: add CPU tests that extract_from_completion_output reads only the "
         "chunk's ids of the cumulative token_ids, and none when nothing is new."
     )
     TARGET = TARGET
-
-    @classmethod
-    def added_names(cls) -> tuple[str, ...]:
-        """The top-level definitions this command adds."""
-        return tuple(shape.top_level_names(template(TEMPLATE)))
+    TEMPLATE = TEMPLATE
+    DONE = "the one-liner's tests"
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        return carry(tree, template(TEMPLATE), TARGET, "the one-liner's tests")
+        return delta.carry(tree, delta.template(TEMPLATE), TARGET, self.DONE)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -28,24 +29,17 @@ from codemods.outcome import ENDINGS, Outcome, Status, Target, TargetedCommand
 class Step:
     codemod: type[TargetedCommand]
     carries_tests: bool = False  # tests of the change: n/a when it is n/a, never blocking it
-    # What it adds or rewrites and imports: its scope (dynpatch.services.scope.lines_changed_in).
-    adds: tuple[str, ...] = ()
-    imports: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()  # names it imports
 
     @property
     def target(self) -> Target:
         return self.codemod.TARGET
 
-
-def _tests(
-    codemod: type[
-        helper_delta_tests.HelperDeltaTests
-        | loop_tests.HandlerResponseLoopTests
-        | one_liner_helper_tests.OneLinerHelperTests
-    ],
-) -> Step:
-    """The step of a codemod that carries tests: what it adds is its scope."""
-    return Step(codemod, True, codemod.added_names())
+    @cached_property
+    def adds(self) -> tuple[str, ...]:
+        """The definitions it adds (a test step's; the others rewrite their target): with
+        ``imports``, its scope (dynpatch.services.scope.lines_changed_in)."""
+        return self.codemod.added_names() if self.carries_tests else ()  # type: ignore[attr-defined]
 
 
 # A missing file is an empty module: each codemod says whether that is drift.
@@ -53,15 +47,15 @@ SERIES: tuple[Step, ...] = (
     Step(logprobs_helper.LogprobsHelperDelta, imports=("Sequence",)),
     Step(handler_extract_forwards_delta.HandlerExtractForwardsDelta, imports=("Sequence",)),
     Step(handler_call_passes_delta.HandlerCallPassesDelta),
-    _tests(helper_delta_tests.HelperDeltaTests),
-    _tests(loop_tests.HandlerResponseLoopTests),
+    Step(helper_delta_tests.HelperDeltaTests, carries_tests=True),
+    Step(loop_tests.HandlerResponseLoopTests, carries_tests=True),
 )
 # The second design, for when reviewers prefer it: only the helper's copy dropped, with
 # its test beside the helper's: one CODEOWNERS area (common/backend), so no Contribution
 # Request; dynamo's own handler tests still hold on it (test-upstream runs them).
 ONE_LINER: tuple[Step, ...] = (
     Step(helper_drops_copy.HelperDropsCopy),
-    _tests(one_liner_helper_tests.OneLinerHelperTests),
+    Step(one_liner_helper_tests.OneLinerHelperTests, carries_tests=True),
 )
 
 
@@ -175,10 +169,10 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
                 trees[path] = f"does not parse: {exc.message} (line {exc.raw_line})"
         return trees[path]
 
-    change = [s.target for s in steps if not s.carries_tests]
+    optional = frozenset(s.target for s in steps if s.carries_tests)
     outcomes: list[Outcome] = []
     for step in steps:
-        target, done = step.target, [o for o in outcomes if o.target in change]
+        target, done = step.target, [o for o in outcomes if o.target not in optional]
         if step.carries_tests and done and all(o.status is Status.NOT_APPLICABLE for o in done):
             detail = f"{target.path}: no change to test: the fix does not apply to this release"
             outcomes.append(Outcome(target, Status.NOT_APPLICABLE, detail))
@@ -189,7 +183,6 @@ def run_series(read: Callable[[str], str | None], steps: tuple[Step, ...] = SERI
             outcomes.append(Outcome(target, status, detail))
     touched = {o.target.path for o in outcomes if o.status is Status.APPLIED}
     changed = {p: t.code for p, t in trees.items() if p in touched and isinstance(t, cst.Module)}
-    optional = frozenset(s.target for s in steps if s.carries_tests)
     result = SeriesResult(tuple(outcomes), changed, optional)
     if result.drifted:  # the release's own fix by its syntax, looked for only then
         paths = logprobs_helper.TARGET.path, handler_extract_forwards_delta.PATH

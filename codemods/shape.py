@@ -136,11 +136,10 @@ def with_sequence_import(tree: cst.Module) -> cst.Module:
         return tree
     body = list(tree.body)
     name = m.MatchIfTrue(lambda node: code(node) == "collections.abc")
+    listed = m.ImportFrom(name, names=m.DoesNotMatch(m.ImportStar()), relative=[])
     for i, line in enumerate(body):
-        if m.matches(line, m.SimpleStatementLine([m.ImportFrom(name, relative=[])])):
+        if m.matches(line, m.SimpleStatementLine([listed])):
             stmt = line.body[0]  # type: ignore[attr-defined]
-            if isinstance(stmt.names, cst.ImportStar):
-                continue
             *head, last = stmt.names
             names = [*head, last.with_changes(comma=_COMMA), cst.ImportAlias(cst.Name("Sequence"))]
             body[i] = line.with_changes(body=[stmt.with_changes(names=names)])
@@ -170,8 +169,7 @@ def test_module_lacks(tree: cst.Module, names: Sequence[str], marks: Sequence[st
     """What a test module lacks of what a carried test uses: the module-level ``names``,
     and the ``marks`` in its ``pytestmark`` (tests are selected by them); None: nothing."""
     present = top_level_names(tree.body)
-    missing = [f"`{name}`" for name in names if name not in present]
-    if missing:
+    if missing := [f"`{name}`" for name in names if name not in present]:
         return f"no module-level {', '.join(missing)}"
     mark = m.Attribute(value=m.Attribute(value=m.Name("pytest"), attr=m.Name("mark")))
     line = tree.body[present["pytestmark"]] if "pytestmark" in present else None

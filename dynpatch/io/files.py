@@ -22,10 +22,8 @@ _STAGING, _PREVIOUS, _OWNER, _JOURNAL = ".staging-", ".previous-", ".owner", ".j
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
-    try:
+    with os_errors(f"cannot write {path}"):
         atomic.write_atomic(path, text)
-    except OSError as exc:
-        raise os_error(exc, f"cannot write {path}") from None
 
 
 def write_new(path: Path, data: bytes) -> None:
@@ -49,6 +47,15 @@ def os_error(exc: OSError, doing: str = "") -> ToolkitError:
         return ToolkitError(f"{path}: {why}" if path else why)
     where = f" ({path})" if path and str(path) not in doing else ""
     return ToolkitError(f"{doing}{where}: {why}")
+
+
+@contextmanager
+def os_errors(doing: str) -> Iterator[None]:
+    """An OSError in the block raised as :func:`os_error`'s one line."""
+    try:
+        yield
+    except OSError as exc:
+        raise os_error(exc, doing) from None
 
 
 @contextmanager
@@ -81,7 +88,7 @@ def lock(lock_file: Path, what: str) -> Iterator[None]:
 def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
     """A new folder ``parent/prefix*`` for the block, then removed; dead runs' are swept first."""
     sweep(parent, f"{prefix}*")
-    try:
+    with os_errors(f"cannot create a scratch folder in {parent}"):
         while True:
             # The owner lock (filelock makes `parent`) is taken before the folder exists, so no
             # sweep sees this folder unowned; a name a sweep holds at that instant is passed over.
@@ -91,8 +98,6 @@ def owned_dir(parent: Path, prefix: str) -> Iterator[Path]:
                 owner.acquire(timeout=0)
                 break
         path.mkdir()
-    except OSError as exc:
-        raise os_error(exc, f"cannot create a scratch folder in {parent}") from None
     try:
         yield path
     finally:
@@ -127,13 +132,11 @@ def sweep(parent: Path, pattern: str, undo: Callable[[Path], None] | None = None
 
 
 def remove_tree(path: Path) -> None:
-    try:
+    with os_errors(f"cannot remove {path}"):
         if path.is_symlink() or path.is_file():
             path.unlink()
         elif path.exists():
             shutil.rmtree(path)
-    except OSError as exc:
-        raise os_error(exc, f"cannot remove {path}") from None
 
 
 def _discard(path: Path, *, warn: bool = True) -> bool:
@@ -197,11 +200,9 @@ def together(file: Path, folder: Path) -> Iterator[None]:
     first; a failed block puts them back, a dead run's the next :func:`undo_dead`."""
     undo_dead(file)
     with owned_dir(file.parent, f".{file.name}{_JOURNAL}") as journal:
-        try:
+        with os_errors(f"cannot save {file} and {folder} before replacing them"):
             _copy(file, journal / "file")
             _copy(folder, journal / "folder")
-        except OSError as exc:
-            raise os_error(exc, f"cannot save {file} and {folder} before replacing them") from None
         complete = journal / "folder.path"
         write_atomic(complete, str(folder.resolve()))  # last: complete
         try:

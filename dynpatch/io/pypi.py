@@ -43,19 +43,14 @@ def download_wheel(package: str, version: str, wheel: str, cache_dir: Path) -> P
         return cached
     with files.owned_dir(cache_dir, ".download-") as tmp:
         got = _download(tmp, f"{package}=={version}", want=wheel)
-        try:
+        with files.os_errors(f"cannot put {wheel} into the cache {cache_dir}"):
             os.replace(got, cached)
-        except OSError as exc:
-            raise files.os_error(exc, f"cannot put {wheel} into the cache {cache_dir}") from None
     return cached
 
 
 def sha256_of(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
-    except OSError as exc:
-        raise files.os_error(exc, f"cannot read {path}") from None
+    with files.os_errors(f"cannot read {path}"), path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def lay_out_wheel(

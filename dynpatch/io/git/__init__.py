@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import git as gitpython
@@ -58,9 +58,7 @@ def commit_id(tree: str, parents: Sequence[str], author: Identity, date: str, me
     """The id git gives a commit of ``tree`` with these parents, author and committer, ISO
     8601 ``date`` and ``message`` (as ``git commit -m`` stores it), writing nothing."""
     when = datetime.fromisoformat(date)
-    minutes = int((when.utcoffset() or timedelta(0)).total_seconds()) // 60
-    zone = f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}{abs(minutes) % 60:02d}"
-    stamp = f"{author} {int(when.timestamp())} {zone}"
+    stamp = f"{author} {int(when.timestamp())} {when.strftime('%z') or '+0000'}"
     lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
     data = ("\n".join([*lines, f"author {stamp}", f"committer {stamp}", "", ""]) + message).encode()
     return hashlib.sha1(b"commit %d\0" % len(data) + data).hexdigest()
@@ -123,11 +121,7 @@ def config_set(repo_dir: Path, key: str, value: str) -> None:
 
 
 def config_get(repo_dir: Path, key: str) -> str | None:
-    try:
-        value = git_cmd(repo_dir, "config", "--get", key).strip()
-    except ToolkitError:  # exit 1: not set
-        return None
-    return value or None
+    return (_or_none(repo_dir, "config", "--get", key) or "").strip() or None  # exit 1: not set
 
 
 def commit_objects(
@@ -178,21 +172,13 @@ def delete_ref(repo_dir: Path, ref: str) -> None:
 
 def worktrees_on(repo_dir: Path, branch: str) -> list[Path]:
     out = git_cmd(repo_dir, "worktree", "list", "--porcelain")
-    found, current = [], None
-    for line in out.splitlines():
-        if line.startswith("worktree "):
-            current = Path(line.removeprefix("worktree "))
-        elif line == f"branch refs/heads/{branch}" and current is not None:
-            found.append(current)
-    return found
+    blocks = [block.splitlines() for block in out.split("\n\n")]  # a work tree each, path first
+    want = f"branch refs/heads/{branch}"
+    return [Path(b[0].removeprefix("worktree ")) for b in blocks if want in b]
 
 
 def is_ancestor(repo_dir: Path, ancestor: str, descendant: str) -> bool:
-    try:
-        git_cmd(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant)
-    except ToolkitError:
-        return False
-    return True
+    return _or_none(repo_dir, "merge-base", "--is-ancestor", ancestor, descendant) is not None
 
 
 def fetch_ref(repo_dir: Path, source_repo: Path, src_ref: str, dst_ref: str) -> None:
@@ -228,8 +214,13 @@ def am(repo_dir: Path, patches: Iterable[Path]) -> None:
 
 
 def show_file(repo_dir: Path, rev: str, path: str) -> str | None:
+    return _or_none(repo_dir, "show", f"{rev}:{path}")
+
+
+def _or_none(repo_dir: Path, *args: str) -> str | None:
+    """``git args...``'s stdout, or None when git fails (a key not set, a path not there)."""
     try:
-        return git_cmd(repo_dir, "show", f"{rev}:{path}")
+        return git_cmd(repo_dir, *args)
     except ToolkitError:
         return None
 

@@ -27,10 +27,9 @@ class Signing:
     allowed_signers: Path | None = None
 
     def config(self) -> tuple[str, ...]:
-        key = (f"user.signingkey={self.key}",) if self.key else ()
-        signers = self.allowed_signers
-        allowed = (f"gpg.ssh.allowedSignersFile={signers}",) if signers is not None else ()
-        return (f"gpg.format={self.format}", *key, *allowed)
+        settings = {"gpg.format": self.format, "user.signingkey": self.key or None}
+        settings["gpg.ssh.allowedSignersFile"] = self.allowed_signers
+        return tuple(f"{k}={v}" for k, v in settings.items() if v is not None)
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,8 @@ def verify_commit(repo_dir: Path, sha: str, signing: Signing, email: str) -> str
     ``email``, the commit's identity), then git's account of it, one line."""
     config, failed = (*signing.config(), *_NO_SIGNATURES), f"git verify-commit {sha[:12]}"
     git_cmd(repo_dir, "verify-commit", sha, extra_config=config, failed=failed)
-    status, _, signer = git_cmd(
-        repo_dir, "log", "-1", "--format=%G?%n%GS", sha, extra_config=config
-    ).partition("\n")
+    said = git_cmd(repo_dir, "log", "-1", "--format=%G?%n%GS", sha, extra_config=config)
+    status, _, signer = said.partition("\n")
     # ssh: the principal the allowed signers give the key; openpgp, x509: the key's user id.
     if email.lower() not in (e.lower() for e in _EMAIL.findall(signer)):
         who = f"signed by {signer.strip() or 'no one'}, not by {email}, the commit's identity"

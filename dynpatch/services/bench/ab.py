@@ -41,14 +41,8 @@ def paired_change(
     boot = [statistics.median(rng.choices(diffs, k=len(diffs))) for _ in range(RESAMPLES)]
     # cut points every (1 - LEVEL) / 2: the first and the last bound the interval
     cuts = statistics.quantiles(boot, n=round(2 / (1 - LEVEL)), method="inclusive")
-    return PairedChange(
-        pairs=len(diffs),
-        baseline_median=base,
-        candidate_median=statistics.median(candidate),
-        change_pct=100 * statistics.median(diffs) / base,
-        ci_low_pct=100 * cuts[0] / base,
-        ci_high_pct=100 * cuts[-1] / base,
-    )
+    pct = [100 * v / base for v in (statistics.median(diffs), cuts[0], cuts[-1])]  # change, CI
+    return PairedChange(len(diffs), base, statistics.median(candidate), *pct)
 
 
 def summary(ops_ns: dict[str, list[int]], loadavg: float) -> dict[str, Any]:

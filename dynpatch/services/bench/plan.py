@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.replay import runner
 from dynpatch.services.bench import valgrind
@@ -115,15 +116,16 @@ T = TypeVar("T")
 
 
 def run_all(
-    tasks: Sequence[tuple[str, Callable[[], T]]], done: Callable[[str, float], None]
+    tasks: Sequence[tuple[str, Callable[[], T]]], finished: dict[str, float]
 ) -> dict[str, T]:
-    """Run the tasks ``JOBS`` at a time, ``done(name, seconds)`` as each ends; the first failure
-    raised once all have ended."""
+    """Run the tasks ``JOBS`` at a time, each said done as it ends (its seconds kept in
+    ``finished``); the first failure raised once all have ended."""
     start = time.perf_counter()
 
     def timed(name: str, task: Callable[[], T]) -> T:
         value = task()
-        done(name, time.perf_counter() - start)
+        finished[name] = round(seconds := time.perf_counter() - start, 1)
+        err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
         return value
 
     with ThreadPoolExecutor(max_workers=JOBS) as pool:

@@ -26,11 +26,9 @@ def figures(trees: dict[str, TreeCounts]) -> dict[str, Any]:
                 own = row["baseline"]["handler_own"]
                 row[f"{t}/baseline handler_own"] = (total - engine) / own
         requests[f"{case.tokens}x{case.choices}"] = {"chunks": base.request(case).chunks, **row}
-    per_chunk: dict[str, Any] = {}
-    for stream in STREAMS:
-        entry: dict[str, Any] = {}
-        for t, c in trees.items():
-            entry[t] = {
+    per_chunk = {
+        f"{stream.tokens}x{stream.choices}": {
+            t: {
                 "windows": [
                     {"history": list(w.history or ()), "chunks": w.chunks, "per_chunk": w.per_chunk}
                     for w in c.windows(stream)
@@ -38,7 +36,10 @@ def figures(trees: dict[str, TreeCounts]) -> dict[str, Any]:
                 "late_vs_early_pct": c.late_vs_early_pct(stream),
                 "slope_per_history_token": c.slope(stream),
             }
-        per_chunk[f"{stream.tokens}x{stream.choices}"] = entry
+            for t, c in trees.items()
+        }
+        for stream in STREAMS
+    }
     return {"requests": requests, "per_chunk": per_chunk}
 
 
@@ -84,9 +85,8 @@ def plot_png(trees: dict[str, TreeCounts]) -> bytes:
             ax.plot(
                 [sum(w.history or (0, 0)) / 2 for w in windows],
                 [w.per_chunk / 1000 for w in windows],
+                "o-" if stream.choices == 1 else "o--",
                 color=COLORS.get(t, "tab:orange"),
-                linestyle="-" if stream.choices == 1 else "--",
-                marker="o",
                 markersize=4,
                 label=f"{t}, {choices(stream.choices)}",
             )

@@ -54,17 +54,15 @@ def rerun(python: str, tree: Path, script: Path) -> Script:
         raise ToolkitError(f"{script.name} failed on {console.rel(tree)}: {done.last_line()}")
     try:
         said = json.loads(done.stdout)
-        spreads = {
-            key: {
-                k: {c: Spread(tuple(runs)) for c, runs in v.items()} for k, v in said[key].items()
-            }
+        per_chunk_us, request_ms = (
+            {k: {c: Spread(tuple(runs)) for c, runs in v.items()} for k, v in said[key].items()}
             for key in ("per_chunk_us", "request_ms")
-        }
+        )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ToolkitError(f"{script.name} --json printed no figures: {exc}") from None
     machine = f"{cpu()}, Python {said.get('python')}"
     sha = hashlib.sha256(script.read_bytes()).hexdigest()
-    return Script(sha, machine, str(said.get("tree")), *spreads.values(), done.stdout)
+    return Script(sha, machine, str(said.get("tree")), per_chunk_us, request_ms, done.stdout)
 
 
 def how(version: str, hello: dict[str, Any], layout: list[str]) -> dict[str, Any]:
@@ -210,12 +208,7 @@ def _measure(
         markup=False,
     )
     finished: dict[str, float] = {}
-
-    def step_done(name: str, seconds: float) -> None:
-        finished[name] = round(seconds, 1)
-        err.print(f"  {name}: done (+{seconds:.0f} s)", markup=False)
-
-    done = plan.run_all(tasks, step_done)
+    done = plan.run_all(tasks, finished)
     native, loadavg = done["allocation and A/B"]
     counted: dict[str, plan.Counted] = done["counts"]
     runner.check_trees(counted["baseline"].hello, counted["patched"].hello, keyword)

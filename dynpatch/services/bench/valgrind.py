@@ -10,7 +10,6 @@ from pathlib import Path
 from dynpatch.errors import ToolkitError
 from dynpatch.io import proc
 
-MISSING = "valgrind not found: apt-get install valgrind"
 TOOL = "callgrind"
 OPTIONS = (f"--tool={TOOL}", "--instr-atstart=no", "--collect-atstart=no")
 OUT_NAME = "callgrind.out"
@@ -20,15 +19,14 @@ _TRIGGER = "desc: Trigger: Client Request: "
 def find() -> str:
     """The valgrind executable on ``PATH``; a ToolkitError saying how to install it."""
     if (found := shutil.which("valgrind")) is None:
-        raise ToolkitError(MISSING)
+        raise ToolkitError("valgrind not found: apt-get install valgrind")
     return found
 
 
 def version(valgrind: str) -> str:
     """What ``valgrind --version`` says (``valgrind-3.19.0``)."""
-    return proc.check(
-        [valgrind, "--version"], doing="valgrind --version", timeout=60
-    ).stdout.strip()
+    done = proc.check([valgrind, "--version"], doing="valgrind --version", timeout=60)
+    return done.stdout.strip()
 
 
 def fixed_layout() -> list[str]:

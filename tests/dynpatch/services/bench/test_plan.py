@@ -45,12 +45,12 @@ def test_tasks_run_two_at_a_time_and_the_first_failure_is_raised_after_the_rest(
 
         return name, run
 
-    seen: list[str] = []
-    done = plan.run_all([task("a"), task("b"), task("c")], lambda n, s: seen.append(n))
+    seen: dict[str, float] = {}
+    done = plan.run_all([task("a"), task("b"), task("c")], seen)
     assert done == {"a": "a", "b": "b", "c": "c"} and max(peak) == 2 and sorted(seen) == [*done]
     seen.clear()
     with pytest.raises(ToolkitError, match="b broke"):
-        plan.run_all([task("a"), task("b", fail=True), task("c")], lambda n, s: seen.append(n))
+        plan.run_all([task("a"), task("b", fail=True), task("c")], seen)
     assert sorted(seen) == ["a", "c"]  # the others still ran to their end
 
 
