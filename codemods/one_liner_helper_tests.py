@@ -16,7 +16,8 @@ TARGET = Target(
     qualname="(new tests: one-liner)",
     expected=(
         f"a test module with module-level {', '.join(delta.NEEDS)}, marked "
-        f"{', '.join(delta.CPU_MARKS)} by `pytestmark`, with `{delta.ANCHOR_PREFIX}*` tests to add to"
+        f"{', '.join(delta.CPU_MARKS)} by `pytestmark`, with `{delta.ANCHOR_PREFIX}*` tests to "
+        "add to"
     ),
 )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dynpatch import cli, releases
+from dynpatch.errors import ToolkitError
 from dynpatch.fetch import fetch
 from dynpatch.io import git as gitio
 from dynpatch.io import pypi
@@ -204,6 +205,13 @@ def test_the_checks_run_per_release_and_are_cached(
     assert check["status"] == "error" and not check["cached"]
     assert check["detail"].startswith("pin mismatch: the tree is ai-dynamo 9.9.5")
     assert (out / "releases" / "9.9.5" / "checks.json").read_text() == cache  # errors not kept
+
+    def no_env(version: str, where: Path) -> Path:
+        raise ToolkitError("pip install ai-dynamo-runtime==9.9.5: no space left on device")
+
+    monkeypatch.setattr(release.envs, "release_python", no_env)  # its own error is shown
+    assert matrix(world.ws, out, *args) == 1
+    assert rows_of(out)["9.9.5"]["test_upstream"]["detail"].endswith("no space left on device")
 
 
 def prepare(v: Vendor, out: Path, version: str) -> release.Row:
