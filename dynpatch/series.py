@@ -99,15 +99,16 @@ def diff_part(patch: str) -> str:
 def compare(exported: Path, committed: Path) -> None:
     """Refuse (naming the first difference) when ``committed`` holds another series."""
     want, have = _read(exported), _read(committed)
-    stale = [n for n in sorted(set(want) | set(have)) if want.get(n) != have.get(n)]
-    for name in stale[:1]:  # the first stale file
-        old, new = (d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want))
-        diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
-        first = next((d for d in diff if not d.startswith("@@")), "")
-        raise ToolkitError(
-            f"patches/{name} is stale: regenerate with `nox -s apply` "
-            f"(first difference: {first.strip()[:120]!r})"
-        )
+    name = next((n for n in sorted(set(want) | set(have)) if want.get(n) != have.get(n)), None)
+    if name is None:
+        return
+    old, new = (d.get(name, b"").decode(errors="replace").splitlines() for d in (have, want))
+    diff = list(difflib.unified_diff(old, new, lineterm="", n=0))[2:]
+    first = next((d for d in diff if not d.startswith("@@")), "")
+    raise ToolkitError(
+        f"patches/{name} is stale: regenerate with `nox -s apply` "
+        f"(first difference: {first.strip()[:120]!r})"
+    )
 
 
 def install(exported: Path, directory: Path) -> list[str]:
