@@ -95,7 +95,7 @@ class Verify:
     streams: int
     drawn: int  # of them drawn at random
     chunks: int
-    differ: tuple[str, ...]  # "scenario: chunk N, field F"
+    differ: tuple[str, ...]  # "scenario: chunk N (kind), field F" (a record's index if no chunk)
     unmet: tuple[str, ...]  # scenarios that did not show what they are named for
     alternative_differ: int | None  # the other design's streams apart (None: not replayed)
     seed: int
@@ -110,7 +110,6 @@ class Script:
     tree: str  # the design it found: before, delta or one-liner
     per_chunk_us: Mapping[str, Mapping[str, Spread]]  # history -> column -> µs
     request_ms: Mapping[str, Mapping[str, Spread]]  # tokens -> column -> ms
-    output: str
 
     def table(self, figures: str = "per_chunk_us") -> list[str]:
         """A Markdown table of ``per_chunk_us`` or ``request_ms``: each column's median, with

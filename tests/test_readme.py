@@ -114,8 +114,9 @@ def test_the_stage_pages_show_a_recorded_run() -> None:
 def test_every_figure_of_a_recorded_run_is_in_its_record(
     page: Path, record: Path, block: str
 ) -> None:
-    """The figures a page's console block shows are the ones its run saved (the record is
-    a copy of out/evidence/<stage>.json), and that run was of the series in patches/."""
+    """The figures a page's console block shows are the ones its run saved (the record is a
+    copy of out/evidence/<stage>/<base>-<series>.json), and that run was of the series in
+    patches/."""
     saved = json.loads(record.read_text())
     assert saved["series_sha256"] == series_digest(ROOT / "patches"), f"{record.name} is stale"
     text = json.dumps(saved, ensure_ascii=False) + saved.get("summary", "")

@@ -48,12 +48,15 @@ class Divergence:
     baseline: str  # JSON of the differing part, or "<absent>"
     patched: str
 
-    def describe(self) -> str:
+    @property
+    def place(self) -> str:
+        """Where in the stream: its chunk (else its record) and the field."""
         where = f"chunk {self.chunk}" if self.chunk is not None else f"record {self.index}"
-        return (
-            f"scenario {self.scenario}, {where} ({self.kind}), field {self.field or '<whole>'}: "
-            f"baseline {self.baseline} | patched {self.patched}"
-        )
+        return f"{where} ({self.kind}), field {self.field or '<whole>'}"
+
+    def describe(self) -> str:
+        where = f"scenario {self.scenario}, {self.place}"
+        return f"{where}: baseline {self.baseline} | patched {self.patched}"
 
 
 _ABSENT = object()

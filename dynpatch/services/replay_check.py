@@ -151,11 +151,7 @@ def check(
     ok = all(o.ok for o in outcomes)
     command = ["nox", "-s", "verify", "--", "--budget", str(args.budget), "--seed", str(seed)]
     command += [word for name in args.scenario or () for word in ("--scenario", name)]
-    differ = tuple(
-        f"{o.name}: chunk {o.divergence.chunk}, field {o.divergence.field or '<whole>'}"
-        for o in outcomes
-        if o.divergence
-    )
+    differ = tuple(f"{o.name}: {o.divergence.place}" for o in outcomes if o.divergence)
     facts = Verify(
         streams=len(outcomes),
         drawn=len(properties),

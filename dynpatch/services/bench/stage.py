@@ -62,7 +62,7 @@ def rerun(python: str, tree: Path, script: Path) -> Script:
         raise ToolkitError(f"{script.name} --json printed no figures: {exc}") from None
     machine = f"{cpu()}, Python {said.get('python')}"
     sha = hashlib.sha256(script.read_bytes()).hexdigest()
-    return Script(sha, machine, str(said.get("tree")), per_chunk_us, request_ms, done.stdout)
+    return Script(sha, machine, str(said.get("tree")), per_chunk_us, request_ms)
 
 
 def how(version: str, hello: dict[str, Any], layout: list[str]) -> dict[str, Any]:

@@ -253,7 +253,10 @@ def _tier_facts(r: TierResult, trees: Trees) -> Tier:
     base, patched = r.runs["baseline"], r.runs["patched"]
     proof = r.proof or verdict.Proof([], keyword="")  # no carried tests ran: nothing proven
     mutant = r.runs.get("mutant")
-    first = next((mutant.failures[k] for k in proof.tests if mutant and k in mutant.failures), None)
+    # the first failure for the right reason, as pytest said it
+    first = next(
+        (mutant.failures[k] for k in proof.failed if mutant and k in mutant.failures), None
+    )
     return Tier(
         name=r.tier.name,
         marker=r.tier.marker,
