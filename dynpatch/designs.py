@@ -1,7 +1,8 @@
 """The designs of the fix, each one object holding all that is said of it: its codemods and
 commit message, and the sentences of its PR and of the comment for #14402. A third design
-is its codemods and one more :class:`Design` here. No figure is written here: every number
-comes from a saved record."""
+is its codemods, their steps in ``codemods/series.py``, one more :class:`Design` here and
+where the bench plants its mutant (``services/variants.py``). No figure is written here:
+every number comes from a saved record."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from dynpatch import console, series
 from dynpatch.designs import RELATED
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import MATERIALISED, Checkout, FetchOptions, locked, source_options
+from dynpatch.fetch import Checkout, FetchOptions, locked, source_options
 from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.io.git import Identity
@@ -30,7 +30,7 @@ BRANCH_ENV = "DYNPATCH_PR_BRANCH"
 IDENTITY_ENV = "DYNPATCH_PR_IDENTITY"
 DESCRIPTION_FILE = "PR_DESCRIPTION.md"  # in out/pr/ unless --out says otherwise
 VALIDATION_FILE = "VALIDATION.md"  # the full record, beside the description
-COMMENT_FILE = f"COMMENT_{RELATED.number}.md"  # to post on #14402 first, beside it
+COMMENT_FILE = description.COMMENT_FILE  # to post on #14402 first, beside it
 RESERVED = ("example", "invalid", "test")  # top-level domains no person's email is on
 
 
@@ -86,7 +86,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
     elif (earlier := checks.saved_series(checkout, ws, design)) is not None:
         made = earlier
     digest = series.series_digest(made)
-    found = validation.gather(ws.evidence, checkout.base, digest, series.design_of(made).name)
+    found = validation.gather(ws.evidence, checkout.base, digest, design.name)
     if remote is not None and (blockers := validation.push_blockers(found)):
         raise ToolkitError(f"refusing to push (nothing written): {'; '.join(blockers)}")
     with tempfile.TemporaryDirectory(prefix="dynpatch-pr-") as tmp:
@@ -106,7 +106,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
             checkout.path, f"{publish.PUSHED}/{plan.old}"
         )
         facts = claims.Inputs(
-            design=series.design_of(made),
+            design=design,
             base=base,
             wheel_tree=wheel_tree,
             found=found,
@@ -164,7 +164,7 @@ def _run(args: PrOptions, ws: Workspace, checkout: Checkout, pin: Pin) -> StageR
         f"{RELATED.number} is settled (docs/pr.md says how)"
     )
     shown += [f"  {line}" for line in description.checklist(facts)]
-    if facts.wheel_tree or checkout.source == "pypi":  # no history shared with dynamo
+    if facts.wheel_tree:  # no history shared with dynamo
         shown.append(
             "  this base is the tree of a PyPI wheel, not an upstream commit: rebase the "
             "branch onto dynamo's main and rerun before you push"
@@ -198,8 +198,7 @@ def base_name(checkout: Checkout) -> tuple[str, bool]:
     commit with its date."""
     if checkout.source == "pypi":
         return f"`{checkout.release.tag}` (the tree of its PyPI wheel)", True
-    title = gitio.commit_message(checkout.path, checkout.base).split("\n", 1)[0]
-    if title.endswith(f") {MATERIALISED}"):  # a clone of a tree laid out from a wheel
+    if publish.wheel_tree(checkout):  # a clone of a tree laid out from a wheel
         return f"the tree of the PyPI wheel ai-dynamo {checkout.release.version}", True
     tags, date = gitio.tags_and_date(checkout.path, checkout.base)
     label = gitio.config_get(checkout.path, "dynpatch.ref") if checkout.source == "git" else None

@@ -63,6 +63,9 @@ def _pytest(marker: str, paths: Sequence[str]) -> str:
     return f'`pytest --import-mode=importlib -m "{marker}" {" ".join(paths)}`'
 
 
+GPU_TESTS = _pytest("pre_merge and trtllm and gpu_1", [tiers.TRTLLM_TESTS])  # on a GPU
+
+
 def _counts(c: Mapping[str, int]) -> str:
     return ", ".join(f"{n:,} {o}" for o, n in sorted(c.items())) or "no tests"
 
@@ -115,8 +118,7 @@ def test_claims(i: Inputs) -> list[Claim]:
     lines = [tier_claim(t, n, i.design.keyword) for n, t in enumerate(facts.tiers)]
     if tiers.GPU.name in facts.not_run and all(t.name != tiers.GPU.name for t in facts.tiers):
         said = "The TRT-LLM tests on a GPU were not run (no GPU where this was made); in the "
-        gpu = _pytest("pre_merge and trtllm and gpu_1", ["components/src/dynamo/trtllm/tests"])
-        said += f"TRT-LLM container: {gpu}."
+        said += f"TRT-LLM container: {GPU_TESTS}."
         lines.append(Claim(said, "test-upstream", verdict="not run"))
     return lines
 

@@ -16,6 +16,7 @@ _PUBLIC = (
     "Deprecation Policy](docs/fern/pages/community/contributing/api-stability-policy.md)."
 )
 _RELATED = f"#{RELATED.number} ({RELATED.state}, as of {RELATED.seen})"
+COMMENT_FILE = f"COMMENT_{RELATED.number}.md"  # beside the description
 
 
 def related(i: Inputs) -> str:
@@ -192,12 +193,12 @@ def checklist(i: Inputs) -> list[str]:
     """What the person runs and reads before completing "What I reviewed myself"."""
     cpu = " ".join(f"{t.file}::{t.name}" for t in i.design.tests if "/trtllm/" not in t.file)
     return [
-        f"1. post out/pr/COMMENT_{RELATED.number}.md on {_RELATED}, wait "
-        "for its answer, and pass its link as --discussed URL",
+        f"1. post {COMMENT_FILE} (beside the description) on {_RELATED}, wait for its answer, "
+        "and pass its link as --discussed URL",
         f"2. in your dynamo checkout, on the branch and then on main (where they fail): pytest "
         f"--import-mode=importlib {cpu}",
         "3. python3 per_chunk_cost.py (in VALIDATION.md) on both",
-        "4. in the TRT-LLM container (the handler's tests need it), or say you did not: pytest "
-        '--import-mode=importlib -m "pre_merge and trtllm and gpu_1" components/src/dynamo/trtllm/tests',
+        "4. in the TRT-LLM container (the handler's tests need it), or say you did not: "
+        + cl.GPU_TESTS.strip("`"),
         "5. then: nox -s pr -- ... --reviewed 'what you read and ran'",
     ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynpatch.errors import ToolkitError
-from dynpatch.fetch import Checkout
+from dynpatch.fetch import MATERIALISED, Checkout
 from dynpatch.io import git as gitio
 from dynpatch.verbs.pr.branch import MADE
 
@@ -33,14 +33,25 @@ class Push:
         return f"pushed {branch} ({self.tip[:12]}) to {remote} ({was})"
 
 
+def wheel_tree(checkout: Checkout) -> bool:
+    """The base is the tree laid out from a PyPI wheel, or a clone of one."""
+    if checkout.source == "pypi":
+        return True
+    return (
+        gitio.commit_message(checkout.path, checkout.base)
+        .split("\n", 1)[0]
+        .endswith(f") {MATERIALISED}")
+    )
+
+
 def source_problem(checkout: Checkout) -> str | None:
     """Why a branch from this checkout must not go to a dynamo fork (None: it may)."""
-    if checkout.source != "pypi":
+    if not wheel_tree(checkout):
         return None
     return (
         f"the branch is based on the tree materialised from the PyPI wheel "
-        f"({checkout.base[:12]}), which shares no history with ai-dynamo/dynamo; rerun with "
-        "--source path --path CLONE (or --source git)"
+        f"({checkout.base[:12]}), which shares no history with ai-dynamo/dynamo; rerun on a "
+        "clone of it (--source path --path CLONE, or --source git)"
     )
 
 

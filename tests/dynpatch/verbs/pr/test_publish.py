@@ -70,6 +70,11 @@ def test_a_branch_made_on_the_wheel_s_tree_is_never_pushed(world: World, pr, mon
         source, base = "pypi", "a" * 40
 
     assert "shares no history with ai-dynamo/dynamo" in (publish.source_problem(Wheel()) or "")
+    tree, laid_out = f"{world.base}^{{tree}}", "ai-dynamo 9.9.9 (v9.9.9) materialised from PyPI"
+    Wheel.source, Wheel.path = "path", world.repo  # a clone of such a tree
+    who = ("-c", "user.name=U", "-c", "user.email=u@example.invalid")
+    Wheel.base = git(world.repo, *who, "commit-tree", tree, "-m", laid_out).stdout.strip()
+    assert "shares no history with ai-dynamo/dynamo" in (publish.source_problem(Wheel()) or "")
     assert publish.remote_arg("origin") == "origin"
     one_error(refused(pr, "--push", "--upload-pack=touch x"), "is not a repository URL")
     nothing_written(world)
