@@ -52,17 +52,18 @@ class Pin:
     def pinned(self) -> Release:
         return self.release(self.version)
 
-    def release(self, version: str, order: Callable[[str], Any] | None = None) -> Release:
-        """The entry for ``version``; else an error naming the known ones (sorted by ``order``)."""
+    def release(self, version: str) -> Release:
+        """The entry for ``version``; else an error naming the known ones."""
         if version not in self.releases:
             raise ToolkitError(
                 f'unknown version {version}: {self.path.name} has no [releases."{version}"] '
-                f"entry with its wheel sha256 (known: {self.known(order)})"
+                f"entry with its wheel sha256 (known: {self.known()})"
             )
         return self.releases[version]
 
-    def known(self, order: Callable[[str], Any] | None = None) -> str:
-        return ", ".join(sorted(self.releases, key=order)) or "none"
+    def known(self) -> str:
+        """The versions it lists, in release order."""
+        return ", ".join(sorted(self.releases, key=version_key)) or "none"
 
 
 def load_pin(path: Path) -> Pin:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Hook, PreCommit, Record
+from dynpatch.fetch import Checkout
 from dynpatch.io import files, proc
 from dynpatch.io.git import CommitInfo, Identity
 from dynpatch.results import Table
@@ -228,15 +229,15 @@ CONFIG = "dynamo's `.pre-commit-config.yaml` as of v1.6.1"  # whose pins and set
 
 def record(
     hooks: Sequence[HookResult],
-    base: str,
+    checkout: Checkout,
     series_sha256: str,
     command: str,
     design: str,
-    base_config: bool,
     lines: Mapping[str, tuple[int, int]] | None = None,
 ) -> Record[PreCommit]:
-    """The pre-commit record (``base_config``: the base has a .pre-commit-config.yaml);
-    ``lines``: each target's lines added and removed, as apply's table shows them."""
+    """The pre-commit record of the series on ``checkout``'s base; ``lines``: each target's
+    lines added and removed, as apply's table shows them."""
+    base_config = (checkout.path / ".pre-commit-config.yaml").is_file()  # the base's own
     typed = tuple(
         Hook(h.hook, h.pin, len(h.checked), tuple(map(str, h.findings)), h.scope) for h in hooks
     )
@@ -247,4 +248,7 @@ def record(
         f"{h.hook} {h.pin}: {len(h.findings)} findings on {', '.join(h.checked)}" for h in hooks
     ]
     changed = {t: f"+{a} -{r}" for t, (a, r) in (lines or {}).items()}
-    return Record(facts, base, series_sha256, design, problems, command, "\n".join(rows), changed)
+    rows_text = "\n".join(rows)
+    return Record(
+        facts, checkout.base, series_sha256, design, problems, command, rows_text, changed
+    )

@@ -98,8 +98,5 @@ def run(args: ApplyOptions, ws: Workspace) -> StageResult:
         f"codemods {t.get('codemods', 0):.2f} s + format {t.get('format', 0):.2f} s; "
         f"fetch {fetched - start:.2f} s; total {time.perf_counter() - start:.2f} s",
     ]
-    own = (checkout.path / ".pre-commit-config.yaml").is_file()
-    record = precommit.record(
-        report.hooks, checkout.base, digest, command, design.name, own, report.lines
-    )
+    record = precommit.record(report.hooks, checkout, digest, command, design.name, report.lines)
     return StageResult(shown=(table, *said), records=(record,))

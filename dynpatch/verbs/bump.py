@@ -18,7 +18,7 @@ from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.evidence import Record
 from dynpatch.fetch import Checkout, fetch
-from dynpatch.io import faults, files, pypi
+from dynpatch.io import faults, files
 from dynpatch.io import git as gitio
 from dynpatch.pin import Pin, load_pin, parse_pin, with_release, with_version
 from dynpatch.results import Shown, StageResult
@@ -69,12 +69,9 @@ def _bump(
     said: list[Shown] = [f"bump ai-dynamo {old} → {new} (staging: {console.rel(stage)})"]
 
     with err.status(f"fetching ai-dynamo {new} ..."):
-        release, trust = pin.releases.get(new), ""
-        if release is None:  # its sha256 is the PyPI download's, trusted on first use
-            name = releases.wheel_name(pin.package, new)
-            wheel = pypi.download_wheel(pin.package, new, name, ws.wheels)
-            release = releases.release_for(pin, new, pypi.sha256_of(wheel))
-            trust = "not in the pin before: sha256 of the PyPI download, trusted on first use"
+        # Not in the pin: its sha256 as first downloaded (and recorded), trusted on first use.
+        release = releases.lookup(pin, new, ws.wheels, ws.tofu, download=True)
+        trust = "" if new in pin.releases else "not in the pin before: trusted on first use"
         first = parse_pin(with_release(old_text, release, path=ws.pin), ws.pin)
         checkout = fetch(first, ws, version=new)
         release = dataclasses.replace(release, tree=gitio.tree_of(checkout.path, checkout.base))
@@ -100,11 +97,12 @@ def _bump(
             f"git range-diff (committed series on {old} → regenerated on {new}):",
             _range_diff(pin, ws, checkout, patches),
         ]
+        wanted = set(stages.STAGES) - set(args.skip)  # one runtime env for all of them
+        python = envs.release_python(new, ws.runtimes) if wanted else None
         for name in stages.STAGES:
-            if name in args.skip:
+            if name not in wanted or python is None:
                 said.append(f"{name}: SKIPPED (--skip {name}): not checked before the pin moved")
                 continue
-            python = envs.release_python(new, ws.runtimes)
             job = stages.CheckJob(
                 checkout, patches, stage, ws.trees, python, args.budget, args.seed
             )

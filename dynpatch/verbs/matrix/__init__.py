@@ -22,7 +22,7 @@ from dynpatch.console import err
 from dynpatch.errors import ToolkitError
 from dynpatch.fetch import FetchOptions
 from dynpatch.io import git as gitio
-from dynpatch.pin import Pin, load_pin, version_key
+from dynpatch.pin import Pin, load_pin
 from dynpatch.results import StageResult
 from dynpatch.services import checks as stages
 from dynpatch.services import formatters as formatting
@@ -124,9 +124,7 @@ def _pypi(args: MatrixOptions, pin: Pin, ws: Workspace) -> list[releases.Release
             "PyPI are --versions"
         )
     versions = [v.strip() for v in args.versions.split(",")] if args.versions else pin.matrix
-    rows = {
-        v: releases.ReleaseCandidate(pin.release(v, version_key), releases.PINNED) for v in versions
-    }
+    rows = {v: releases.ReleaseCandidate(pin.release(v), releases.PINNED) for v in versions}
     if args.newest or (args.newest is None and pin.matrix_newest):
         with err.status("asking PyPI for the newest ai-dynamo wheel ..."):
             try:

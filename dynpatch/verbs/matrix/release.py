@@ -232,9 +232,8 @@ def check(row: Row, ctx: Context, checkout: Checkout, python: Path | None, scree
         attr = stage.replace("-", "_")
         if stage in ctx.skip:
             got[attr] = Check(stages.SKIPPED, f"--skip {stage}: not run")
-        elif python is None:  # the runtime env failed: keep the error _run_all gave the row
-            earlier, why = getattr(row, attr), "no interpreter with this release's runtime"
-            got[attr] = earlier if earlier.bad else Check(stages.ERROR, why)
+        elif python is None:  # the runtime env failed: the error _run_all gave the row
+            got[attr] = getattr(row, attr)
         elif stage in cached:
             got[attr] = Check(**cached[stage], cached=True)
         else:

@@ -50,8 +50,7 @@ def series_for(checkout: Checkout, pin: Pin, ws: Workspace, design: Design, comm
                 for name in ["series", *series.names(tmp / SERIES_DIR)]:
                     (staged / name).write_bytes((tmp / SERIES_DIR / name).read_bytes())
     digest = series.series_digest(made)
-    own = (checkout.path / ".pre-commit-config.yaml").is_file()
-    hooks = precommit.record(report.hooks, checkout.base, digest, command, design.name, own)
+    hooks = precommit.record(report.hooks, checkout, digest, command, design.name)
     evidence.save(hooks, made, ws.evidence)
     return made
 

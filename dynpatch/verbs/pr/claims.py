@@ -113,7 +113,7 @@ def test_claims(i: Inputs) -> list[Claim]:
     got = i.found.tests
     if isinstance(got, str):
         said = f"dynamo's tests before and after the change: not run ({got})."
-        return [Claim(said, verdict="not run")]
+        return [Claim(said, "test-upstream", verdict="not run")]
     facts: TestUpstream = got.facts
     lines = [tier_claim(t, n, i.design.keyword) for n, t in enumerate(facts.tiers)]
     if tiers.GPU.name in facts.not_run and all(t.name != tiers.GPU.name for t in facts.tiers):
@@ -128,7 +128,7 @@ def verify_claim(i: Inputs) -> Claim:
     head = f"The chunks {HANDLER} emits, replayed before and after the change with a "
     head += "scripted engine"
     if isinstance(got, str):
-        return Claim(f"{head}: not run ({got}).", verdict="not run")
+        return Claim(f"{head}: not run ({got}).", "verify", verdict="not run")
     v: Verify = got.facts
     says = {"streams": v.streams, "drawn": v.drawn, "chunks": v.chunks}
     seen = f"{v.streams:,} streams, {v.drawn:,} of them drawn at random with seed {v.seed}, {v.chunks:,} chunks"
@@ -144,7 +144,8 @@ def pre_commit_claim(i: Inputs) -> Claim:
     got = i.found.pre_commit
     command = f"`pre-commit run --files {' '.join(i.changed)}`"
     if isinstance(got, str):
-        return Claim(f"dynamo's pre-commit hooks ({command}): not run ({got}).", verdict="not run")
+        said = f"dynamo's pre-commit hooks ({command}): not run ({got})."
+        return Claim(said, "pre-commit", verdict="not run")
     p: PreCommit = got.facts
     hooks = ", ".join(
         f"{h.name} {v}" if (v := h.version.split(" ")[0])[0].isdigit() else f"the {h.name} check"
@@ -170,7 +171,9 @@ def cost_claims(i: Inputs) -> list[Claim]:
     request of the whole handler (valgrind), each with its measured spread."""
     got = i.found.bench
     if isinstance(got, str):
-        return [Claim(f"The cost was not measured on this base ({got}).", verdict="not run")]
+        return [
+            Claim(f"The cost was not measured on this base ({got}).", "bench", verdict="not run")
+        ]
     b: Bench = got.facts
     out = []
     heads = {
